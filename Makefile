@@ -1,0 +1,29 @@
+# Fresh machine: `make run` (main job, offline) and `make test`.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+TASK   ?= put the red block in the green bin, then stack the blue block on the red block
+
+.PHONY: run test test-all bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/skillbridge run "$(TASK)" --video
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+test-all: $(STAMP)
+	$(PY) -m pytest -q -m ""
+
+bench: $(STAMP)
+	$(PY) scripts/bench_sim.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .hypothesis

@@ -1,0 +1,124 @@
+"""Cartesian end-effector control of the arm by damped-least-squares inverse kinematics.
+
+An action ``(dx, dy, dz, grip)`` in [-1, 1] moves a target point (a mocap body, so the
+target is part of MuJoCo's own state and survives save/restore) at up to ``MAX_EE_SPEED``
+per axis, clipped to the workspace and kept within ``MAX_LEAD`` of the grip site so the
+target cannot wind up when the arm is blocked (by the table or a cube). Once per control
+step one DLS step on the 6-D task (position + "pointing down, fingers along world y")
+turns the target into joint position set-points, clipped to the joint limits. The gripper
+command maps linearly to the finger set-point: -1 fully open, +1 fully closed.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+
+from sim import scene
+
+#: How far the target may lead the grip site (m): bounds wind-up when blocked.
+MAX_LEAD = 0.05
+#: DLS damping and the weight of the orientation error against position error.
+DLS_LAMBDA = 0.05
+ROT_WEIGHT = 0.5
+
+#: Desired grip orientation: columns are the hand's x, y, z axes in world coordinates.
+R_DOWN = np.array([[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]).T
+
+
+class ArmController:
+    """Turns normalised actions into actuator set-points for one compiled model."""
+
+    def __init__(self, model: mujoco.MjModel):
+        self.model = model
+        jids = [model.joint(n).id for n in scene.ARM_JOINTS]
+        self.qadr = np.array([model.jnt_qposadr[j] for j in jids])
+        self.dadr = np.array([model.jnt_dofadr[j] for j in jids])
+        self.qlow = model.jnt_range[jids, 0].copy()
+        self.qhigh = model.jnt_range[jids, 1].copy()
+        self.arm_act = np.array([model.actuator(f"a{i + 1}").id for i in range(6)])
+        self.finger_act = np.array(
+            [model.actuator("finger_left_act").id, model.actuator("finger_right_act").id]
+        )
+        self.site = model.site("grip_site").id
+        self.mocap = model.body_mocapid[model.body("ee_target").id]
+        self._jacp = np.zeros((3, model.nv))
+        self._jacr = np.zeros((3, model.nv))
+        self._home_q: np.ndarray | None = None
+
+    # ------------------------------------------------------------------ queries
+    def grip_pos(self, data: mujoco.MjData) -> np.ndarray:
+        return data.site_xpos[self.site].copy()
+
+    def arm_q(self, data: mujoco.MjData) -> np.ndarray:
+        return data.qpos[self.qadr].copy()
+
+    def target(self, data: mujoco.MjData) -> np.ndarray:
+        return data.mocap_pos[self.mocap].copy()
+
+    # ------------------------------------------------------------------ control
+    def apply(self, data: mujoco.MjData, action: np.ndarray) -> None:
+        """Set mocap target, arm and finger set-points for one control step."""
+        a = np.asarray(action, dtype=np.float64)
+        if a.shape != (4,):
+            raise ValueError(f"action must have shape (4,), got {a.shape}")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"action must be finite, got {a.tolist()}")
+        a = np.clip(a, -1.0, 1.0)
+        grip = data.site_xpos[self.site]
+        tgt = data.mocap_pos[self.mocap] + a[:3] * (scene.MAX_EE_SPEED * scene.CONTROL_DT)
+        tgt = np.clip(tgt, grip - MAX_LEAD, grip + MAX_LEAD)
+        tgt = np.clip(tgt, scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH)
+        data.mocap_pos[self.mocap] = tgt
+        data.ctrl[self.arm_act] = self._ik_step(data, tgt)
+        data.ctrl[self.finger_act] = scene.FINGER_OPEN * (1.0 - a[3]) * 0.5
+
+    def _ik_step(self, data: mujoco.MjData, target: np.ndarray) -> np.ndarray:
+        m = self.model
+        mujoco.mj_jacSite(m, data, self._jacp, self._jacr, self.site)
+        J = np.vstack([self._jacp[:, self.dadr], ROT_WEIGHT * self._jacr[:, self.dadr]])
+        R = data.site_xmat[self.site].reshape(3, 3)
+        rot_err = 0.5 * (
+            np.cross(R[:, 0], R_DOWN[:, 0])
+            + np.cross(R[:, 1], R_DOWN[:, 1])
+            + np.cross(R[:, 2], R_DOWN[:, 2])
+        )
+        err = np.concatenate([target - data.site_xpos[self.site], ROT_WEIGHT * rot_err])
+        JJt = J @ J.T + (DLS_LAMBDA**2) * np.eye(6)
+        dq = J.T @ np.linalg.solve(JJt, err)
+        q = data.qpos[self.qadr] + dq
+        return np.clip(q, self.qlow, self.qhigh)
+
+    # ------------------------------------------------------------------ home pose
+    def home_q(self) -> np.ndarray:
+        """Joint angles that put the grip site at HOME_POS pointing down (cached)."""
+        if self._home_q is None:
+            self._home_q = self.solve_ik(scene.HOME_POS)
+        return self._home_q.copy()
+
+    def solve_ik(self, pos: np.ndarray, iters: int = 300) -> np.ndarray:
+        """Iterative IK on a scratch MjData (kinematics only; the sim is untouched)."""
+        m = self.model
+        d = mujoco.MjData(m)
+        d.qpos[self.qadr] = np.array([0.0, 0.5, 1.7, 0.95, 0.0, 0.0])
+        for _ in range(iters):
+            mujoco.mj_kinematics(m, d)
+            mujoco.mj_comPos(m, d)
+            d.qpos[self.qadr] = self._ik_step(d, np.asarray(pos, dtype=np.float64))
+        mujoco.mj_kinematics(m, d)
+        err = np.linalg.norm(d.site_xpos[self.site] - pos)
+        if err > 1e-3:
+            raise RuntimeError(f"IK did not converge to {pos} (error {err:.4f} m)")
+        return d.qpos[self.qadr].copy()
+
+    def set_home(self, data: mujoco.MjData) -> None:
+        """Put the arm at rest at the home pose with the gripper open (no dynamics)."""
+        q = self.home_q()
+        data.qpos[self.qadr] = q
+        data.qvel[self.dadr] = 0.0
+        data.ctrl[self.arm_act] = q
+        for name in scene.FINGER_JOINTS:
+            j = self.model.joint(name)
+            data.qpos[self.model.jnt_qposadr[j.id]] = scene.FINGER_OPEN
+        data.ctrl[self.finger_act] = scene.FINGER_OPEN
+        data.mocap_pos[self.mocap] = scene.HOME_POS

@@ -1,0 +1,225 @@
+"""``TabletopEnv``: the gymnasium environment of the tabletop scene.
+
+The base environment has no task: reward is 0 and it never terminates (a time limit comes
+from the registration). Skills wrap it with their goals, rewards and success tests.
+
+Reset options (all optional):
+
+- ``cubes``: which cubes are present, either a list of names (placed at random) or a dict
+  ``{name: [x, y]}`` / ``{name: [x, y, yaw]}`` / ``{name: [x, y, z, yaw]}`` fixing poses
+  (``None`` as a value places that cube at random). Absent cubes are parked off the table.
+- ``arm``: ``[x, y, z]`` start position of the grip site (default: the home pose).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import mujoco
+import numpy as np
+from gymnasium import spaces
+
+from sim import physics, scene
+from sim.controller import ArmController
+from sim.world import WorldState, extract_world_state
+
+N_CUBES = len(scene.CUBE_NAMES)
+PROPRIO_DIM = 14  # grip pos (3), grip vel (3), finger positions (2), arm joints (6)
+
+
+class TabletopEnv(gym.Env):
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": int(1 / scene.CONTROL_DT)}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        width: int = 480,
+        height: int = 360,
+        camera: str = "front",
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.width, self.height, self.camera = width, height, camera
+        self.model = physics.load_model()
+        self.data = mujoco.MjData(self.model)
+        self.controller = ArmController(self.model)
+        self._cube_qadr = {
+            n: self.model.jnt_qposadr[self.model.joint(f"{n}_joint").id] for n in scene.CUBE_NAMES
+        }
+        self._cube_dadr = {
+            n: self.model.jnt_dofadr[self.model.joint(f"{n}_joint").id] for n in scene.CUBE_NAMES
+        }
+        self._cube_body = [self.model.body(n).id for n in scene.CUBE_NAMES]
+        self._finger_qadr = [
+            self.model.jnt_qposadr[self.model.joint(j).id] for j in scene.FINGER_JOINTS
+        ]
+        self._site = self.model.site("grip_site").id
+        self._vel = np.zeros(6)
+        self._renderer: mujoco.Renderer | None = None
+        self._viewer = None
+        self.present: tuple[str, ...] = scene.CUBE_NAMES
+
+        inf = np.inf
+        self.observation_space = spaces.Dict(
+            {
+                "proprio": spaces.Box(-inf, inf, (PROPRIO_DIM,), np.float64),
+                "object_pos": spaces.Box(-inf, inf, (N_CUBES, 3), np.float64),
+                "object_quat": spaces.Box(-1.0, 1.0, (N_CUBES, 4), np.float64),
+                "object_present": spaces.Box(0.0, 1.0, (N_CUBES,), np.float64),
+            }
+        )
+        self.action_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        m, d = self.model, self.data
+        mujoco.mj_resetData(m, d)
+        self.controller.set_home(d)
+        self._place_cubes(options.get("cubes"))
+        mujoco.mj_forward(m, d)
+        arm = options.get("arm")
+        if arm is not None:
+            self.move_arm_to(np.asarray(arm, dtype=np.float64))
+        else:
+            # let contacts settle under the holding controller
+            self.step_physics(np.array([0.0, 0.0, 0.0, -1.0]), control_steps=2)
+        return self._obs(), {}
+
+    def step(self, action):
+        self.step_physics(action)
+        if self.render_mode == "human":
+            self.render()
+        return self._obs(), 0.0, False, False, {}
+
+    def render(self):
+        if self.render_mode == "human":
+            return self._render_human()
+        return self.render_rgb(self.camera)
+
+    def close(self):
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
+
+    # ------------------------------------------------------------------ helpers
+    def step_physics(self, action, control_steps: int = 1) -> None:
+        """Apply ``action`` for ``control_steps`` control periods."""
+        m, d = self.model, self.data
+        for _ in range(control_steps):
+            self.controller.apply(d, action)
+            mujoco.mj_step(m, d, nstep=scene.CONTROL_SUBSTEPS)
+
+    def move_arm_to(self, pos: np.ndarray, grip: float = -1.0, max_steps: int = 60) -> None:
+        """Drive the grip site to ``pos`` with the controller (used to set start states)."""
+        for _ in range(max_steps):
+            err = pos - self.data.site_xpos[self._site]
+            if np.linalg.norm(err) < 0.004:
+                break
+            a = np.clip(err / (scene.MAX_EE_SPEED * scene.CONTROL_DT), -1, 1)
+            self.step_physics(np.array([*a, grip]))
+
+    def _place_cubes(self, spec) -> None:
+        rng = self.np_random
+        if spec is None:
+            spec = {n: None for n in scene.CUBE_NAMES}
+        elif isinstance(spec, (list, tuple)):
+            spec = {n: None for n in spec}
+        unknown = [n for n in spec if n not in scene.CUBE_NAMES]
+        if unknown:
+            raise ValueError(f"unknown cube(s) {unknown}; known: {list(scene.CUBE_NAMES)}")
+        self.present = tuple(n for n in scene.CUBE_NAMES if n in spec)
+        placed: list[np.ndarray] = []
+        fixed = {n: v for n, v in spec.items() if v is not None}
+        for n, v in fixed.items():
+            placed.append(np.asarray(v[:2], dtype=np.float64))
+        poses: dict[str, tuple[float, float, float, float]] = {}
+        for n in scene.CUBE_NAMES:
+            if n not in spec:
+                continue
+            v = spec[n]
+            if v is None:
+                xy = self._sample_xy(rng, placed)
+                placed.append(xy)
+                poses[n] = (xy[0], xy[1], scene.CUBE_HALF, rng.uniform(-0.35, 0.35))
+            else:
+                v = [float(x) for x in v]
+                if len(v) == 2:
+                    poses[n] = (v[0], v[1], scene.CUBE_HALF, 0.0)
+                elif len(v) == 3:
+                    poses[n] = (v[0], v[1], scene.CUBE_HALF, v[2])
+                elif len(v) == 4:
+                    poses[n] = (v[0], v[1], v[2], v[3])
+                else:
+                    raise ValueError(f"pose of {n} must be [x, y], [x, y, yaw] or [x, y, z, yaw]")
+        for i, n in enumerate(scene.CUBE_NAMES):
+            a = self._cube_qadr[n]
+            if n in poses:
+                x, y, z, yaw = poses[n]
+            else:  # parked on the floor far from the table, out of the scene
+                x, y, z, yaw = 2.0 + 0.2 * i, 2.0, -0.75 + scene.CUBE_HALF, 0.0
+            self.data.qpos[a : a + 3] = (x, y, z)
+            self.data.qpos[a + 3 : a + 7] = (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2))
+            self.data.qvel[self._cube_dadr[n] : self._cube_dadr[n] + 6] = 0.0
+
+    @staticmethod
+    def _sample_xy(rng: np.random.Generator, placed: list[np.ndarray]) -> np.ndarray:
+        for _ in range(1000):
+            xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
+            if all(np.linalg.norm(xy - p) >= scene.SPAWN_MIN_DIST for p in placed):
+                return xy
+        raise RuntimeError("could not place cubes without overlap")
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        m, d = self.model, self.data
+        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_SITE, self._site, self._vel, 0)
+        proprio = np.concatenate(
+            [
+                d.site_xpos[self._site],
+                self._vel[3:],
+                d.qpos[self._finger_qadr],
+                d.qpos[self.controller.qadr],
+            ]
+        )
+        present = np.array([1.0 if n in self.present else 0.0 for n in scene.CUBE_NAMES])
+        return {
+            "proprio": proprio,
+            "object_pos": d.xpos[self._cube_body].copy(),
+            "object_quat": d.xquat[self._cube_body].copy(),
+            "object_present": present,
+        }
+
+    # ------------------------------------------------------------------ state
+    def get_state(self) -> np.ndarray:
+        return physics.get_state(self.model, self.data)
+
+    def set_state(self, state: np.ndarray) -> None:
+        physics.set_state(self.model, self.data, state)
+
+    def world_state(self) -> WorldState:
+        return extract_world_state(self.model, self.data)
+
+    @property
+    def grip_pos(self) -> np.ndarray:
+        return self.data.site_xpos[self._site].copy()
+
+    # ------------------------------------------------------------------ rendering
+    def render_rgb(self, camera: str | None = None) -> np.ndarray:
+        if self._renderer is None:
+            self._renderer = mujoco.Renderer(self.model, self.height, self.width)
+        self._renderer.update_scene(self.data, camera=camera or self.camera)
+        return self._renderer.render()
+
+    def _render_human(self):
+        if self._viewer is None:
+            import mujoco.viewer
+
+            self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
+        self._viewer.sync()
+        return None

@@ -1,0 +1,57 @@
+"""Loading the compiled model and MuJoCo full-state save/restore.
+
+States are taken with ``mjSTATE_INTEGRATION``: everything the integrator reads, including
+controls, mocap targets and the constraint solver's warm start, so restoring a state and
+stepping reproduces the original trajectory bit for bit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+
+import mujoco
+import numpy as np
+
+from sim import scene
+
+STATE_SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
+
+
+@lru_cache(maxsize=1)
+def _xml_text() -> str:
+    return scene.ASSET_PATH.read_text()
+
+
+def load_model() -> mujoco.MjModel:
+    """Compile the tabletop MJCF (a fresh model each call: models are mutable)."""
+    return mujoco.MjModel.from_xml_string(_xml_text())
+
+
+def model_hash() -> str:
+    """sha256 of the scene's MJCF text plus the MuJoCo version that compiles it."""
+    h = hashlib.sha256(_xml_text().encode())
+    h.update(mujoco.__version__.encode())
+    return h.hexdigest()
+
+
+def state_size(model: mujoco.MjModel) -> int:
+    return mujoco.mj_stateSize(model, STATE_SPEC)
+
+
+def get_state(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
+    """Full integration state as a flat float64 vector."""
+    out = np.empty(state_size(model), dtype=np.float64)
+    mujoco.mj_getState(model, data, out, STATE_SPEC)
+    return out
+
+
+def set_state(model: mujoco.MjModel, data: mujoco.MjData, state: np.ndarray) -> None:
+    """Restore a state from :func:`get_state` and recompute derived quantities."""
+    state = np.asarray(state, dtype=np.float64)
+    if state.shape != (state_size(model),):
+        raise ValueError(
+            f"state has shape {state.shape}, this model needs ({state_size(model)},)"
+        )
+    mujoco.mj_setState(model, data, state, STATE_SPEC)
+    mujoco.mj_forward(model, data)

@@ -1,0 +1,83 @@
+"""Names and geometry of the tabletop scene.
+
+The MJCF in ``assets/tabletop.xml`` is the source of truth for geometry; this module only
+names things and holds the constants that are *policy* rather than physics (workspace
+bounds, spawn area, named table regions), so that the planner, the bridge and the skills all
+agree on one vocabulary.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+ASSET_PATH = Path(__file__).resolve().parent / "assets" / "tabletop.xml"
+
+#: Cubes in the scene, by colour. Object names are ``<colour>_block``.
+CUBE_COLORS: tuple[str, ...] = ("red", "green", "blue", "yellow")
+CUBE_NAMES: tuple[str, ...] = tuple(f"{c}_block" for c in CUBE_COLORS)
+CUBE_HALF = 0.02  # half edge (m); the cubes are 4 cm
+
+#: Open-top bins, by colour. Names are ``<colour>_bin``.
+BIN_COLORS: tuple[str, ...] = ("red", "green", "blue")
+BIN_NAMES: tuple[str, ...] = tuple(f"{c}_bin" for c in BIN_COLORS)
+BIN_INNER_HALF = 0.06  # inner half width of a bin (m)
+BIN_WALL_HEIGHT = 0.05
+
+ARM_JOINTS: tuple[str, ...] = (
+    "j1_base_yaw",
+    "j2_shoulder",
+    "j3_elbow",
+    "j4_wrist_pitch",
+    "j5_wrist_tilt",
+    "j6_wrist_yaw",
+)
+FINGER_JOINTS: tuple[str, ...] = ("finger_left_joint", "finger_right_joint")
+FINGER_OPEN = 0.04  # per-finger travel when fully open (m): an 8 cm gap
+FINGER_PADS: tuple[str, ...] = ("finger_left_pad", "finger_right_pad")
+FINGER_GEOMS: tuple[str, ...] = (
+    "finger_left_geom",
+    "finger_left_pad",
+    "finger_right_geom",
+    "finger_right_pad",
+)
+BASE_XY = np.array([-0.42, 0.0])
+
+#: Physics step 2 ms, control at 25 Hz: 20 physics steps per control step.
+PHYSICS_DT = 0.002
+CONTROL_SUBSTEPS = 20
+CONTROL_DT = PHYSICS_DT * CONTROL_SUBSTEPS
+
+#: Maximum end-effector speed (m/s) for an action of magnitude 1 on an axis.
+MAX_EE_SPEED = 0.5
+
+#: Workspace of the grip site (m). Targets outside are clipped to it.
+WORKSPACE_LOW = np.array([-0.26, -0.34, 0.012])
+WORKSPACE_HIGH = np.array([0.26, 0.34, 0.32])
+
+#: Area where reset() may place cubes (x range, y range), clear of the bins.
+SPAWN_LOW = np.array([-0.20, -0.26])
+SPAWN_HIGH = np.array([0.20, 0.10])
+SPAWN_MIN_DIST = 0.075
+
+#: Named table regions (centre x, y) and their radius: targets for push and place.
+REGION_RADIUS = 0.05
+REGIONS: dict[str, tuple[float, float]] = {
+    "table_center": (0.0, -0.08),
+    "table_front": (0.17, -0.08),
+    "table_back": (-0.17, -0.08),
+    "table_left": (0.0, 0.09),
+    "table_right": (0.0, -0.25),
+}
+
+#: Rest pose of the grip site, used by home() and at reset.
+HOME_POS = np.array([-0.08, 0.0, 0.22])
+
+#: Where absent cubes are parked: under the table, out of sight and out of contact.
+PARK_Z = -0.6
+
+
+def cube_color(name: str) -> str:
+    """Colour word of a cube or bin name (``red_block`` -> ``red``)."""
+    return name.split("_", 1)[0]

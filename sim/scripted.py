@@ -1,0 +1,144 @@
+"""Scripted (non-learned) controllers: a test of the physics and a source of demonstrations.
+
+Each expert is a *stateless* function of what the robot can observe (grip-site position,
+finger opening, cube positions) returning an action ``(dx, dy, dz, grip)``. Stateless
+experts can label any state, which is what DAgger-style demonstration relabelling and
+behaviour-cloning warm starts need.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sim import scene
+
+GAIN = 1.0 / (scene.MAX_EE_SPEED * scene.CONTROL_DT)  # metres -> action units per step
+CARRY_Z = 0.14  # travel height of the grip site while carrying (clears bin walls and stacks)
+OPEN, CLOSE = -1.0, 1.0
+#: Finger opening below which a closed gripper is taking a cube's width (fully open is 0.08).
+GRASP_OPENING = 0.046
+BIN_RELEASE_Z = 0.085
+STACK_RELEASE_DZ = 2 * scene.CUBE_HALF + 0.006
+TABLE_RELEASE_Z = scene.CUBE_HALF + 0.006
+
+
+def _move(grip: np.ndarray, target: np.ndarray, g: float, speed: float = 1.0) -> np.ndarray:
+    a = np.clip((target - grip) * GAIN, -speed, speed)
+    return np.array([a[0], a[1], a[2], g])
+
+
+def is_grasped(grip: np.ndarray, opening: float, cube: np.ndarray) -> bool:
+    """Cube between closed fingers: a geometric test the experts use to choose a phase."""
+    return opening < GRASP_OPENING and bool(np.all(np.abs(cube - grip) < [0.02, 0.02, 0.025]))
+
+
+def pick_action(grip: np.ndarray, opening: float, cube: np.ndarray, lift_z: float = 0.12):
+    """Approach above the cube, descend open, close, lift to ``lift_z``."""
+    if is_grasped(grip, opening, cube):
+        return _move(grip, np.array([grip[0], grip[1], lift_z]), CLOSE)
+    dxy = np.linalg.norm(cube[:2] - grip[:2])
+    hover = cube[2] + 0.07
+    if dxy > 0.008:
+        # rise first if low, so the fingers do not sweep other cubes
+        z = hover if grip[2] > cube[2] + 0.045 or dxy < 0.02 else grip[2] + 0.05
+        tgt = np.array([cube[0], cube[1], z]) if grip[2] > cube[2] + 0.045 else np.array(
+            [grip[0], grip[1], hover]
+        )
+        return _move(grip, tgt, OPEN)
+    if grip[2] - cube[2] > 0.006 and opening > GRASP_OPENING + 0.02:
+        return _move(grip, np.array([cube[0], cube[1], cube[2]]), OPEN)
+    return _move(grip, np.array([cube[0], cube[1], cube[2]]), CLOSE)
+
+
+def place_action(grip: np.ndarray, opening: float, cube: np.ndarray, release: np.ndarray):
+    """Carry a held cube over ``release`` (grip-site point), lower, open, back off upwards."""
+    if not is_grasped(grip, opening, cube):
+        return _move(grip, np.array([grip[0], grip[1], CARRY_Z + 0.04]), OPEN)
+    dxy = np.linalg.norm(release[:2] - grip[:2])
+    carry = max(CARRY_Z, release[2] + 0.03)
+    if dxy > 0.006:
+        if grip[2] < carry - 0.03:
+            return _move(grip, np.array([grip[0], grip[1], carry]), CLOSE)
+        return _move(grip, np.array([release[0], release[1], carry]), CLOSE)
+    if grip[2] - release[2] > 0.006:
+        return _move(grip, release, CLOSE, speed=0.8)
+    return _move(grip, release, OPEN)
+
+
+def release_point(world, target: str) -> np.ndarray:
+    """Grip-site point from which dropping a held cube lands it on/in ``target``."""
+    b = world.bin(target)
+    if b is not None:
+        return np.array([b.pos[0], b.pos[1], BIN_RELEASE_Z])
+    r = world.region(target)
+    if r is not None:
+        return np.array([r.pos[0], r.pos[1], TABLE_RELEASE_Z])
+    o = world.object(target)
+    if o is not None:
+        return np.array([o.pos[0], o.pos[1], o.pos[2] + STACK_RELEASE_DZ])
+    raise KeyError(target)
+
+
+def home_action(grip: np.ndarray, opening: float):
+    """Open, rise clear of the table, then go to the home pose."""
+    if grip[2] < 0.08 and np.linalg.norm(grip[:2] - scene.HOME_POS[:2]) > 0.02:
+        return _move(grip, np.array([grip[0], grip[1], 0.12]), OPEN)
+    return _move(grip, scene.HOME_POS, OPEN)
+
+
+PUSH_Z = scene.CUBE_HALF + 0.002
+PUSH_BACKOFF = 0.05  # grip-site distance behind the cube centre when pushing
+
+
+def push_action(grip: np.ndarray, cube: np.ndarray, goal_xy: np.ndarray):
+    """Slide a cube along the table towards ``goal_xy`` with the closed fingers."""
+    d = np.asarray(goal_xy) - cube[:2]
+    dist = np.linalg.norm(d)
+    if dist < 0.012:
+        return _move(grip, np.array([grip[0], grip[1], 0.12]), CLOSE)
+    u = d / dist
+    behind = cube[:2] - u * PUSH_BACKOFF
+    rel = grip[:2] - cube[:2]
+    along = rel @ u  # negative when behind the cube
+    lateral = abs(rel @ np.array([-u[1], u[0]]))
+    aligned = along < -0.03 and lateral < 0.012
+    if aligned and grip[2] < PUSH_Z + 0.015:
+        # push: aim the grip at a point past the cube on the line to the goal
+        step = min(dist, 0.03)
+        tgt_xy = cube[:2] - u * (PUSH_BACKOFF - 0.02) + u * step
+        tgt_xy = tgt_xy + (behind - grip[:2]) - u * ((behind - grip[:2]) @ u)  # lateral fix
+        return _move(grip, np.array([tgt_xy[0], tgt_xy[1], PUSH_Z]), CLOSE, speed=0.6)
+    if np.linalg.norm(grip[:2] - behind) < 0.01:
+        return _move(grip, np.array([behind[0], behind[1], PUSH_Z]), CLOSE)
+    if grip[2] < 0.07:
+        return _move(grip, np.array([grip[0], grip[1], 0.09]), CLOSE)
+    return _move(grip, np.array([behind[0], behind[1], 0.09]), CLOSE)
+
+
+def run_pick_place(env, cube: str, target: str, max_steps: int = 250) -> bool:
+    """Pick ``cube`` and place it on ``target`` with the experts; True on success."""
+    idx = scene.CUBE_NAMES.index(cube)
+    for phase in ("pick", "place", "retreat"):
+        for _ in range(max_steps):
+            obs = env.unwrapped._obs()
+            grip, opening = obs["proprio"][:3], float(obs["proprio"][6] + obs["proprio"][7])
+            c = obs["object_pos"][idx]
+            if phase == "pick":
+                if is_grasped(grip, opening, c) and c[2] > 0.1:
+                    break
+                a = pick_action(grip, opening, c)
+            elif phase == "place":
+                world = env.unwrapped.world_state()
+                rel = release_point(world, target)
+                if not is_grasped(grip, opening, c):
+                    break
+                a = place_action(grip, opening, c, rel)
+            else:
+                if grip[2] > 0.13:
+                    break
+                a = np.array([0, 0, 1.0, OPEN])
+            env.unwrapped.step_physics(a)
+    for _ in range(10):  # let it settle
+        env.unwrapped.step_physics(np.array([0, 0, 0, OPEN]))
+    w = env.unwrapped.world_state()
+    return w.in_(cube, target) if w.bin(target) else w.on(cube, target)

@@ -1,0 +1,275 @@
+"""Symbolic world state: a pure function of the physics state.
+
+Everything the planner sees, every skill precondition and success test, and every
+evaluation goal is a predicate over this model, so it is computed from MuJoCo's data
+alone (positions and contacts), never from what a controller believes it did.
+"""
+
+from __future__ import annotations
+
+import json
+
+import mujoco
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from sim import scene
+
+#: Tolerances of the predicates (m).
+ON_TABLE_MAX_Z = scene.CUBE_HALF + 0.012
+STACK_XY_TOL = 0.025
+STACK_DZ = (2 * scene.CUBE_HALF - 0.008, 2 * scene.CUBE_HALF + 0.012)
+FALLEN_Z = -0.05
+ABSENT_X = 1.5  # cubes parked beyond this x are not part of the scene
+REACH_MIN_R, REACH_MAX_R = 0.16, 0.70  # grip-site horizontal distance from the arm base
+
+
+class ObjectState(BaseModel):
+    """One cube as seen from physics."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    color: str
+    pos: tuple[float, float, float]
+    yaw: float = 0.0
+    held: bool = False
+    on_table: bool = False
+    in_bin: str | None = None
+    on: str | None = None
+    reachable: bool = True
+    fallen: bool = False
+
+
+class BinState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    color: str
+    pos: tuple[float, float, float]
+    inner_half: float = scene.BIN_INNER_HALF
+
+
+class RegionState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    pos: tuple[float, float]
+    radius: float = scene.REGION_RADIUS
+
+
+class WorldState(BaseModel):
+    """Snapshot of the scene: objects, placement targets, what the gripper holds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    objects: list[ObjectState] = Field(default_factory=list)
+    bins: list[BinState] = Field(default_factory=list)
+    regions: list[RegionState] = Field(default_factory=list)
+    held_object: str | None = None
+    grip_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    gripper_opening: float = 0.0
+
+    # ---------------------------------------------------------------- lookup
+    def object(self, name: str) -> ObjectState | None:
+        return next((o for o in self.objects if o.name == name), None)
+
+    def bin(self, name: str) -> BinState | None:
+        return next((b for b in self.bins if b.name == name), None)
+
+    def region(self, name: str) -> RegionState | None:
+        return next((r for r in self.regions if r.name == name), None)
+
+    @property
+    def object_names(self) -> list[str]:
+        return [o.name for o in self.objects]
+
+    @property
+    def bin_names(self) -> list[str]:
+        return [b.name for b in self.bins]
+
+    @property
+    def region_names(self) -> list[str]:
+        return [r.name for r in self.regions]
+
+    # ---------------------------------------------------------------- predicates
+    def held(self, name: str) -> bool:
+        return self.held_object == name
+
+    def in_(self, name: str, bin_name: str) -> bool:
+        o = self.object(name)
+        return o is not None and o.in_bin == bin_name
+
+    def on(self, top: str, bottom: str) -> bool:
+        o = self.object(top)
+        return o is not None and o.on == bottom
+
+    def on_table(self, name: str) -> bool:
+        o = self.object(name)
+        return o is not None and o.on_table
+
+    def reachable(self, name: str) -> bool:
+        o = self.object(name)
+        return o is not None and o.reachable
+
+    def under(self, name: str) -> str | None:
+        """The cube stacked on ``name``, if any."""
+        return next((o.name for o in self.objects if o.on == name), None)
+
+    def in_region(self, name: str, region: str) -> bool:
+        o, r = self.object(name), self.region(region)
+        if o is None or r is None or not o.on_table:
+            return False
+        return float(np.hypot(o.pos[0] - r.pos[0], o.pos[1] - r.pos[1])) <= r.radius
+
+    # ---------------------------------------------------------------- prompt form
+    def describe(self) -> str:
+        """Compact text for prompts: one line per object, then the targets."""
+        lines = []
+        for o in self.objects:
+            if o.held:
+                where = "held by the gripper"
+            elif o.in_bin:
+                where = f"in {o.in_bin}"
+            elif o.on:
+                where = f"on {o.on}"
+            elif o.fallen:
+                where = "fallen off the table"
+            elif o.on_table:
+                where = f"on the table at ({o.pos[0]:+.2f}, {o.pos[1]:+.2f})"
+            else:
+                where = f"at ({o.pos[0]:+.2f}, {o.pos[1]:+.2f}, {o.pos[2]:+.2f})"
+            extra = "" if o.reachable else ", unreachable"
+            lines.append(f"- {o.name}: {where}{extra}")
+        lines.append("bins: " + ", ".join(self.bin_names))
+        lines.append("table regions: " + ", ".join(self.region_names))
+        lines.append(f"gripper: {'holding ' + self.held_object if self.held_object else 'empty'}")
+        return "\n".join(lines)
+
+    def compact_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
+
+
+class _SceneIndex:
+    """Ids resolved once per model so extraction is a few array reads."""
+
+    def __init__(self, model: mujoco.MjModel):
+        self.cube_bodies = {n: model.body(n).id for n in scene.CUBE_NAMES}
+        self.cube_geoms = {model.geom(f"{n}_geom").id: n for n in scene.CUBE_NAMES}
+        self.left = {model.geom(g).id for g in ("finger_left_geom", "finger_left_pad")}
+        self.right = {model.geom(g).id for g in ("finger_right_geom", "finger_right_pad")}
+        self.bins = {n: model.body(n).id for n in scene.BIN_NAMES}
+        self.site = model.site("grip_site").id
+        self.finger_q = [model.jnt_qposadr[model.joint(j).id] for j in scene.FINGER_JOINTS]
+
+
+_INDEX: dict[int, _SceneIndex] = {}
+
+
+def _index(model: mujoco.MjModel) -> _SceneIndex:
+    key = id(model)
+    if key not in _INDEX:
+        _INDEX[key] = _SceneIndex(model)
+    return _INDEX[key]
+
+
+def _yaw(quat: np.ndarray) -> float:
+    w, x, y, z = quat
+    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+
+
+def reachable_xy(x: float, y: float) -> bool:
+    """Whether the grip site can be brought over (x, y) pointing down."""
+    r = float(np.hypot(x - scene.BASE_XY[0], y - scene.BASE_XY[1]))
+    in_box = (
+        scene.WORKSPACE_LOW[0] - 1e-9 <= x <= scene.WORKSPACE_HIGH[0] + 1e-9
+        and scene.WORKSPACE_LOW[1] - 1e-9 <= y <= scene.WORKSPACE_HIGH[1] + 1e-9
+    )
+    return in_box and REACH_MIN_R <= r <= REACH_MAX_R
+
+
+def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldState:
+    """World state from physics. ``data`` must be forward-computed (after mj_forward/step)."""
+    ix = _index(model)
+    touching_left: set[str] = set()
+    touching_right: set[str] = set()
+    for c in data.contact[: data.ncon]:
+        g1, g2 = int(c.geom1), int(c.geom2)
+        for a, b in ((g1, g2), (g2, g1)):
+            if a in ix.cube_geoms:
+                if b in ix.left:
+                    touching_left.add(ix.cube_geoms[a])
+                elif b in ix.right:
+                    touching_right.add(ix.cube_geoms[a])
+    held_set = touching_left & touching_right
+    grip = data.site_xpos[ix.site]
+    held = None
+    if held_set:
+        held = min(held_set, key=lambda n: np.linalg.norm(data.xpos[ix.cube_bodies[n]] - grip))
+
+    bins = [
+        BinState(name=n, color=scene.cube_color(n), pos=tuple(float(v) for v in data.xpos[b]))
+        for n, b in ix.bins.items()
+    ]
+    raw = {}
+    for n, b in ix.cube_bodies.items():
+        p = data.xpos[b]
+        if p[0] > ABSENT_X:
+            continue
+        raw[n] = (p.copy(), data.xquat[b].copy())
+
+    objects = []
+    for n, (p, q) in raw.items():
+        is_held = n == held
+        fallen = bool(p[2] < FALLEN_Z)
+        in_bin = None
+        if not is_held and not fallen:
+            for b in bins:
+                if (
+                    abs(p[0] - b.pos[0]) < b.inner_half
+                    and abs(p[1] - b.pos[1]) < b.inner_half
+                    and p[2] < scene.BIN_WALL_HEIGHT + scene.CUBE_HALF
+                ):
+                    in_bin = b.name
+        on = None
+        if not is_held and not fallen and in_bin is None:
+            for m, (p2, _) in raw.items():
+                if m == n or m == held:
+                    continue
+                dz = p[2] - p2[2]
+                if (
+                    np.hypot(p[0] - p2[0], p[1] - p2[1]) < STACK_XY_TOL
+                    and STACK_DZ[0] <= dz <= STACK_DZ[1]
+                ):
+                    on = m
+        on_table = (
+            not is_held
+            and not fallen
+            and in_bin is None
+            and on is None
+            and 0.0 < p[2] < ON_TABLE_MAX_Z
+        )
+        objects.append(
+            ObjectState(
+                name=n,
+                color=scene.cube_color(n),
+                pos=(float(p[0]), float(p[1]), float(p[2])),
+                yaw=_yaw(q),
+                held=is_held,
+                on_table=bool(on_table),
+                in_bin=in_bin,
+                on=on,
+                reachable=bool(not fallen and reachable_xy(float(p[0]), float(p[1]))),
+                fallen=fallen,
+            )
+        )
+    regions = [RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()]
+    opening = float(data.qpos[ix.finger_q[0]] + data.qpos[ix.finger_q[1]])
+    return WorldState(
+        objects=objects,
+        bins=bins,
+        regions=regions,
+        held_object=held,
+        grip_pos=tuple(float(v) for v in grip),
+        gripper_opening=opening,
+    )

@@ -1,0 +1,72 @@
+"""``skillbridge``: one verb per user job. A thin layer over the packages.
+
+Each group of verbs lives in its own ``cmd_*`` module exposing ``register(app)``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from skillbridge import __version__
+from skillbridge.errors import UserError
+
+app = typer.Typer(
+    name="skillbridge",
+    help="A language-model planner over reinforcement-learning skills in a MuJoCo tabletop.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err_console = Console(stderr=True)
+
+
+def _version(value: bool):
+    if value:
+        typer.echo(f"skillbridge {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+):
+    """Run natural-language tasks, train skills, replay episodes."""
+
+
+def _register_all() -> None:
+    from skillbridge import cmd_bridge, cmd_planner, cmd_sim, cmd_skills
+
+    for mod in (cmd_sim, cmd_skills, cmd_bridge, cmd_planner):
+        mod.register(app)
+
+
+_register_all()
+
+
+def run() -> None:
+    """Entry point that turns UserError into one line on stderr and its exit code."""
+    try:
+        app(standalone_mode=False)
+    except UserError as e:
+        err_console.print(f"[red]error:[/red] {e}", highlight=False)
+        sys.exit(e.code)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as e:  # click usage errors and the like
+        import click
+
+        if isinstance(e, click.ClickException):
+            e.show()
+            sys.exit(e.exit_code)
+        raise

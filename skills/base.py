@@ -1,0 +1,134 @@
+"""What a skill declares: the contract the bridge, the planner and the runner rely on.
+
+A skill is data first (name, description, a pydantic parameter model whose fields say
+which *domain* of scene names they take, preconditions, a symbolic effect, a success test,
+a step budget) and a learned policy second. The bridge and the planner read only the
+declarations, so the catalogue is never duplicated as prose in prompts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from sim import scene
+from sim.world import ObjectState, WorldState, reachable_xy
+
+#: Parameter domains: which scene names a parameter may take. The bridge turns each into
+#: an enum in the per-scene JSON Schema.
+DOMAIN_OBJECT = "object"  # a cube present in the scene
+DOMAIN_PLACE_TARGET = "place_target"  # a bin, another cube, or a table region
+DOMAIN_PUSH_TARGET = "push_target"  # a table region, or an [x, y] point on the table
+
+
+class SkillParams(BaseModel):
+    """Base of every parameter model: unknown keys are an error, never ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """Why a subgoal cannot run here. ``code`` is one of the bridge's stable codes."""
+
+    code: str
+    message: str
+    hint: str = ""
+    field: str | None = None
+
+
+# Codes a skill may raise (the bridge documents the full list).
+PRECONDITION = "precondition_violated"
+UNREACHABLE = "unreachable"
+OUT_OF_WORKSPACE = "out_of_workspace"
+NO_EFFECT = "no_effect"
+
+
+class Skill:
+    """A skill declaration. Subclasses fill the class attributes and the four methods."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    Params: ClassVar[type[SkillParams]]
+    #: Human-readable preconditions for the catalogue and prompts.
+    precondition_text: ClassVar[tuple[str, ...]] = ()
+    #: Control steps the policy may take before the subgoal counts as failed.
+    step_budget: ClassVar[int] = 100
+
+    def preconditions(self, world: WorldState, params: SkillParams) -> list[Violation]:
+        raise NotImplementedError
+
+    def effect(self, world: WorldState, params: SkillParams) -> WorldState:
+        """The world after the skill succeeds, predicted symbolically (no physics)."""
+        raise NotImplementedError
+
+    def success(self, before: WorldState, after: WorldState, params: SkillParams) -> bool:
+        raise NotImplementedError
+
+    def catalogue_entry(self) -> dict:
+        schema = self.Params.model_json_schema()
+        return {
+            "skill": self.name,
+            "description": self.description,
+            "parameters": {
+                k: {
+                    "domain": v.get("domain"),
+                    "description": v.get("description", ""),
+                }
+                for k, v in schema.get("properties", {}).items()
+            },
+            "preconditions": list(self.precondition_text),
+            "step_budget": self.step_budget,
+        }
+
+
+# ---------------------------------------------------------------------- helpers
+def resolve_xy(world: WorldState, target: str | tuple[float, float]) -> np.ndarray | None:
+    """Table point of a region, a bin, a cube or a literal [x, y]."""
+    if isinstance(target, (tuple, list)):
+        return np.asarray(target, dtype=np.float64)
+    for getter in (world.region, world.bin, world.object):
+        found = getter(target)
+        if found is not None:
+            return np.asarray(found.pos[:2], dtype=np.float64)
+    return None
+
+
+def check_object(world: WorldState, name: str, field: str) -> list[Violation]:
+    """The object exists, has not fallen, and the arm can reach it."""
+    o = world.object(name)
+    if o is None:
+        return [
+            Violation(
+                "hallucinated_object",
+                f"there is no {name} in the scene",
+                f"objects present: {', '.join(world.object_names)}",
+                field,
+            )
+        ]
+    if o.fallen or not o.reachable:
+        return [Violation(UNREACHABLE, f"{name} is out of the arm's reach", "", field)]
+    return []
+
+
+def in_workspace(xy) -> bool:
+    x, y = float(xy[0]), float(xy[1])
+    return reachable_xy(x, y)
+
+
+def moved(o: ObjectState, **changes) -> ObjectState:
+    base = dict(held=False, on_table=False, in_bin=None, on=None, fallen=False, reachable=True)
+    base.update(changes)
+    return o.model_copy(update=base)
+
+
+def replace_object(world: WorldState, new: ObjectState, held: str | None) -> WorldState:
+    objs = [new if o.name == new.name else o for o in world.objects]
+    return world.model_copy(update={"objects": objs, "held_object": held})
+
+
+def table_z() -> float:
+    return scene.CUBE_HALF
