@@ -1,0 +1,309 @@
+"""The model proposer: one chat-model call per proposal, robust and accounted for.
+
+Structured output is used where the provider has it (the plan's JSON Schema, or a forced
+tool call), JSON mode otherwise, plain text last; the bridge validates the text in every
+case, so nothing here parses or trusts the reply. Transient provider errors (timeouts, 429,
+5xx, dropped connections) are retried with exponential backoff *inside* one proposal; they
+are not regenerations, which the bridge asks for when a reply is invalid. Tokens come from
+the reply's ``usage_metadata``; latency is wall time of the whole proposal, retries included.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from planner.backends import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, MODES, BackendSpec
+from planner.errors import BackendCallError
+from planner.prompting import HISTORY_K, build_messages, messages_as_dicts
+
+TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
+#: Output mode to fall back to when a provider refuses the stronger one.
+DEGRADE = {"json_schema": "json_mode", "tool": "json_mode", "json_mode": "text"}
+_TRANSIENT_NAMES = ("Timeout", "RateLimit", "Connection", "ServiceUnavailable", "Overloaded")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a provider error is worth retrying (timeouts, 429, 5xx, connection drops)."""
+    if isinstance(exc, (TimeoutError, concurrent.futures.TimeoutError, ConnectionError)):
+        return True
+    status = getattr(exc, "status_code", None)
+    if status is None:
+        resp = getattr(exc, "response", None)
+        status = getattr(resp, "status_code", None)
+    if isinstance(status, int):
+        return status in TRANSIENT_STATUS or status >= 500
+    name = type(exc).__name__
+    return any(k in name for k in _TRANSIENT_NAMES)
+
+
+def _structured_unsupported(exc: BaseException) -> bool:
+    """A 400-class refusal of ``response_format``/tools: degrade the output mode."""
+    status = getattr(exc, "status_code", None)
+    text = str(exc).lower()
+    return status in (400, 422, None) and any(
+        k in text for k in ("response_format", "json_schema", "json mode", "tool", "format")
+    )
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for c in content:
+            if isinstance(c, str):
+                parts.append(c)
+            elif isinstance(c, dict) and c.get("type") == "text":
+                parts.append(str(c.get("text", "")))
+        return "".join(parts)
+    return "" if content is None else str(content)
+
+
+@dataclass
+class CallRecord:
+    """One try of one proposal (a retry is a new record)."""
+
+    ok: bool
+    latency_s: float
+    error: str | None = None
+    transient: bool = False
+    mode: str = ""
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Usage:
+    """Token and latency totals over many calls (per task)."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
+    by_source: dict = field(default_factory=dict)
+
+    def add(self, source: str, tokens_in: int, tokens_out: int, latency_s: float, retries=0):
+        self.calls += 1
+        self.tokens_in += int(tokens_in)
+        self.tokens_out += int(tokens_out)
+        self.latency_s += float(latency_s)
+        self.retries += int(retries)
+        s = self.by_source.setdefault(
+            source, {"calls": 0, "tokens_in": 0, "tokens_out": 0, "latency_s": 0.0}
+        )
+        s["calls"] += 1
+        s["tokens_in"] += int(tokens_in)
+        s["tokens_out"] += int(tokens_out)
+        s["latency_s"] += float(latency_s)
+
+    def to_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["latency_s"] = round(self.latency_s, 4)
+        return d
+
+
+class LLMProposer:
+    """A bridge ``Proposer`` backed by a langchain-core chat model."""
+
+    def __init__(
+        self,
+        model,
+        *,
+        name: str = "llm",
+        mode: str = "text",
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retries: int = DEFAULT_RETRIES,
+        backoff_s: float = 0.5,
+        backoff_max_s: float = 8.0,
+        history_k: int = HISTORY_K,
+        max_steps: int = 12,
+        sleep: Callable[[float], None] = time.sleep,
+        schema_fn: Callable | None = None,
+        catalogue: list[dict] | None = None,
+    ):
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        self.model = model
+        self.name = name
+        self.mode = mode
+        self.timeout_s = float(timeout_s)
+        self.retries = int(retries)
+        self.backoff_s = float(backoff_s)
+        self.backoff_max_s = float(backoff_max_s)
+        self.history_k = history_k
+        self.max_steps = max_steps
+        self._sleep = sleep
+        self._schema_fn = schema_fn
+        self._catalogue = catalogue
+        self._rng = random.Random(0)  # jitter, deterministic per proposer
+        self.calls: list[CallRecord] = []
+
+    @classmethod
+    def from_spec(cls, spec: BackendSpec, **kw) -> "LLMProposer":
+        from planner.backends import make_chat_model
+
+        model = make_chat_model(spec)
+        return cls(
+            model,
+            name=str(spec),
+            mode=spec.output_mode,
+            timeout_s=spec.timeout_s,
+            retries=spec.retries,
+            **kw,
+        )
+
+    # -- pieces -------------------------------------------------------------------
+    def _schema(self, world) -> dict:
+        if self._schema_fn is not None:
+            return self._schema_fn(world)
+        import bridge
+
+        return bridge.plan_schema(world)
+
+    def _catalogue_data(self) -> list[dict]:
+        if self._catalogue is None:
+            import skills
+
+            self._catalogue = skills.catalogue()
+        return self._catalogue
+
+    def _bound(self, mode: str, schema: dict):
+        """The model with the provider's structured-output switch for ``mode``."""
+        if mode == "json_schema":
+            if type(self.model).__name__ == "ChatOllama":
+                return self.model.bind(format=schema)
+            return self.model.bind(
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": "plan", "schema": schema, "strict": False},
+                }
+            )
+        if mode == "json_mode":
+            if type(self.model).__name__ == "ChatOllama":
+                return self.model.bind(format="json")
+            return self.model.bind(response_format={"type": "json_object"})
+        if mode == "tool":
+            tool = {
+                "name": "submit_plan",
+                "description": "Submit the plan (or a refusal) for the instruction.",
+                "input_schema": schema,
+            }
+            try:
+                return self.model.bind_tools([tool], tool_choice="submit_plan")
+            except (NotImplementedError, TypeError, ValueError):
+                return self.model
+        return self.model
+
+    def _raw(self, msg: Any) -> str:
+        calls = getattr(msg, "tool_calls", None) or []
+        for c in calls:
+            if c.get("name") == "submit_plan":
+                return json.dumps(c.get("args", {}))
+        return _text_of(getattr(msg, "content", msg))
+
+    def _invoke(self, runnable, messages):
+        """One call under a wall-clock watchdog (clients also get ``timeout`` natively)."""
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        fut = pool.submit(runnable.invoke, messages)
+        try:
+            return fut.result(timeout=self.timeout_s + 1.0)
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError(f"model call exceeded {self.timeout_s:.1f}s") from None
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _backoff(self, attempt: int, exc: BaseException) -> float:
+        delay = min(self.backoff_max_s, self.backoff_s * (2**attempt))
+        retry_after = None
+        resp = getattr(exc, "response", None)
+        headers = getattr(resp, "headers", None)
+        if headers is not None:
+            try:
+                retry_after = float(headers.get("retry-after"))
+            except (TypeError, ValueError):
+                retry_after = None
+        if retry_after is not None:
+            delay = min(self.backoff_max_s, max(delay, retry_after))
+        return delay * (1.0 + 0.1 * self._rng.random())
+
+    # -- the Proposer protocol -----------------------------------------------------
+    def propose(self, request):
+        from bridge.policy import Proposal
+
+        schema = self._schema(request.world)
+        previous = None
+        hist = list(getattr(request, "history", None) or [])
+        if getattr(request, "feedback", None):
+            previous = (getattr(request, "previous_raw", None) or
+                        next((h.get("raw") for h in reversed(hist) if isinstance(h, dict)
+                              and "raw" in h), None))
+        t0 = time.monotonic()
+        mode = self.mode
+        records: list[CallRecord] = []
+        msg = None
+        messages = None
+        tries = 0
+        while True:
+            if messages is None or mode != getattr(self, "_built_for", None):
+                messages = build_messages(
+                    task=request.task,
+                    world_text=request.world.describe(),
+                    catalogue=self._catalogue_data(),
+                    schema=schema if mode in ("json_mode", "text") else None,
+                    max_steps=self.max_steps,
+                    history=[h for h in hist if isinstance(h, dict) and "step" in h],
+                    feedback=list(request.feedback or []),
+                    previous=previous if previous is not None else self._last_raw,
+                    history_k=self.history_k,
+                )
+                self._built_for = mode
+            t1 = time.monotonic()
+            try:
+                msg = self._invoke(self._bound(mode, schema), messages)
+                records.append(CallRecord(True, time.monotonic() - t1, mode=mode))
+                break
+            except Exception as e:  # noqa: BLE001 - classified below, re-raised as ours
+                transient = is_transient(e)
+                err = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
+                records.append(
+                    CallRecord(False, time.monotonic() - t1, err, transient, mode=mode)
+                )
+                if not transient and mode != "text" and _structured_unsupported(e):
+                    mode = DEGRADE[mode]
+                    continue
+                if not transient or tries >= self.retries:
+                    self.calls.extend(records)
+                    raise BackendCallError(
+                        f"{self.name}: {err} (after {tries + 1} tr{'y' if tries == 0 else 'ies'})",
+                        transient=transient,
+                        attempts=tries + 1,
+                    ) from e
+                self._sleep(self._backoff(tries, e))
+                tries += 1
+        self.calls.extend(records)
+        raw = self._raw(msg)
+        self._last_raw = raw
+        usage = getattr(msg, "usage_metadata", None) or {}
+        return Proposal(
+            raw=raw,
+            tokens_in=int(usage.get("input_tokens", 0) or 0),
+            tokens_out=int(usage.get("output_tokens", 0) or 0),
+            latency_s=time.monotonic() - t0,
+            meta={
+                "source": "model",
+                "backend": self.name,
+                "mode": mode,
+                "retries": tries,
+                "calls": [r.to_dict() for r in records],
+                "prompt": messages_as_dicts(messages),
+            },
+        )
+
+    _last_raw: str | None = None
