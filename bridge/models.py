@@ -1,0 +1,67 @@
+"""Subgoal and plan models, derived from the skill registry.
+
+Each subgoal model is the skill's own parameter model plus a ``skill`` discriminator, so a
+validated subgoal *is* an instance of the skill's ``Params`` (its preconditions accept it as
+is) and no field outside the declaration can reach a skill: the models forbid extra keys
+and are frozen. Adding a skill to the registry adds its subgoal here without bridge edits.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+
+from skills.registry import REGISTRY
+
+#: Default and hard limit of steps in one plan.
+DEFAULT_MAX_STEPS = 12
+#: Longest refusal text kept.
+MAX_REFUSAL_CHARS = 200
+
+
+def _subgoal_model(skill) -> type[BaseModel]:
+    model = create_model(
+        f"{skill.name.capitalize()}Subgoal",
+        __base__=skill.Params,
+        __doc__=skill.description,
+        skill=(Literal[skill.name], Field(..., description=f"always {skill.name!r}")),
+    )
+    return model
+
+
+#: Subgoal model per skill name, in registry order.
+SUBGOAL_MODELS: dict[str, type[BaseModel]] = {n: _subgoal_model(s) for n, s in REGISTRY.items()}
+
+PickSubgoal = SUBGOAL_MODELS["pick"]
+PlaceSubgoal = SUBGOAL_MODELS["place"]
+PushSubgoal = SUBGOAL_MODELS["push"]
+HomeSubgoal = SUBGOAL_MODELS["home"]
+
+#: Any subgoal, discriminated by ``skill``.
+Subgoal = Annotated[Union[tuple(SUBGOAL_MODELS.values())], Field(discriminator="skill")]
+SUBGOAL_ADAPTER: TypeAdapter = TypeAdapter(Subgoal)
+
+
+class Plan(BaseModel):
+    """A plan: steps run in order, or an explicit refusal with the reason (and no steps)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    steps: list[Subgoal] = Field(default_factory=list, max_length=DEFAULT_MAX_STEPS)
+    refuse: str | None = Field(None, min_length=1, max_length=MAX_REFUSAL_CHARS)
+
+
+def subgoal_json(sub: BaseModel) -> dict[str, Any]:
+    """Plain JSON of a subgoal, ``skill`` first (the form the schema and prompts use)."""
+    d = sub.model_dump(mode="json")
+    return {"skill": d.pop("skill"), **d}
+
+
+def skill_of(sub: BaseModel) -> str:
+    return sub.skill  # type: ignore[attr-defined]
+
+
+def safe_stop_steps() -> list[BaseModel]:
+    """The safe stop: open the gripper and return home. Executable in every state."""
+    return [HomeSubgoal(skill="home")]
