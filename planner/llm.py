@@ -165,7 +165,7 @@ class LLMProposer:
             return self._schema_fn(world)
         import bridge
 
-        return bridge.plan_schema(world)
+        return bridge.plan_schema(world, self.max_steps)
 
     def _catalogue_data(self) -> list[dict]:
         if self._catalogue is None:
@@ -238,12 +238,11 @@ class LLMProposer:
         from bridge.policy import Proposal
 
         schema = self._schema(request.world)
-        previous = None
         hist = list(getattr(request, "history", None) or [])
-        if getattr(request, "feedback", None):
-            previous = (getattr(request, "previous_raw", None) or
-                        next((h.get("raw") for h in reversed(hist) if isinstance(h, dict)
-                              and "raw" in h), None))
+        feedback = [r for r in (request.feedback or []) if getattr(r, "code", "") != "planner_error"]
+        if getattr(request, "attempt", 0) == 0 or not feedback:
+            self._last_raw = None
+        previous = self._last_raw
         t0 = time.monotonic()
         mode = self.mode
         records: list[CallRecord] = []
@@ -259,8 +258,8 @@ class LLMProposer:
                     schema=schema if mode in ("json_mode", "text") else None,
                     max_steps=self.max_steps,
                     history=[h for h in hist if isinstance(h, dict) and "step" in h],
-                    feedback=list(request.feedback or []),
-                    previous=previous if previous is not None else self._last_raw,
+                    feedback=feedback,
+                    previous=previous,
                     history_k=self.history_k,
                 )
                 self._built_for = mode

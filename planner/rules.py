@@ -76,6 +76,11 @@ FILLER = {
     "lets", "us", "should", "must", "then", "and", "too", "as", "well", "back", "again",
     "pose", "single", "block's", "is", "that", "which", "surface", "top", "away",
 }
+#: The bridge bounds refusal text; longer reasons are cut, not rejected.
+MAX_REFUSAL = 200
+#: Prefix of the refusal emitted when the world already satisfies the instruction; the
+#: closed loop reads it as success, not as a refusal.
+NOTHING_TO_DO = "nothing to do"
 #: Words that end a clause (the next clause may omit its verb).
 BOUNDARY = {"then", "afterwards", "finally", "lastly", "next", "after"}
 
@@ -125,7 +130,7 @@ class RulesResult:
     def to_dict(self) -> dict:
         out: dict = {"steps": list(self.steps)}
         if self.refuse:
-            out["refuse"] = self.refuse
+            out["refuse"] = self.refuse[:MAX_REFUSAL]
         return out
 
     def to_json(self) -> str:
@@ -409,7 +414,7 @@ class RulesPlanner:
                 steps=[],
                 confident=True,
                 confidence=1.0,
-                refuse="nothing to do: the scene already satisfies the instruction",
+                refuse=f"{NOTHING_TO_DO}: the scene already satisfies the instruction",
                 notes=notes,
             )
         return RulesResult(steps=steps, confident=True, confidence=1.0, notes=notes)

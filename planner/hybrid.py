@@ -1,0 +1,247 @@
+"""Rules before models: the planner front door.
+
+``hybrid`` (default): when the rules planner understands the *whole* instruction (or
+confidently declines it), its plan goes to the bridge and no model is called. Otherwise the
+model proposes, the bridge validates and asks for regenerations, and the rules planner is
+the first fallback (then the bridge's safe stop). ``rules`` and ``model`` force one route.
+The regenerate/fallback loop itself is the bridge's (``bridge.policy.negotiate``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.errors import PlannerError
+from planner.llm import LLMProposer, Usage
+from planner.rules import RulesPlanner, RulesResult
+
+ROUTES = ("hybrid", "rules", "model")
+
+
+class RulesProposer:
+    """The rules planner as a bridge ``Proposer``. Unsure parses become refusals (never
+    guesses), so as a fallback it either plans with confidence or declines with a reason."""
+
+    name = "rules"
+
+    def __init__(self, planner: RulesPlanner | None = None, *, as_fallback: bool = False):
+        self.planner = planner or RulesPlanner()
+        #: As a fallback after a model, an instruction it cannot parse yields an empty plan
+        #: (rejected, so the bridge moves on to the safe stop) instead of a refusal.
+        self.as_fallback = as_fallback
+
+    def propose(self, request):
+        from bridge.policy import Proposal
+
+        t0 = time.monotonic()
+        r = self.planner.parse(request.task, request.world)
+        if r.confident:
+            raw = r.to_json()
+        elif self.as_fallback:
+            raw = json.dumps({"steps": []})
+        else:
+            why = "; ".join(r.notes) or "not understood"
+            raw = json.dumps(
+                {"steps": [], "refuse": f"the rules planner could not parse this: {why}"[:200]}
+            )
+        return Proposal(
+            raw=raw,
+            tokens_in=0,
+            tokens_out=0,
+            latency_s=time.monotonic() - t0,
+            meta={
+                "source": "rules",
+                "confident": r.confident,
+                "confidence": r.confidence,
+                "notes": list(r.notes),
+            },
+        )
+
+
+class _Counted:
+    """Wraps a proposer to add every proposal to a :class:`Usage` (per task totals)."""
+
+    def __init__(self, inner, usage: Usage, log: list[dict]):
+        self.inner = inner
+        self.name = inner.name
+        self._usage = usage
+        self._log = log
+
+    def propose(self, request):
+        t0 = time.monotonic()
+        try:
+            p = self.inner.propose(request)
+        except Exception as e:
+            self._usage.add(self.name, 0, 0, time.monotonic() - t0)
+            self._log.append(
+                {"proposer": self.name, "attempt": getattr(request, "attempt", None),
+                 "error": f"{type(e).__name__}: {e}"[:300]}
+            )
+            raise
+        retries = (p.meta or {}).get("retries", 0) if isinstance(p.meta, dict) else 0
+        self._usage.add(self.name, p.tokens_in, p.tokens_out, p.latency_s, retries)
+        self._log.append(
+            {
+                "proposer": self.name,
+                "attempt": getattr(request, "attempt", None),
+                "raw": p.raw,
+                "tokens_in": p.tokens_in,
+                "tokens_out": p.tokens_out,
+                "latency_s": round(p.latency_s, 4),
+                "retries": retries,
+            }
+        )
+        return p
+
+
+@dataclass
+class PlanOutcome:
+    """A negotiated plan plus how it was reached (route, rules parse, usage)."""
+
+    negotiation: Any
+    route: str
+    rules: RulesResult
+    usage: Usage
+    proposals: list[dict] = field(default_factory=list)
+
+    @property
+    def plan(self):
+        return self.negotiation.plan
+
+    @property
+    def decision(self) -> str:
+        return self.negotiation.decision
+
+    @property
+    def source(self) -> str:
+        return self.negotiation.source
+
+    @property
+    def attempts(self) -> list:
+        return self.negotiation.attempts
+
+    @property
+    def trace_id(self) -> str:
+        return self.negotiation.trace_id
+
+    def steps(self) -> list[dict]:
+        """The accepted subgoals as plain dicts (empty unless the plan is executable)."""
+        plan = self.plan
+        if plan is None or not plan.accepted:
+            return []
+        return plan.plan_json()
+
+    @property
+    def refusal(self) -> str | None:
+        plan = self.plan
+        if self.decision != "refused" or plan is None:
+            return None
+        return plan.refusal
+
+    @property
+    def tokens_in(self) -> int:
+        return self.usage.tokens_in
+
+    @property
+    def tokens_out(self) -> int:
+        return self.usage.tokens_out
+
+    def to_dict(self) -> dict:
+        atts = [a.to_dict() if hasattr(a, "to_dict") else a for a in self.attempts]
+        for a in atts:
+            if isinstance(a, dict) and isinstance(a.get("meta"), dict):
+                a["meta"].pop("prompt", None)  # prompts are in the trace, not the summary
+        return {
+            "trace_id": self.trace_id,
+            "decision": self.decision,
+            "source": self.source,
+            "route": self.route,
+            "steps": self.steps(),
+            "refuse": self.refusal,
+            "rules": {
+                "confident": self.rules.confident,
+                "confidence": self.rules.confidence,
+                "notes": self.rules.notes,
+            },
+            "attempts": atts,
+            "usage": self.usage.to_dict(),
+        }
+
+
+class HybridPlanner:
+    """Chooses the proposers for a task and lets the bridge negotiate the plan."""
+
+    def __init__(
+        self,
+        llm: LLMProposer | None = None,
+        *,
+        route: str = "hybrid",
+        max_regenerations: int = 2,
+        rules: RulesPlanner | None = None,
+        safe_stop: bool = True,
+        rules_fallback: bool = True,
+        max_steps: int = 12,
+    ):
+        if route not in ROUTES:
+            raise PlannerError(f"unknown planner route {route!r}; expected {', '.join(ROUTES)}")
+        if route == "model" and llm is None:
+            raise PlannerError("the model route needs a model: pass --llm PROVIDER:MODEL")
+        self.llm = llm
+        self.route = route
+        self.max_regenerations = max_regenerations
+        self.rules = rules or RulesPlanner()
+        self.rules_proposer = RulesProposer(self.rules)
+        self.rules_fallback_proposer = RulesProposer(self.rules, as_fallback=True)
+        self.safe_stop = safe_stop
+        self.rules_fallback = rules_fallback
+        self.max_steps = max_steps
+
+    @classmethod
+    def from_spec(
+        cls, spec: str | None = None, *, base_url: str | None = None, route: str = "hybrid",
+        **kw,
+    ) -> "HybridPlanner":
+        """Spec from the argument, ``SKILLBRIDGE_LLM`` or the config file (else rules)."""
+        from planner.backends import resolve_spec
+
+        s = resolve_spec(spec, base_url=base_url)
+        llm = None if s.provider == "rules" else LLMProposer.from_spec(s)
+        if llm is None and route == "hybrid":
+            route = "rules"
+        return cls(llm, route=route, **kw)
+
+    @property
+    def spec(self) -> str:
+        return self.llm.name if self.llm is not None else "rules"
+
+    def choose(self, task: str, world) -> tuple[str, list, RulesResult]:
+        """(route taken, proposers in order, the rules parse)."""
+        r = self.rules.parse(task, world)
+        if self.route == "rules" or (self.route == "hybrid" and (r.confident or self.llm is None)):
+            return "rules", [self.rules_proposer], r
+        chain = [self.llm]
+        if self.rules_fallback:
+            chain.append(self.rules_fallback_proposer)
+        return "model", chain, r
+
+    def plan(self, task: str, world, *, history: list[dict] | None = None, trace_id=None):
+        from bridge.policy import negotiate
+
+        route, proposers, r = self.choose(task, world)
+        usage = Usage()
+        log: list[dict] = []
+        counted = [_Counted(p, usage, log) for p in proposers]
+        neg = negotiate(
+            task,
+            world,
+            counted,
+            max_regenerations=self.max_regenerations,
+            trace_id=trace_id,
+            history=history,
+            safe_stop=self.safe_stop,
+            max_steps=self.max_steps,
+        )
+        return PlanOutcome(neg, route, r, usage, log)
