@@ -19,8 +19,17 @@ from bridge.models import (
 from bridge.reasons import CODES, Reason
 from bridge.schema import plan_schema
 from bridge.validate import BridgeResult, validate
+from bridge import policy
+from bridge.policy import AttemptRecord, Negotiation, PlanRequest, Proposal, Proposer, negotiate
 
 __all__ = [
+    "AttemptRecord",
+    "Negotiation",
+    "PlanRequest",
+    "Proposal",
+    "Proposer",
+    "negotiate",
+    "policy",
     "CODES",
     "DEFAULT_MAX_STEPS",
     "SUBGOAL_MODELS",
