@@ -1,7 +1,118 @@
-"""CLI verbs of the planner package (filled in by the planner work)."""
+"""CLI verbs of the planner package: ``plan``."""
+
+from __future__ import annotations
+
+import json
 
 import typer
+
+from skillbridge.errors import UserError
 
 
 def register(app: typer.Typer) -> None:
     """Add this group's verbs to the top-level app."""
+    app.command("plan")(plan)
+
+
+def plan(
+    task: str = typer.Argument(..., help="The instruction, e.g. 'put the red block in the green bin'."),
+    llm: str = typer.Option(
+        None, "--llm", help="PROVIDER:MODEL (openai:, ollama:, anthropic:, local:PATH.gguf, rules); "
+        "default: $SKILLBRIDGE_LLM, the config file, else rules."
+    ),
+    base_url: str = typer.Option(None, "--base-url", help="Base URL of an OpenAI-compatible server."),
+    seed: int = typer.Option(0, "--seed", help="Scene seed."),
+    cubes: str = typer.Option(
+        None, "--cubes", help="Comma-separated cubes in the scene (default: the env's default)."
+    ),
+    route: str = typer.Option(
+        "hybrid", "--route", help="hybrid (rules first, model if unsure), rules, or model."
+    ),
+    regenerations: int = typer.Option(2, "--regenerations", min=0, max=10, help="Regenerations."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+):
+    """Plan a task without executing it: the accepted plan, the attempts, the token counts."""
+    from planner.errors import PlannerError
+    from planner.hybrid import ROUTES, HybridPlanner
+
+    if not task.strip():
+        raise UserError("the task is empty", 2)
+    if route not in ROUTES:
+        raise UserError(f"--route must be one of {', '.join(ROUTES)}, not {route!r}", 2)
+    world = _world(seed, cubes)
+    try:
+        planner = HybridPlanner.from_spec(
+            llm, base_url=base_url, route=route, max_regenerations=regenerations
+        )
+        outcome = planner.plan(task, world)
+    except PlannerError as e:
+        raise UserError(str(e), 2) from None
+    data = outcome.to_dict()
+    data["spec"] = planner.spec
+    data["seed"] = seed
+    if as_json:
+        typer.echo(json.dumps(data, indent=2))
+    else:
+        _print(data)
+    if outcome.decision in ("safe_stop", "failed"):
+        raise typer.Exit(1)
+
+
+def _world(seed: int, cubes: str | None):
+    import sim  # noqa: F401  (sets MUJOCO_GL)
+    from sim import scene
+    from sim.env import TabletopEnv
+
+    options = {}
+    if cubes:
+        names = [c.strip() for c in cubes.split(",") if c.strip()]
+        names = [n if n.endswith("_block") else f"{n}_block" for n in names]
+        bad = [n for n in names if n not in scene.CUBE_NAMES]
+        if bad or not names:
+            raise UserError(
+                f"unknown cube(s) {', '.join(bad) or '(none)'}; known: {', '.join(scene.CUBE_NAMES)}",
+                2,
+            )
+        options["cubes"] = names
+    env = TabletopEnv()
+    try:
+        env.reset(seed=seed, options=options or None)
+        return env.world_state()
+    finally:
+        close = getattr(env, "close", None)
+        if close:
+            close()
+
+
+def _print(d: dict) -> None:
+    from rich.console import Console
+
+    c = Console()
+    colour = {"accepted": "green", "fallback_accepted": "yellow", "refused": "magenta"}.get(
+        d["decision"], "red"
+    )
+    c.print(
+        f"[bold]{d['decision']}[/bold] by [bold]{d['source']}[/bold] "
+        f"(route {d['route']}, planner {d['spec']}, trace {d['trace_id']})",
+        style=colour,
+        highlight=False,
+    )
+    if d.get("refuse"):
+        c.print(f"refused: {d['refuse']}", highlight=False)
+    for i, s in enumerate(d["steps"], 1):
+        args = ", ".join(f"{k}={v}" for k, v in s.items() if k != "skill")
+        c.print(f"  {i}. {s['skill']}({args})", highlight=False)
+    c.print("attempts:")
+    for a in d["attempts"]:
+        codes = ",".join(r["code"] for r in a.get("reasons", [])) or "-"
+        c.print(
+            f"  {a['proposer']}#{a['attempt']}: {a['decision']} [{codes}] "
+            f"{a['tokens_in']}+{a['tokens_out']} tokens, {a['latency_s'] * 1000:.0f} ms",
+            highlight=False,
+        )
+    u = d["usage"]
+    c.print(
+        f"tokens: {u['tokens_in']} in, {u['tokens_out']} out; {u['calls']} call(s), "
+        f"{u['retries']} retr{'y' if u['retries'] == 1 else 'ies'}, {u['latency_s']:.3f} s",
+        highlight=False,
+    )
