@@ -242,7 +242,7 @@ def extract(raw: Any) -> Extracted:
         return Extracted(_dump(raw), value=raw, found=True)
     if hasattr(raw, "model_dump") and not hasattr(raw, "content"):
         try:
-            value = raw.model_dump(mode="json")
+            value = raw.model_dump(mode="json", exclude_none=True)
         except Exception as e:  # a foreign model that cannot dump itself
             return Extracted(
                 "", reasons=[Reason(R.PARSE_ERROR, "", R.bounded(f"cannot dump model: {e}"), "")]

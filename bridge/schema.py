@@ -129,10 +129,11 @@ def _build(vocab: Vocabulary, max_steps: int) -> dict:
                 "items": {"oneOf": [{"$ref": f"#/$defs/{n}"} for n in defs]},
             },
             "refuse": {
-                "type": "string",
+                "type": ["string", "null"],
                 "minLength": 1,
                 "maxLength": MAX_REFUSAL_CHARS,
-                "description": "why the task cannot be done (only with an empty steps list)",
+                "description": "why the task cannot be done (only with an empty steps list); "
+                "null or absent otherwise",
             },
         },
         "required": ["steps"],

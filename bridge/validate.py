@@ -338,11 +338,15 @@ def _default_hint(code: str, w: WorldState) -> str:
 
 # ------------------------------------------------------------------ entry point
 def normalise(value: Any) -> Any:
-    """Accept a bare list of subgoals or a single subgoal object as a plan."""
+    """Accept a bare list of subgoals, a single subgoal object, or a bare refusal
+    ``{"refuse": "..."}`` as a plan."""
     if isinstance(value, list):
         return {"steps": value}
-    if isinstance(value, dict) and "skill" in value and "steps" not in value:
-        return {"steps": [value]}
+    if isinstance(value, dict) and "steps" not in value:
+        if "skill" in value:
+            return {"steps": [value]}
+        if isinstance(value.get("refuse"), str):
+            return {"steps": [], **value}
     return value
 
 

@@ -1,0 +1,74 @@
+"""World states for bridge tests, built directly (no physics): fast and exact."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim import scene
+from sim.world import BinState, ObjectState, RegionState, WorldState
+
+HOME = tuple(float(v) for v in scene.HOME_POS)
+Z = scene.CUBE_HALF
+TABLE_XY = {
+    "red_block": (0.05, -0.16),
+    "green_block": (-0.19, 0.03),
+    "blue_block": (0.04, 0.0),
+    "yellow_block": (0.17, 0.03),
+}
+
+
+def cube(name: str, xy=None, **kw) -> ObjectState:
+    x, y = xy or TABLE_XY[name]
+    base = dict(name=name, color=scene.cube_color(name), pos=(x, y, Z), on_table=True)
+    base.update(kw)
+    return ObjectState(**base)
+
+
+def make_world(objects=None, held=None, grip=HOME) -> WorldState:
+    objects = objects if objects is not None else [cube(n) for n in scene.CUBE_NAMES]
+    bins = [
+        BinState(name=n, color=scene.cube_color(n), pos=(x, 0.25, 0.0))
+        for n, x in zip(scene.BIN_NAMES, (-0.16, 0.0, 0.16))
+    ]
+    regions = [RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()]
+    return WorldState(objects=objects, bins=bins, regions=regions, held_object=held,
+                      grip_pos=grip, gripper_opening=0.08)
+
+
+def _worlds() -> dict[str, WorldState]:
+    fresh = make_world()
+    red_held = make_world(
+        [cube("red_block", pos=(0.05, -0.16, 0.12), on_table=False, held=True)]
+        + [cube(n) for n in scene.CUBE_NAMES[1:]],
+        held="red_block", grip=(0.05, -0.16, 0.12))
+    stacked = make_world([
+        cube("red_block"),
+        cube("blue_block", xy=TABLE_XY["red_block"], pos=(0.05, -0.16, 3 * Z), on_table=False,
+             on="red_block"),
+        cube("green_block"), cube("yellow_block")])
+    in_bin = make_world([
+        cube("red_block", pos=(0.0, 0.25, 0.025), on_table=False, in_bin="green_bin"),
+        cube("green_block"), cube("blue_block"), cube("yellow_block")])
+    far = make_world([cube("red_block"), cube("green_block"), cube("blue_block"),
+                      cube("yellow_block", xy=(0.45, 0.3), reachable=False)])
+    three = make_world([cube(n) for n in scene.CUBE_NAMES[:3]])
+    held_far_target = make_world(
+        [cube("red_block", pos=(0.05, -0.16, 0.12), on_table=False, held=True),
+         cube("green_block"), cube("blue_block"),
+         cube("yellow_block", xy=(0.45, 0.3), reachable=False)],
+        held="red_block", grip=(0.05, -0.16, 0.12))
+    return {"fresh": fresh, "red_held": red_held, "stacked": stacked, "in_bin": in_bin,
+            "far": far, "three": three, "held_far_target": held_far_target}
+
+
+WORLDS = _worlds()
+
+
+@pytest.fixture
+def worlds() -> dict[str, WorldState]:
+    return WORLDS
+
+
+@pytest.fixture
+def world() -> WorldState:
+    return WORLDS["fresh"]
