@@ -304,7 +304,7 @@ def _parse_clause(tokens: list[str], points, prev_verb: str | None) -> _Clause:
         verb_word = tokens[vi]
         verb = VERBS[verb_word]
         for t in tokens[:vi]:
-            if t not in FILLER and t not in {",", "and"}:
+            if t not in FILLER and t not in {",", "and", "to"}:
                 unknown.append(t)
         rest = tokens[vi + 1:]
     # "put it back in the bin": 'back' before a preposition is filler, after one a region
@@ -388,7 +388,11 @@ class RulesPlanner:
         held = world.held_object
         last: list[str] = [held] if held else []
         # symbolic locations so "all"/"each" skip blocks already where asked
-        in_bin = {o.name: o.in_bin for o in world.objects}
+        # (a bin name, "on <cube>", or None for on the table)
+        in_bin = {
+            o.name: o.in_bin or (f"on {o.on}" if o.on else None) or ("held" if o.held else None)
+            for o in world.objects
+        }
         prev_verb = None
         for toks in clauses:
             c = _parse_clause(toks, points, prev_verb)
@@ -525,6 +529,8 @@ class RulesPlanner:
         is_cube_target = world.object(target) is not None
         if is_cube_target and len(objs) != 1:
             raise _Unsure("stacking several blocks on one block is ambiguous")
+        if is_cube_target and in_bin.get(target) is not None:
+            raise _Unsure(f"{target} would not be on the table, so nothing can be stacked on it")
         if target in objs:
             raise _Unsure("cannot put a block on itself")
         is_region = world.region(target) is not None
@@ -539,6 +545,10 @@ class RulesPlanner:
             held = self._move(o, target, steps, held)
             if world.bin(target) is not None:
                 in_bin[o] = target
+            elif is_cube_target:
+                in_bin[o] = f"on {target}"
+            else:
+                in_bin[o] = None
             moved.append(o)
         return held, moved or objs
 

@@ -1,0 +1,52 @@
+"""Fixtures for the planner tests: world states built directly (no physics)."""
+
+from __future__ import annotations
+
+import pytest
+
+from sim import scene
+from sim.world import BinState, ObjectState, RegionState, WorldState
+
+ALL = ("red_block", "green_block", "blue_block", "yellow_block")
+
+
+def make_world(cubes=ALL, *, held=None, in_bin=None, on=None) -> WorldState:
+    """Cubes on the table in a row (reachable), bins behind them, the five regions."""
+    in_bin = dict(in_bin or {})
+    on = dict(on or {})
+    objs = []
+    for i, c in enumerate(cubes):
+        x, y = -0.12 + 0.08 * i, -0.16
+        z = 0.12 if c == held else 0.02
+        if c in on:
+            base = cubes.index(on[c])
+            x, y, z = -0.12 + 0.08 * base, -0.16, 0.06
+        objs.append(
+            ObjectState(
+                name=c,
+                color=c.split("_")[0],
+                pos=(x, y, z),
+                held=c == held,
+                on_table=c != held and c not in in_bin and c not in on,
+                in_bin=in_bin.get(c),
+                on=on.get(c),
+            )
+        )
+    bins = [
+        BinState(name=b, color=b.split("_")[0], pos=(-0.12 + 0.12 * i, 0.24, 0.0))
+        for i, b in enumerate(scene.BIN_NAMES)
+    ]
+    regions = [RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()]
+    return WorldState(
+        objects=objs, bins=bins, regions=regions, held_object=held, grip_pos=(0.0, 0.0, 0.3)
+    )
+
+
+@pytest.fixture
+def world() -> WorldState:
+    return make_world()
+
+
+@pytest.fixture
+def world2() -> WorldState:
+    return make_world(("red_block", "blue_block"))
