@@ -1,0 +1,101 @@
+"""Spec parsing, optional backends with one-line errors, config sources, and the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from planner.backends import BackendSpec, make_chat_model, parse_spec, resolve_spec
+from planner.errors import BackendUnavailable, PlannerError
+
+
+def test_parse_specs():
+    s = parse_spec("openai:gpt-4o-mini")
+    assert (s.provider, s.model, s.output_mode) == ("openai", "gpt-4o-mini", "json_schema")
+    s = parse_spec("ollama:llama3.2?mode=json_mode&timeout=5&retries=1")
+    assert (s.output_mode, s.timeout_s, s.retries) == ("json_mode", 5.0, 1)
+    assert parse_spec("anthropic:claude-x").output_mode == "tool"
+    assert parse_spec("local:/m/model.gguf").model == "/m/model.gguf"
+    assert parse_spec("rules").provider == "rules"
+    assert parse_spec("openai:m", base_url="http://x/v1").base_url == "http://x/v1"
+
+
+@pytest.mark.parametrize("bad", ["", "gpt4", "foo:bar", "openai:", "openai:m?mode=xml",
+                                 "openai:m?timeout=-1", "openai:m?retries=x"])
+def test_bad_specs_are_one_line_errors(bad):
+    with pytest.raises(PlannerError) as ei:
+        parse_spec(bad)
+    assert "\n" not in str(ei.value)
+
+
+def test_spec_sources(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SKILLBRIDGE_LLM", raising=False)
+    monkeypatch.setenv("SKILLBRIDGE_CONFIG", str(tmp_path / "none.yaml"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert resolve_spec().provider == "rules"
+    (tmp_path / "skillbridge.yaml").write_text("llm: ollama:qwen2.5\nbase_url: http://h:1\n")
+    s = resolve_spec()
+    assert (s.provider, s.model) == ("ollama", "qwen2.5")
+    monkeypatch.setenv("SKILLBRIDGE_LLM", "openai:m2")
+    assert resolve_spec().model == "m2"
+    assert resolve_spec("anthropic:c").provider == "anthropic"
+
+
+def test_missing_key_and_missing_extras(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    with pytest.raises(BackendUnavailable, match="OPENAI_API_KEY"):
+        make_chat_model(parse_spec("openai:m"))
+    with pytest.raises(BackendUnavailable, match=r"skillbridge\[local\]"):
+        make_chat_model(parse_spec("local:/nowhere/model.gguf"))
+    import importlib.util
+
+    if importlib.util.find_spec("langchain_ollama") is None:
+        with pytest.raises(BackendUnavailable, match=r"skillbridge\[ollama\]"):
+            make_chat_model(parse_spec("ollama:m"))
+    if importlib.util.find_spec("langchain_anthropic") is None:
+        with pytest.raises(BackendUnavailable, match=r"skillbridge\[anthropic\]"):
+            make_chat_model(parse_spec("anthropic:m"))
+
+
+def test_openai_with_base_url_needs_no_key(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    m = make_chat_model(BackendSpec("openai", "m", base_url="http://127.0.0.1:9/v1"))
+    assert type(m).__name__ == "ChatOpenAI" and m.max_retries == 0
+
+
+runner = CliRunner()
+
+
+def _app():
+    from skillbridge.cli import app
+
+    return app
+
+
+def test_cli_plan_json():
+    r = runner.invoke(_app(), ["plan", "put the red block in the green bin", "--cubes",
+                               "red,blue", "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["decision"] == "accepted" and d["source"] == "rules"
+    assert d["steps"][0] == {"skill": "pick", "object": "red_block"}
+    assert d["usage"]["tokens_in"] == 0 and d["attempts"][0]["proposer"] == "rules"
+
+
+def test_cli_plan_text_and_refusal():
+    r = runner.invoke(_app(), ["plan", "put the purple block in the green bin", "--cubes", "red"])
+    assert r.exit_code == 0 and "refused" in r.output and "purple" in r.output
+
+
+def test_cli_bad_input_is_user_error():
+    from skillbridge.errors import UserError
+
+    for args in (["plan", "x", "--llm", "foo:bar"], ["plan", "x", "--cubes", "pink"],
+                 ["plan", "  "], ["plan", "x", "--route", "magic"]):
+        r = runner.invoke(_app(), args)
+        assert isinstance(r.exception, UserError), (args, r.output)
+        assert "\n" not in str(r.exception)
