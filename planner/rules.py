@@ -201,8 +201,7 @@ def _normalise(text: str) -> tuple[list[str], list[list[float]]]:
 
 def _phrase_of(tokens: list[str], points: list[list[float]]) -> _Phrase:
     p = _Phrase()
-    for i, t in enumerate(tokens):
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    for t in tokens:
         if t in KNOWN_COLORS:
             p.colors.append(t)
         elif t in OTHER_COLORS:
@@ -212,7 +211,7 @@ def _phrase_of(tokens: list[str], points: list[list[float]]) -> _Phrase:
             p.plural = p.plural or t.endswith("s")
         elif t in BIN_NOUNS:
             p.noun = "bin"
-            p.plural = p.plural or t.endswith("s") and t != "box" or t == "boxes"
+            p.plural = p.plural or (t.endswith("s") and t != "box")
         elif t in OTHER_THINGS:
             p.noun = f"thing:{t}"
         elif t in QUANTS:
@@ -236,7 +235,6 @@ def _phrase_of(tokens: list[str], points: list[list[float]]) -> _Phrase:
             continue
         else:
             p.unknown.append(t)
-        del nxt
     return p
 
 
@@ -457,8 +455,6 @@ class RulesPlanner:
         if p.colors:
             return [f"{c}_block" for c in dict.fromkeys(p.colors)]
         if p.quant or (p.plural and not p.match):
-            if p.quant and p.plural is False and p.noun is None and not p.colors:
-                return list(present)
             return list(present)
         if p.noun == "block" and not p.match:
             if held and not p.plural:

@@ -99,3 +99,38 @@ def test_cli_bad_input_is_user_error():
         r = runner.invoke(_app(), args)
         assert isinstance(r.exception, UserError), (args, r.output)
         assert "\n" not in str(r.exception)
+
+
+def test_local_backend_uses_schema_constrained_decoding(monkeypatch, tmp_path):
+    """llama-cpp-python is optional and not installed here: a stand-in module checks that
+    the plan's JSON Schema reaches create_chat_completion as the decoding constraint."""
+    import sys
+    import types
+
+    from planner.hybrid import HybridPlanner
+    from planner.llm import LLMProposer
+    from tests.planner.conftest import make_world
+
+    seen = {}
+
+    class Llama:
+        def __init__(self, model_path, **kw):
+            seen["path"] = model_path
+
+        def create_chat_completion(self, messages, response_format=None, **kw):
+            seen["rf"] = response_format
+            plan = {"steps": [{"skill": "pick", "object": "red_block"}]}
+            return {"choices": [{"message": {"content": json.dumps(plan)}}],
+                    "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=Llama))
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF")
+    spec = parse_spec(f"local:{gguf}")
+    llm = LLMProposer(make_chat_model(spec), name=str(spec), mode=spec.output_mode)
+    o = HybridPlanner(llm).plan("wiggle the red block", make_world())
+    assert o.decision == "accepted" and seen["path"] == str(gguf)
+    assert seen["rf"]["type"] == "json_object" and "red_block" in json.dumps(seen["rf"]["schema"])
+    assert (o.usage.tokens_in, o.usage.tokens_out) == (7, 3)
+    with pytest.raises(PlannerError, match="not found"):
+        make_chat_model(parse_spec(f"local:{tmp_path / 'missing.gguf'}"))
