@@ -22,6 +22,8 @@ from skills.base import DOMAIN_OBJECT, DOMAIN_PLACE_TARGET, DOMAIN_PUSH_TARGET
 from skills.registry import REGISTRY
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+#: Bound of the per-scene memory of valid steps.
+MAX_REMEMBERED_STEPS = 4096
 
 
 @dataclass(frozen=True)
@@ -159,6 +161,17 @@ class CompiledSchema:
     envelope: Draft202012Validator
     steps: dict[str, Draft202012Validator]
     fields: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    #: ``repr`` of steps already found valid: planners repeat the same few subgoals, and
+    #: ``repr`` tells apart every type distinction jsonschema makes (list/tuple, 1/1.0/True).
+    valid_steps: set[str] = field(default_factory=set)
+
+    def step_is_known_valid(self, step: dict) -> bool:
+        return repr(step) in self.valid_steps
+
+    def remember_valid(self, step: dict) -> None:
+        if len(self.valid_steps) >= MAX_REMEMBERED_STEPS:
+            self.valid_steps.clear()
+        self.valid_steps.add(repr(step))
 
 
 @lru_cache(maxsize=64)

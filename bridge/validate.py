@@ -225,6 +225,8 @@ def _step_reasons(cs: CompiledSchema, i: int, step: Any) -> list[Reason]:
     if "skill" not in step:
         return [Reason(R.WRONG_ARGUMENTS, base + "/skill", f"step {i} has no 'skill'",
                        f"skills: {', '.join(SUBGOAL_MODELS)}")]
+    if cs.step_is_known_valid(step):
+        return []
     skill = step["skill"]
     if not isinstance(skill, str) or skill not in cs.steps:
         return [Reason(R.HALLUCINATED_SKILL, base + "/skill", f"there is no skill {clip(skill)}",
@@ -262,6 +264,8 @@ def _step_reasons(cs: CompiledSchema, i: int, step: Any) -> list[Reason]:
         else:
             out.append(Reason(R.WRONG_ARGUMENTS, path, R.bounded(f"{skill}: {e.message}"),
                               f"see the schema of {skill}"))
+    if not out:
+        cs.remember_valid(step)
     return out
 
 
@@ -290,12 +294,10 @@ def _schema_reasons(cs: CompiledSchema, doc: Any) -> list[Reason]:
 
 # ------------------------------------------------------------------ executability
 def _signature(w: WorldState) -> tuple:
-    objs = tuple(
-        (o.name, o.held, o.in_bin, o.on, o.on_table, o.fallen,
-         round(o.pos[0], 3), round(o.pos[1], 3), round(o.pos[2], 3))
-        for o in w.objects
-    )
-    return objs, w.held_object, tuple(round(v, 3) for v in w.grip_pos)
+    """What a step can change: where each cube is and what holds it, and the gripper."""
+    objs = tuple((o.name, o.held, o.in_bin, o.on, o.on_table, o.fallen, o.pos)
+                 for o in w.objects)
+    return objs, w.held_object, w.grip_pos
 
 
 def _describe(sub: BaseModel) -> str:
