@@ -1,0 +1,238 @@
+"""CLI verbs of the runner: ``run`` (a task, end to end, recorded) and ``replay``."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import typer
+
+from skillbridge.errors import UserError
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def register(app: typer.Typer) -> None:
+    """Add this group's verbs to the top-level app."""
+    app.command("run")(run)
+    app.command("replay")(replay)
+
+
+def _terminal_logging(level: str, console) -> None:
+    if level.lower() not in LOG_LEVELS:
+        raise UserError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {level!r}", 2)
+    from rich.logging import RichHandler
+
+    root = logging.getLogger("skillbridge")
+    for h in list(root.handlers):
+        if getattr(h, "_skillbridge_terminal", False):
+            root.removeHandler(h)
+    h = RichHandler(console=console, show_path=False, show_time=False, markup=False)
+    h.setLevel(getattr(logging, level.upper()))
+    h._skillbridge_terminal = True  # type: ignore[attr-defined]
+    root.addHandler(h)
+    root.propagate = False
+
+
+def run(
+    task: str = typer.Argument(..., help="The instruction, e.g. 'put the red block in the green bin'."),
+    llm: str = typer.Option(
+        None, "--llm", help="Planner: PROVIDER:MODEL (openai:, ollama:, anthropic:, "
+        "local:PATH.gguf) or rules; default: $SKILLBRIDGE_LLM, the config file, else rules."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Scene seed (same seed, same episode)."),
+    video_path: str = typer.Argument(
+        None, hidden=True, metavar="[PATH]",
+        help="With --video: where to write the mp4.",
+    ),
+    video: bool = typer.Option(
+        False, "--video",
+        help="Also render an mp4: `--video` (video.mp4 in the episode folder) or "
+        "`--video PATH`.",
+    ),
+    out: Path = typer.Option(Path("runs"), "--out", help="Folder for the episode."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON result, no progress."),
+    max_replans: int = typer.Option(2, "--max-replans", min=0, max=20, help="Replans on failure."),
+    log_level: str = typer.Option("warning", "--log-level", help="Terminal log level."),
+    cubes: str = typer.Option(None, "--cubes", help="Comma-separated cubes in the scene."),
+    base_url: str = typer.Option(None, "--base-url", help="Base URL of an OpenAI-compatible server."),
+    policy_source: str = typer.Option(
+        "pretrained", "--policy-source", hidden=True,
+        help="pretrained (shipped policies) or scripted (the experts; debugging aid).",
+    ),
+):
+    """Run a natural-language task in simulation, recorded as an episode; exit 0 on success."""
+    from rich.console import Console
+
+    from skillbridge.runner import RunConfig, Runner
+
+    if video_path is not None and not video:
+        raise UserError(f"unexpected argument {video_path!r} after the task "
+                        "(quote the task; for a video write --video PATH)", 2)
+    console = Console(stderr=as_json)
+    _terminal_logging(log_level, Console(stderr=True))
+    cfg = RunConfig(
+        task=task, llm=llm, seed=seed, max_replans=max_replans, out_dir=out,
+        cubes=[c.strip() for c in cubes.split(",") if c.strip()] if cubes is not None else None,
+        policy_source=policy_source, base_url=base_url,
+        video=Path(video_path) if video and video_path else None,
+        video_in_episode=video and not video_path,
+    )
+    ui = None if as_json else _Progress(console)
+    runner = Runner(cfg, on_event=ui.event if ui else None)
+    runner.prepare()
+    try:
+        result = runner.run()
+    finally:
+        if ui is not None:
+            ui.stop()
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
+    else:
+        _summary(console, result)
+    if result.video_error:
+        raise UserError(f"the run finished but the video failed: {result.video_error}", 1)
+    raise typer.Exit(result.exit_code)
+
+
+class _Progress:
+    """Live terminal progress: the plan, each bridge decision, each skill's steps."""
+
+    def __init__(self, console):
+        self.c = console
+        self.status = None
+
+    def stop(self):
+        if self.status is not None:
+            self.status.stop()
+            self.status = None
+
+    def event(self, kind: str, d: dict) -> None:
+        from skillbridge.episode import format_subgoal
+
+        c = self.c
+        if kind == "start":
+            c.print(f"[bold]task[/bold] {d['task']}  (seed {d['seed']}, planner {d['planner']}, "
+                    f"trace {d['trace_id']})", highlight=False)
+        elif kind == "plan":
+            for a in d.get("attempt_records", []):
+                codes = ", ".join(r["code"] for r in a.get("reasons", [])) or "ok"
+                col = {"accepted": "green", "refused": "magenta"}.get(a["decision"], "red")
+                c.print(f"  bridge: {a['proposer']}#{a['attempt']} [{col}]{a['decision']}[/{col}]"
+                        f" ({codes}) {a['tokens_in']}+{a['tokens_out']} tok", highlight=False)
+            steps = " → ".join(format_subgoal(s) for s in d["steps"]) or "(none)"
+            c.print(f"[bold]plan {d['index'] + 1}[/bold] {d['decision']} by {d['source']}: "
+                    f"{steps}", highlight=False)
+            if d.get("refusal"):
+                c.print(f"  [magenta]refused:[/magenta] {d['refusal']}", highlight=False)
+        elif kind == "subgoal_start":
+            self._label = f"[{d['index'] + 1}] {format_subgoal(d['subgoal'])}"
+            self.status = c.status(f"{self._label} running…")
+            self.status.start()
+        elif kind == "progress" and self.status is not None:
+            self.status.update(f"{self._label} running… {d['steps']} steps")
+        elif kind == "subgoal_end":
+            self.stop()
+            mark = "[green]✓[/green]" if d["success"] else "[red]✗[/red]"
+            why = "" if d["success"] else f" ({d.get('reason')})"
+            c.print(f"  {mark} {self._label} {d['steps']} steps, {d['sim_time_s']:.2f} s sim"
+                    f"{why}", highlight=False)
+        elif kind == "replan":
+            c.print(f"[yellow]replan {d.get('replans')}[/yellow]", highlight=False)
+        elif kind == "stale":
+            c.print("[yellow]the rest of the plan no longer fits the world[/yellow]")
+        elif kind == "video_start":
+            self.status = c.status(f"rendering {d['path']}…")
+            self.status.start()
+        elif kind == "done":
+            self.stop()
+
+
+def _summary(c, r) -> None:
+    from rich.table import Table
+
+    from skillbridge.episode import format_subgoal
+
+    t = Table(title=None, show_header=True, header_style="bold")
+    for col in ("#", "subgoal", "result", "steps", "sim s", "wall s"):
+        t.add_column(col, justify="right" if col in ("#", "steps", "sim s", "wall s") else "left")
+    for s in r.subgoals:
+        ok = s.get("success")
+        t.add_row(str(s["index"] + 1), format_subgoal(s["subgoal"]),
+                  "[green]success[/green]" if ok else f"[red]failed[/red] {s.get('reason') or ''}",
+                  str(s.get("steps", 0)), f"{s.get('steps', 0) * 0.04:.2f}", f"{s.get('wall_s', 0):.2f}")
+    if r.subgoals:
+        c.print(t)
+    tm = r.timings
+    split = ", ".join(f"{k} {tm.get(k, 0):.2f}" for k in
+                      ("planning", "bridge", "policy", "physics", "world", "recording"))
+    ok = sum(1 for s in r.subgoals if s.get("success"))
+    colour = "green" if r.success else "red"
+    c.print(f"[bold {colour}]{r.status}[/bold {colour}]: {r.message}", highlight=False)
+    c.print(f"subgoals {ok}/{len(r.subgoals)} succeeded, replans {r.replans}, tokens "
+            f"{r.tokens['in']} in / {r.tokens['out']} out ({r.tokens['calls']} planner calls)",
+            highlight=False)
+    c.print(f"sim {r.sim_time_s:.2f} s in {tm.get('run_s', r.wall_s):.2f} s wall "
+            f"(×{r.real_time_factor:.1f} real time); {split}", highlight=False)
+    c.print(f"episode: {r.episode}", highlight=False)
+    if r.video:
+        c.print(f"video:   {r.video} ({r.video_frames} frames)", highlight=False)
+    c.print(f"replay:  skillbridge replay {r.episode} --verify", highlight=False)
+
+
+def replay(
+    episode: Path = typer.Argument(..., help="Episode folder (runs/<id>)."),
+    video: Path = typer.Option(None, "--video", help="Render the episode to this mp4."),
+    viewer: bool = typer.Option(False, "--viewer", help="Play it in MuJoCo's viewer (needs a display)."),
+    verify: bool = typer.Option(False, "--verify", help="Re-simulate and check every state bit for bit."),
+    speed: float = typer.Option(1.0, "--speed", help="Playback speed for --video/--viewer."),
+    timeline: bool = typer.Option(True, "--timeline/--no-timeline", help="Print the trace."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
+):
+    """Replay a recorded episode: the trace as a timeline, a video or the viewer, --verify."""
+    from rich.console import Console
+
+    from skillbridge import replay as rp
+    from skillbridge.episode import EpisodeError, check_writable
+
+    c = Console(stderr=as_json)
+    if not speed > 0:
+        raise UserError("--speed must be > 0", 2)
+    try:
+        ep = rp.load(episode)
+    except EpisodeError as e:
+        raise UserError(str(e), 2) from None
+    if video is not None:
+        try:
+            check_writable(video.parent)
+        except EpisodeError as e:
+            raise UserError(str(e), 2) from None
+        if video.is_dir():
+            raise UserError(f"--video {video} is a folder; give a file name", 2)
+    out: dict = {"episode": str(ep.path), "status": ep.meta.get("status"), "steps": ep.n_steps,
+                 "outcome": (ep.meta.get("result") or {}).get("status")}
+    if timeline and not as_json:
+        rp.print_timeline(ep, c)
+    code = 0
+    try:
+        if verify:
+            with c.status("re-simulating…"):
+                v = rp.verify(ep)
+            out["verify"] = v.to_dict()
+            colour = "green" if v.ok else "red"
+            c.print(f"[{colour}]verify: {v.message}[/{colour}] ({v.steps_per_s:.0f} steps/s)",
+                    highlight=False)
+            code = 0 if v.ok else 1
+        if video is not None:
+            with c.status(f"rendering {video}…"):
+                frames = rp.render_video(ep, video, speed=speed)
+            out["video"], out["video_frames"] = str(video), frames
+            c.print(f"video: {video} ({frames} frames)", highlight=False)
+        if viewer:
+            rp.view(ep, speed=speed)
+    except EpisodeError as e:
+        raise UserError(str(e), 2) from None
+    if as_json:
+        typer.echo(json.dumps(out, indent=2))
+    raise typer.Exit(code)

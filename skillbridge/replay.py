@@ -1,0 +1,264 @@
+"""Replaying a recorded episode: video, viewer, timeline, exact re-simulation check.
+
+- :func:`render_video` restores every recorded state and renders it to mp4 with the active
+  subgoal burnt in as a caption (no physics is stepped: what you see is what was recorded);
+- :func:`view` does the same in MuJoCo's interactive viewer where a display exists;
+- :func:`verify` restores the *first* state only and re-simulates with the recorded actions,
+  comparing every resulting state bit for bit with the recording;
+- :func:`print_timeline` prints the trace (planner calls, bridge decisions, skills) in order.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from skillbridge.episode import Episode, EpisodeError, format_subgoal, load
+
+
+def _episode(ep: Episode | str | Path) -> Episode:
+    return ep if isinstance(ep, Episode) else load(ep)
+
+
+def _env(ep: Episode, width: int = 480, height: int = 360):
+    import sim  # noqa: F401  (GL backend before rendering imports)
+    from sim import physics
+    from sim.env import TabletopEnv
+
+    env = TabletopEnv(width=width, height=height)
+    need = physics.state_size(env.model)
+    if int(ep.meta["state_size"]) != need:
+        env.close()
+        raise EpisodeError(
+            f"{ep.path}: recorded with a different scene model (state size "
+            f"{ep.meta['state_size']}, this model has {need})"
+        )
+    return env
+
+
+def frame_indices(n_states: int, speed: float) -> np.ndarray:
+    """Which recorded states become video frames at ``speed`` (25 fps output): every
+    ``speed``-th state, repeated when ``speed`` < 1. ``ceil(n_states / speed)`` frames."""
+    if not speed > 0:
+        raise EpisodeError("--speed must be > 0")
+    count = max(1, math.ceil(n_states / speed - 1e-9)) if n_states else 0
+    return np.minimum((np.arange(count) * speed).astype(np.int64), max(0, n_states - 1))
+
+
+def _labels(ep: Episode) -> list[str]:
+    """Caption of every state in :meth:`Episode.all_states` order."""
+    names = ep.subgoal_labels()
+    n = ep.n_steps
+    out = []
+    for k in range(n):
+        i = int(ep.subgoals[k])
+        out.append(f"[{i + 1}] {names.get(i, f'subgoal {i}')}")
+    extra = len(ep.all_states()) - n
+    if extra:
+        res = ep.meta.get("result") or {}
+        end = res.get("status") or ("incomplete" if not ep.complete else "done")
+        out.extend([f"end: {end}" if n else "start"] * extra)
+    return out
+
+
+def render_video(ep: Episode | str | Path, out: str | Path, *, speed: float = 1.0,
+                 width: int = 480, height: int = 360, camera: str | None = None,
+                 on_frame=None) -> int:
+    """Render the recorded states to ``out`` (mp4, written atomically); return frames."""
+    from sim import scene
+    from sim.video import VideoWriter, caption
+
+    ep = _episode(ep)
+    states = ep.all_states()
+    if not len(states):
+        raise EpisodeError(f"{ep.path}: no recorded state to render")
+    idx = frame_indices(len(states), speed)
+    labels = _labels(ep)
+    env = _env(ep, width, height)
+    bars: dict[str, np.ndarray] = {}
+    bar = max(18, height // 14)
+    fps = int(round(1.0 / scene.CONTROL_DT))
+    try:
+        with VideoWriter(out, fps=fps) as vw:
+            for j, k in enumerate(idx):
+                env.set_state(states[k])
+                frame = env.render_rgb(camera)
+                text = labels[k]
+                if text not in bars:  # the caption only depends on its text: raster once
+                    bars[text] = caption(np.zeros_like(frame), text)[-bar:]
+                frame = frame.copy()
+                frame[-bar:] = bars[text]
+                vw.append(frame)
+                if on_frame is not None:
+                    on_frame(j + 1, len(idx))
+            return vw.frames
+    finally:
+        env.close()
+
+
+def has_display() -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def view(ep: Episode | str | Path, *, speed: float = 1.0) -> None:
+    """Play the episode in MuJoCo's passive viewer (needs a display)."""
+    ep = _episode(ep)
+    if not has_display():
+        raise EpisodeError("--viewer needs a display (DISPLAY/WAYLAND_DISPLAY is not set); "
+                           "use --video PATH to render an mp4 instead")
+    if not speed > 0:
+        raise EpisodeError("--speed must be > 0")
+    import mujoco.viewer
+
+    from sim import scene
+
+    env = _env(ep)
+    states = ep.all_states()
+    dt = scene.CONTROL_DT / speed
+    try:
+        with mujoco.viewer.launch_passive(env.model, env.data) as v:
+            for s in states:
+                if not v.is_running():
+                    break
+                t0 = time.perf_counter()
+                env.set_state(s)
+                v.sync()
+                time.sleep(max(0.0, dt - (time.perf_counter() - t0)))
+            while v.is_running():
+                time.sleep(0.05)
+    except Exception as e:  # noqa: BLE001 - GL/GLFW failures are environment problems
+        if isinstance(e, EpisodeError):
+            raise
+        raise EpisodeError(f"cannot open the MuJoCo viewer: {e}".splitlines()[0]) from None
+    finally:
+        env.close()
+
+
+@dataclass
+class VerifyResult:
+    ok: bool
+    steps: int
+    checked: int
+    first_mismatch: int | None = None
+    max_abs_diff: float = 0.0
+    model_hash_ok: bool = True
+    wall_s: float = 0.0
+    message: str = ""
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.wall_s if self.wall_s > 0 else float("inf")
+
+    def to_dict(self) -> dict:
+        d = dict(self.__dict__)
+        d["steps_per_s"] = round(self.steps_per_s, 1)
+        return d
+
+
+def verify(ep: Episode | str | Path) -> VerifyResult:
+    """Re-simulate from the first recorded state with the recorded actions; compare every
+    following state bit for bit (as integers, so NaNs and signed zeros count too)."""
+    from sim import physics
+
+    ep = _episode(ep)
+    ref = ep.all_states()
+    n = ep.n_steps
+    hash_ok = ep.meta.get("model_hash") == physics.model_hash()
+    env = _env(ep)
+    t0 = time.perf_counter()
+    checked, first, worst = 0, None, 0.0
+    try:
+        env.set_state(ref[0] if len(ref) else ep.initial_state)
+        for k in range(n):
+            env.step_physics(ep.actions[k])
+            if k + 1 >= len(ref):
+                break  # incomplete episode: the state after the last action was not recorded
+            s = env.get_state()
+            checked += 1
+            if not np.array_equal(s.view(np.uint64), ref[k + 1].view(np.uint64)):
+                first = k + 1
+                with np.errstate(invalid="ignore"):
+                    worst = float(np.nanmax(np.abs(s - ref[k + 1])))
+                break
+    finally:
+        env.close()
+    wall = time.perf_counter() - t0
+    if first is not None:
+        msg = (f"state {first} differs from the recording (max |diff| {worst:.3g})"
+               + ("" if hash_ok else "; the episode was recorded with a different model/MuJoCo"))
+    else:
+        msg = f"all {checked} states match bit for bit"
+        if not ep.complete:
+            msg += " (incomplete episode: checked what was recorded)"
+    return VerifyResult(first is None, n, checked, first, worst, hash_ok, wall, msg)
+
+
+# ----------------------------------------------------------------------------- timeline
+def timeline_rows(ep: Episode) -> list[tuple[str, str, str, str]]:
+    """(step, sim time, event, detail) per trace record."""
+    dt = float(ep.meta.get("control_dt") or 0.04)
+    rows = []
+    for r in ep.trace:
+        k = r.get("kind")
+        step = int(r.get("step", 0) or 0)
+        if k == "planner_call":
+            tok = f"{r.get('tokens_in', 0)}+{r.get('tokens_out', 0)} tok"
+            lat = f"{1000 * float(r.get('latency_s') or 0):.0f} ms"
+            raw = str(r.get("raw") or "").replace("\n", " ")
+            detail = f"{r.get('proposer')}#{r.get('attempt')} {tok} {lat}: {raw[:80]}"
+        elif k == "bridge_decision":
+            codes = ", ".join(x.get("code", "?") for x in r.get("reasons") or []) or "-"
+            detail = f"{r.get('decision')} {r.get('proposer')}#{r.get('attempt')} [{codes}]"
+        elif k == "plan":
+            steps = " → ".join(format_subgoal(s) for s in r.get("steps") or [])
+            detail = f"{r.get('decision')} by {r.get('source')}: " + (
+                steps or (f"refused: {r.get('refusal')}" if r.get("refusal") else "(no steps)"))
+        elif k == "subgoal_start":
+            detail = f"[{int(r.get('index', 0)) + 1}] {format_subgoal(r.get('subgoal') or {})}"
+        elif k == "skill_outcome":
+            ok = "success" if r.get("success") else f"FAILED ({r.get('reason')})"
+            detail = f"[{int(r.get('index', 0)) + 1}] {r.get('skill')} {ok} in {r.get('steps')} steps"
+        elif k == "end":
+            detail = f"{r.get('status')}: {r.get('message')}"
+        elif k == "aborted":
+            detail = str(r.get("reason"))
+        else:
+            detail = ", ".join(f"{a}={b}" for a, b in r.items() if a not in ("kind", "t", "step"))
+        rows.append((str(step), f"{step * dt:.2f}", str(k), detail))
+    return rows
+
+
+def print_timeline(ep: Episode, console=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    c = console or Console()
+    m = ep.meta
+    res = m.get("result") or {}
+    c.print(
+        f"[bold]{m.get('task')}[/bold]  seed {m.get('seed')}, planner "
+        f"{(m.get('planner') or {}).get('spec')}, policies {m.get('policy_source')}, "
+        f"trace {m.get('trace_id')}", highlight=False)
+    status = m.get("status")
+    colour = "green" if res.get("status") == "success" else "yellow" if status != "complete" else "red"
+    c.print(f"[{colour}]{status}[/{colour}], outcome {res.get('status', '?')}; "
+            f"{ep.n_steps} control steps ({ep.n_steps * float(m.get('control_dt') or 0.04):.2f} s simulated)",
+            highlight=False)
+    for w in ep.warnings:
+        c.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+    t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("step", "sim s", "event", "detail"):
+        t.add_column(col, overflow="fold", no_wrap=col != "detail")
+    style = {"skill_outcome": "cyan", "plan": "bold", "bridge_decision": "magenta",
+             "end": "bold", "aborted": "red"}
+    for row in timeline_rows(ep):
+        t.add_row(*row, style=style.get(row[2]))
+    c.print(t)

@@ -1,0 +1,512 @@
+"""The end-to-end runner: the one place that wires planner, bridge, skills and physics.
+
+``Runner(RunConfig(task=...)).run()`` resets the scene, lets the closed loop
+(:func:`planner.loop.run_closed_loop`) plan through the bridge, executes every accepted
+subgoal with its skill policy, and records everything as an episode
+(:mod:`skillbridge.episode`): per control step the full physics state, the action and the
+active subgoal; planner calls, bridge decisions and skill outcomes in the trace; structured
+logs with the task's trace id. It measures where the wall time goes (planning, bridge,
+policy, physics, world state, recording) and what the planner spent in tokens.
+
+All input is checked in :meth:`Runner.prepare`, before anything is created on disk, so bad
+input is one :class:`~skillbridge.errors.UserError` and leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from skillbridge.errors import UserError
+
+log = logging.getLogger("skillbridge.runner")
+
+EventFn = Callable[[str, dict], None]
+TIMING_KEYS = ("planning", "bridge", "policy", "physics", "world", "recording")
+DEFAULT_TASK = "put the red block in the green bin"
+#: Exit codes of ``skillbridge run``.
+EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
+
+
+@dataclass
+class RunConfig:
+    task: str
+    llm: str | None = None
+    seed: int = 0
+    cubes: list[str] | None = None
+    max_replans: int = 2
+    max_regenerations: int = 2
+    out_dir: Path = Path("runs")
+    video: Path | None = None
+    video_in_episode: bool = False  # video.mp4 inside the episode folder
+    video_speed: float = 1.0
+    policy_source: str = "pretrained"
+    route: str = "hybrid"
+    base_url: str | None = None
+
+
+@dataclass
+class RunResult:
+    task: str
+    seed: int
+    planner: str
+    policy_source: str
+    trace_id: str
+    status: str
+    message: str
+    refusal: str | None
+    plans: list[dict]
+    subgoals: list[dict]
+    replans: int
+    world: dict
+    tokens: dict
+    timings: dict
+    steps: int
+    sim_time_s: float
+    wall_s: float
+    episode: str
+    video: str | None = None
+    video_frames: int = 0
+    video_error: str | None = None
+
+    @property
+    def success(self) -> bool:
+        return self.status == "success"
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_OK if self.success else EXIT_FAILED
+
+    @property
+    def accepted_plan(self) -> list[dict]:
+        """The last executable plan the bridge accepted (empty if none)."""
+        for p in reversed(self.plans):
+            if p.get("steps") and p.get("decision") in ("accepted", "fallback_accepted"):
+                return p["steps"]
+        return []
+
+    @property
+    def real_time_factor(self) -> float:
+        run_s = self.timings.get("run_s") or self.wall_s
+        return self.sim_time_s / run_s if run_s > 0 else float("inf")
+
+    def to_dict(self) -> dict:
+        return {
+            "task": self.task,
+            "seed": self.seed,
+            "planner": self.planner,
+            "policy_source": self.policy_source,
+            "trace_id": self.trace_id,
+            "success": self.success,
+            "status": self.status,
+            "message": self.message,
+            "refusal": self.refusal,
+            "accepted_plan": self.accepted_plan,
+            "plans": self.plans,
+            "subgoals": self.subgoals,
+            "replans": self.replans,
+            "final_world": self.world,
+            "tokens": self.tokens,
+            "timings": self.timings,
+            "steps": self.steps,
+            "sim_time_s": round(self.sim_time_s, 4),
+            "wall_s": round(self.wall_s, 4),
+            "real_time_factor": round(self.real_time_factor, 3),
+            "episode": self.episode,
+            "video": self.video,
+            "video_frames": self.video_frames,
+            "video_error": self.video_error,
+        }
+
+
+class _Interrupted(KeyboardInterrupt):
+    """SIGTERM, turned into the same clean shutdown as Ctrl-C."""
+
+
+class _TracedPlanner:
+    """Wraps the planner so each negotiation lands in the trace and the timings as it happens."""
+
+    def __init__(self, inner, runner: "Runner"):
+        self.inner = inner
+        self.runner = runner
+        self.max_steps = inner.max_steps
+        self.spec = inner.spec
+
+    def plan(self, task, world, *, history=None, trace_id=None):
+        t0 = time.perf_counter()
+        out = self.inner.plan(task, world, history=history, trace_id=trace_id)
+        dt = time.perf_counter() - t0
+        bridge_s = sum(float(getattr(a, "validate_s", 0.0) or 0.0) for a in out.attempts)
+        self.runner.timings["bridge"] += bridge_s
+        self.runner.timings["planning"] += max(0.0, dt - bridge_s)
+        self.runner._record_plan(out, dt)
+        return out
+
+
+class Runner:
+    """One task, one episode. Construct, :meth:`prepare` (checks input), :meth:`run`."""
+
+    def __init__(self, config: RunConfig, *, planner=None, executor=None,
+                 on_event: EventFn | None = None):
+        self.config = config
+        self.planner = planner
+        self.executor = executor
+        self.on_event = on_event or (lambda kind, data: None)
+        self.timings: dict[str, float] = {k: 0.0 for k in TIMING_KEYS}
+        self.trace_id = uuid.uuid4().hex[:16]
+        self.subgoals: list[dict] = []
+        self.plans: list[dict] = []
+        self.tokens = {"in": 0, "out": 0, "calls": 0}
+        self.writer = None
+        self.env = None
+        self._prepared = False
+
+    # ------------------------------------------------------------------ input checks
+    def prepare(self) -> "Runner":
+        """Check every input and build planner and executor; create nothing on disk but
+        the output folder itself."""
+        from skillbridge.episode import EpisodeError, check_writable
+
+        c = self.config
+        if not isinstance(c.task, str) or not c.task.strip():
+            raise UserError("the task is empty; say what to do, e.g. "
+                            f"skillbridge run \"{DEFAULT_TASK}\"", EXIT_INPUT)
+        c.task = " ".join(c.task.split())
+        if c.max_replans < 0:
+            raise UserError("--max-replans must be >= 0", EXIT_INPUT)
+        if not c.video_speed > 0:
+            raise UserError("the video speed must be > 0", EXIT_INPUT)
+        if c.cubes is not None:
+            from sim import scene
+
+            names = [n if n.endswith("_block") else f"{n}_block" for n in c.cubes]
+            bad = [n for n in names if n not in scene.CUBE_NAMES]
+            if bad or not names:
+                raise UserError(f"unknown cube(s) {', '.join(bad) or '(none)'}; known: "
+                                f"{', '.join(scene.CUBE_NAMES)}", EXIT_INPUT)
+            c.cubes = names
+        if self.planner is None:
+            from planner.errors import PlannerError
+            from planner.hybrid import ROUTES, HybridPlanner
+
+            if c.route not in ROUTES:
+                raise UserError(f"route must be one of {', '.join(ROUTES)}, not {c.route!r}",
+                                EXIT_INPUT)
+            try:
+                self.planner = HybridPlanner.from_spec(
+                    c.llm, base_url=c.base_url, route=c.route,
+                    max_regenerations=c.max_regenerations,
+                )
+            except PlannerError as e:
+                raise UserError(str(e).splitlines()[0], EXIT_INPUT) from None
+        if self.executor is None:
+            self.executor = make_executor(c.policy_source)
+        try:
+            check_writable(Path(c.out_dir))
+            if c.video is not None:
+                check_writable(Path(c.video).parent)
+                if Path(c.video).is_dir():
+                    raise EpisodeError(f"--video {c.video} is a folder; give a file name")
+        except EpisodeError as e:
+            raise UserError(str(e), EXIT_INPUT) from None
+        self._prepared = True
+        return self
+
+    # ------------------------------------------------------------------ the run
+    def run(self) -> RunResult:
+        if not self._prepared:
+            self.prepare()
+        import mujoco
+
+        import sim  # noqa: F401  (chooses the GL backend before rendering imports)
+        from planner.loop import run_closed_loop
+        from sim import physics, scene
+        from sim.env import TabletopEnv
+        from skillbridge.episode import COMPLETE, EpisodeWriter, EventLogHandler, library_versions
+
+        c = self.config
+        t_start = time.perf_counter()
+        env = self.env = TabletopEnv()
+        options = {"cubes": list(c.cubes)} if c.cubes else None
+        env.reset(seed=c.seed, options=options)
+        # Make the derived quantities (positions, Jacobians) a function of the recorded state
+        # alone: restoring a state also runs mj_forward, so replay starts from exactly here.
+        mujoco.mj_forward(env.model, env.data)
+        self._instrument(env)
+        world = env.world_state()
+        spec = str(getattr(self.planner, "spec", "custom"))
+        meta = {
+            "trace_id": self.trace_id,
+            "seed": c.seed,
+            "scene": {"cubes": list(c.cubes) if c.cubes else None, "env": "TabletopEnv"},
+            "model_hash": physics.model_hash(),
+            "physics_dt": scene.PHYSICS_DT,
+            "control_dt": scene.CONTROL_DT,
+            "control_substeps": scene.CONTROL_SUBSTEPS,
+            "versions": library_versions(),
+            "planner": {"spec": spec, "route": getattr(self.planner, "route", None),
+                        "max_regenerations": c.max_regenerations, "max_replans": c.max_replans},
+            "policy_source": getattr(self.executor, "source", c.policy_source),
+            "initial_world": world.model_dump(mode="json"),
+        }
+        try:
+            self.writer = EpisodeWriter.create(c.out_dir, task=c.task,
+                                               initial_state=env.get_state(), meta=meta)
+        except Exception as e:  # noqa: BLE001 - e.g. the disk filled between check and write
+            raise UserError(str(e), EXIT_INPUT) from None
+        writer = self.writer
+        handler = EventLogHandler(writer, self.trace_id)
+        root = logging.getLogger("skillbridge")
+        old_level = root.level
+        root.addHandler(handler)
+        if root.getEffectiveLevel() > logging.INFO:
+            root.setLevel(logging.INFO)
+        old_term = _install_sigterm()
+        error = None
+        result = None
+        try:
+            self._emit("start", {"task": c.task, "seed": c.seed, "planner": spec,
+                                 "trace_id": self.trace_id, "episode": str(writer.path)})
+            t_loop = time.perf_counter()
+            loop = run_closed_loop(
+                c.task, world, self._execute, planner=_TracedPlanner(self.planner, self),
+                max_replans=c.max_replans, trace_id=self.trace_id, on_event=self._loop_event,
+            )
+            run_s = time.perf_counter() - t_loop
+            final_world = env.world_state()
+            writer.trace("end", status=loop.status, message=loop.message, refusal=loop.refusal,
+                         replans=loop.replans, world=final_world.model_dump(mode="json"))
+            self._log("run_end", f"run {loop.status}: {loop.message}", status=loop.status,
+                      steps=writer.steps, replans=loop.replans)
+            t0 = time.perf_counter()
+            writer.close(COMPLETE, env.get_state(), result={
+                "status": loop.status, "message": loop.message, "refusal": loop.refusal,
+                "replans": loop.replans, "subgoals": len(self.subgoals),
+            })
+            self.timings["recording"] += time.perf_counter() - t0
+            result = self._result(loop, final_world, run_s, t_start)
+        except BaseException as e:
+            error = e
+            raise
+        finally:
+            _restore_sigterm(old_term)
+            if not writer.closed:
+                why = ("interrupted" if isinstance(error, KeyboardInterrupt)
+                       else f"{type(error).__name__}: {error}"[:300] if error else "unknown")
+                try:
+                    writer.trace("aborted", reason=why)
+                except Exception:  # noqa: BLE001
+                    pass
+                writer.close("incomplete", None, result={"status": "incomplete", "error": why})
+            root.removeHandler(handler)
+            root.setLevel(old_level)
+            env.close()
+        video = Path(c.video) if c.video is not None else (
+            writer.path / "video.mp4" if c.video_in_episode else None)
+        if video is not None:
+            from skillbridge.replay import render_video
+
+            t0 = time.perf_counter()
+            self._emit("video_start", {"path": str(video)})
+            try:
+                frames = render_video(writer.path, video, speed=c.video_speed)
+                result.video, result.video_frames = str(video), frames
+            except Exception as e:  # noqa: BLE001 - the run itself is done and recorded
+                result.video_error = f"{type(e).__name__}: {e}".splitlines()[0][:300]
+            result.timings["rendering"] = round(time.perf_counter() - t0, 4)
+        self._emit("done", {"result": result})
+        return result
+
+    # ------------------------------------------------------------------ pieces
+    def _instrument(self, env) -> None:
+        """Time physics and world-state extraction on this env instance (wrappers, no edit
+        of ``sim``)."""
+        t = self.timings
+        step_physics, world_state = env.step_physics, env.world_state
+
+        def timed_step(action, control_steps: int = 1):
+            t0 = time.perf_counter()
+            step_physics(action, control_steps)
+            t["physics"] += time.perf_counter() - t0
+
+        def timed_world():
+            t0 = time.perf_counter()
+            w = world_state()
+            t["world"] += time.perf_counter() - t0
+            return w
+
+        env.step_physics = timed_step
+        env.world_state = timed_world
+
+    def _execute(self, step: dict):
+        env, writer, t = self.env, self.writer, self.timings
+        idx = len(self.subgoals)
+        self.subgoals.append({"index": idx, "subgoal": dict(step), "start_step": writer.steps})
+        writer.trace("subgoal_start", index=idx, subgoal=dict(step))
+        self._log("subgoal_start", f"subgoal {idx}: {step}", index=idx, subgoal=dict(step))
+        self._emit("subgoal_start", {"index": idx, "subgoal": dict(step)})
+        get_state = env.get_state
+        n = [0]
+
+        def on_step(action):
+            t0 = time.perf_counter()
+            writer.record(get_state(), np.asarray(action, dtype=np.float64), idx)
+            t["recording"] += time.perf_counter() - t0
+            n[0] += 1
+            if n[0] % 10 == 0:
+                self._emit("progress", {"index": idx, "steps": n[0]})
+
+        before = {k: t[k] for k in ("physics", "world", "recording")}
+        t0 = time.perf_counter()
+        outcome = self.executor.run(env, dict(step), on_step=on_step)
+        dt = time.perf_counter() - t0
+        t["policy"] += max(0.0, dt - sum(t[k] - before[k] for k in before))
+        rec = outcome.to_dict()
+        rec.update(index=idx, sim_time_s=round(outcome.steps * _control_dt(), 4),
+                   wall_s=round(dt, 4))
+        self.subgoals[idx].update(success=outcome.success, steps=outcome.steps,
+                                  reason=outcome.reason, violations=outcome.violations,
+                                  wall_s=round(dt, 4))
+        writer.trace("skill_outcome", **rec)
+        self._log("skill_result", f"subgoal {idx} {step.get('skill')}: "
+                  f"{'success' if outcome.success else 'failed'} in {outcome.steps} steps",
+                  **rec)
+        self._emit("subgoal_end", rec)
+        return outcome.success, outcome.after
+
+    def _record_plan(self, out, wall_s: float) -> None:
+        writer = self.writer
+        for a in out.attempts:
+            meta = dict(getattr(a, "meta", {}) or {})
+            prompt = meta.pop("prompt", None)
+            self.tokens["in"] += int(a.tokens_in)
+            self.tokens["out"] += int(a.tokens_out)
+            self.tokens["calls"] += 1
+            writer.trace("planner_call", trace_id=a.trace_id, proposer=a.proposer,
+                         attempt=a.attempt, prompt=prompt, raw=a.raw, tokens_in=a.tokens_in,
+                         tokens_out=a.tokens_out, latency_s=round(a.latency_s, 6), meta=meta)
+            reasons = [r.to_dict() for r in a.reasons]
+            writer.trace("bridge_decision", proposer=a.proposer, attempt=a.attempt,
+                         decision=a.decision, reasons=reasons,
+                         validate_s=round(a.validate_s, 6))
+            self._log("planner_call", f"{a.proposer}#{a.attempt}: {a.decision}",
+                      proposer=a.proposer, attempt=a.attempt, tokens_in=a.tokens_in,
+                      tokens_out=a.tokens_out, latency_s=round(a.latency_s, 6))
+            self._log("bridge_decision", f"bridge {a.decision} {a.proposer}#{a.attempt}"
+                      + (f": {', '.join(r['code'] for r in reasons)}" if reasons else ""),
+                      decision=a.decision, reasons=reasons)
+        d = {
+            "index": len(self.plans),
+            "decision": out.decision,
+            "source": out.source,
+            "route": out.route,
+            "steps": out.steps(),
+            "refusal": out.refusal,
+            "attempts": len(out.attempts),
+            "wall_s": round(wall_s, 6),
+        }
+        self.plans.append(d)
+        writer.trace("plan", **d)
+        self._log("plan", f"plan {d['index']}: {out.decision} by {out.source}", **d)
+        self._emit("plan", {**d, "attempt_records": [a.to_dict() for a in out.attempts]})
+
+    def _loop_event(self, kind: str, data: dict) -> None:
+        if kind in ("replan", "stale"):
+            self.writer.trace(kind, **data)
+            self._log(kind, f"{kind}: {data}", **data)
+            self._emit(kind, data)
+
+    def _result(self, loop, final_world, run_s: float, t_start: float) -> RunResult:
+        steps = self.writer.steps
+        timings = {k: round(v, 4) for k, v in self.timings.items()}
+        accounted = sum(self.timings.values())
+        timings["other"] = round(max(0.0, run_s - accounted), 4)
+        timings["run_s"] = round(run_s, 4)
+        wall = time.perf_counter() - t_start
+        return RunResult(
+            task=self.config.task, seed=self.config.seed,
+            planner=str(getattr(self.planner, "spec", "custom")),
+            policy_source=str(getattr(self.executor, "source", self.config.policy_source)),
+            trace_id=self.trace_id, status=loop.status, message=loop.message,
+            refusal=loop.refusal, plans=self.plans, subgoals=self.subgoals,
+            replans=loop.replans, world=final_world.model_dump(mode="json"),
+            tokens={"in": self.tokens["in"], "out": self.tokens["out"],
+                    "calls": self.tokens["calls"]},
+            timings=timings, steps=steps, sim_time_s=steps * _control_dt(), wall_s=wall,
+            episode=str(self.writer.path),
+        )
+
+    def _emit(self, kind: str, data: dict) -> None:
+        try:
+            self.on_event(kind, data)
+        except Exception:  # noqa: BLE001 - a display problem must not break a run
+            log.debug("progress callback failed", exc_info=True)
+
+    def _log(self, event: str, message: str, **data: Any) -> None:
+        log.info(message, extra={"event": event, "data": data, "trace_id": self.trace_id})
+
+
+def _control_dt() -> float:
+    from sim import scene
+
+    return scene.CONTROL_DT
+
+
+def make_executor(source: str):
+    """A :class:`skills.runtime.SkillExecutor` for ``source``; for ``pretrained`` every
+    registered skill's policy is loaded (and checked) now, so a missing or tampered policy
+    is a one-line error before anything runs."""
+    from skills.runtime import SOURCES, SkillExecutor
+
+    if source not in SOURCES:
+        raise UserError(f"policy source must be one of {', '.join(SOURCES)}, not {source!r}",
+                        EXIT_INPUT)
+    ex = SkillExecutor(source=source)
+    if source == "pretrained":
+        from skills.policy import PolicyError
+        from skills.registry import names
+
+        for name in names():
+            try:
+                ex.policy(name)
+            except (PolicyError, OSError, ValueError) as e:
+                raise UserError(str(e).splitlines()[0] if str(e) else
+                                f"cannot load the pretrained policy of {name!r}",
+                                EXIT_INPUT) from None
+    return ex
+
+
+def _install_sigterm():
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise _Interrupted()
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):
+        return None
+
+
+def _restore_sigterm(old) -> None:
+    if old is None or threading.current_thread() is not threading.main_thread():
+        return
+    try:
+        signal.signal(signal.SIGTERM, old)
+    except (ValueError, OSError):
+        pass
+
+
+def run_task(task: str, **kw) -> RunResult:
+    """Convenience: ``run_task("put the red block in the green bin", seed=0)``."""
+    return Runner(RunConfig(task=task, **kw)).prepare().run()
