@@ -1,8 +1,8 @@
-"""World states for bridge tests, built directly (no physics): fast and exact."""
+"""World states for bridge tests, built directly (no physics): fast and exact.
+
+A plain module (not ``conftest``) so tests import it by a name no other test dir uses."""
 
 from __future__ import annotations
-
-import pytest
 
 from sim import scene
 from sim.world import BinState, ObjectState, RegionState, WorldState
@@ -62,13 +62,3 @@ def _worlds() -> dict[str, WorldState]:
 
 
 WORLDS = _worlds()
-
-
-@pytest.fixture
-def worlds() -> dict[str, WorldState]:
-    return WORLDS
-
-
-@pytest.fixture
-def world() -> WorldState:
-    return WORLDS["fresh"]

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import WORLDS
+from bridge_worlds import WORLDS
 from skillbridge.cli import run
 
 GOOD = json.dumps([{"skill": "pick", "object": "red_block"},

@@ -14,7 +14,7 @@ from bridge import reasons as R
 from bridge.fuzz import mutate, unsafe, valid_plan, wrap
 from bridge.schema import Vocabulary, compile_schema
 from bridge.validate import BridgeResult, normalise
-from conftest import WORLDS
+from bridge_worlds import WORLDS
 
 FAST = settings(max_examples=200, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])

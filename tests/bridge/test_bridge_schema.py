@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 
 from bridge import plan_schema
 from bridge.schema import Vocabulary, compile_schema
-from conftest import WORLDS
+from bridge_worlds import WORLDS
 
 
 @pytest.mark.parametrize("key", sorted(WORLDS))

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage
 
 from bridge import CODES, validate
 from bridge import reasons as R
-from conftest import WORLDS
+from bridge_worlds import WORLDS
 
 P = json.dumps
 
