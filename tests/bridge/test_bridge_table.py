@@ -152,7 +152,8 @@ def test_all_schema_errors_collected(world):
     raw = P([{"skill": "pick", "object": "purple_block", "speed": 1},
              {"skill": "fly"}, {"skill": "place"}])
     codes = validate(raw, world).codes
-    assert {R.HALLUCINATED_OBJECT, R.EXTRA_FIELD, R.HALLUCINATED_SKILL, R.WRONG_ARGUMENTS} <= set(codes)
+    want = {R.HALLUCINATED_OBJECT, R.EXTRA_FIELD, R.HALLUCINATED_SKILL, R.WRONG_ARGUMENTS}
+    assert want <= set(codes)
 
 
 def test_langchain_message_forms(world):
