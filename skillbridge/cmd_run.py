@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from pathlib import Path
 
 import typer
@@ -11,6 +12,13 @@ import typer
 from skillbridge.errors import UserError
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
+def _exit(code: int) -> None:
+    """Exit with ``code`` (SystemExit passes through the entry point unchanged, whereas
+    typer.Exit is returned, not raised, by a non-standalone click app)."""
+    if code:
+        sys.exit(code)
 
 
 def register(app: typer.Typer) -> None:
@@ -93,7 +101,7 @@ def run(
         _summary(console, result)
     if result.video_error:
         raise UserError(f"the run finished but the video failed: {result.video_error}", 1)
-    raise typer.Exit(result.exit_code)
+    _exit(result.exit_code)
 
 
 class _Progress:
@@ -235,4 +243,4 @@ def replay(
         raise UserError(str(e), 2) from None
     if as_json:
         typer.echo(json.dumps(out, indent=2))
-    raise typer.Exit(code)
+    _exit(code)

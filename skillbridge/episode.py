@@ -92,7 +92,7 @@ def _atomic_write_json(path: Path, obj: Any, fsync: bool = False) -> None:
 
 def _npz_bytes(**arrays: np.ndarray) -> bytes:
     buf = io.BytesIO()
-    np.savez(buf, **arrays)  # uncompressed: see docs/EPISODE_FORMAT.md
+    np.savez_compressed(buf, **arrays)  # zip+deflate: see docs/EPISODE_FORMAT.md
     return buf.getvalue()
 
 
