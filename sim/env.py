@@ -115,6 +115,10 @@ class TabletopEnv(gym.Env):
         for _ in range(control_steps):
             self.controller.apply(d, action)
             mujoco.mj_step(m, d, nstep=scene.CONTROL_SUBSTEPS)
+            # derived quantities (kinematics, contacts) of the *current* state, exactly as
+            # after set_state(): controller, observations and world state are then pure
+            # functions of the state, which is what makes restore-and-continue exact
+            mujoco.mj_forward(m, d)
 
     def move_arm_to(self, pos: np.ndarray, grip: float = -1.0, max_steps: int = 60) -> None:
         """Drive the grip site to ``pos`` with the controller (used to set start states)."""

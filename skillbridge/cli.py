@@ -64,10 +64,9 @@ def run() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
-    except Exception as e:  # click usage errors and the like
-        import click
-
-        if isinstance(e, click.ClickException):
+    except Exception as e:
+        # click's usage errors (typer vendors click, so match by behaviour, not by class)
+        if hasattr(e, "show") and hasattr(e, "exit_code"):
             e.show()
             sys.exit(e.exit_code)
         raise

@@ -1,7 +1,199 @@
-"""CLI verbs of the skills package (filled in by the skills work)."""
+"""CLI verbs of the skill library: ``train``, ``eval-skill``, ``skills``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from skillbridge.errors import UserError
+
+console = Console()
 
 
 def register(app: typer.Typer) -> None:
-    """Add this group's verbs to the top-level app."""
+    app.command("train")(train)
+    app.command("eval-skill")(eval_skill)
+    app.command("skills")(skills)
+
+
+def _check_skill(skill: str, allow_chain: bool = False) -> None:
+    from skills.chain import CHAIN
+    from skills.registry import names
+
+    valid = names() + ([CHAIN] if allow_chain else [])
+    if skill not in valid:
+        raise UserError(f"unknown skill {skill!r}; choose from {', '.join(valid)}")
+
+
+def _bar() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TimeRemainingColumn(), console=console, transient=False,
+    )
+
+
+def train(
+    skill: str = typer.Argument(..., help="Skill to train (pick, place, push, home)."),
+    algo: str = typer.Option("ppo", "--algo", help="RL algorithm for fine-tuning."),
+    timesteps: int = typer.Option(None, "-n", "--n-timesteps", min=1, help="RL steps (default: config)."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    n_envs: int = typer.Option(4, "--n-envs", min=1, help="Environments stepped per rollout."),
+    logdir: Path = typer.Option(Path("logs"), "-f", "--log-folder", help="Log folder."),
+    tensorboard: bool = typer.Option(False, "--tensorboard", help="Write tensorboard logs."),
+    config: Path = typer.Option(None, "--config", "-c", help="Hyperparameter YAML (default: skills/config/SKILL.yaml)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the latest run of this skill."),
+    install: bool = typer.Option(False, "--install", help="Copy the best policy into skills/pretrained/."),
+    threads: int = typer.Option(1, "--threads", min=1, help="torch threads (1 is fastest unless idle)."),
+):
+    """Train a skill: DAgger warm start from the scripted expert, then PPO; resumable."""
+    _check_skill(skill)
+    import torch
+
+    import sim  # noqa: F401
+    from skills.train import Progress as Hooks
+    from skills.train import TrainError
+    from skills.train import train as run_training
+
+    torch.set_num_threads(threads)
+    if tensorboard:
+        try:
+            import tensorboard as _  # noqa: F401
+        except ImportError:
+            raise UserError("--tensorboard needs tensorboard: pip install 'skillbridge[tensorboard]'") from None
+    with _bar() as bar:
+        current = {"task": None}
+
+        def stage(name, total):
+            if current["task"] is not None:
+                bar.update(current["task"], completed=bar.tasks[current["task"]].total)
+            current["task"] = bar.add_task(name, total=total)
+
+        hooks = Hooks(
+            stage=stage,
+            advance=lambda n: bar.advance(current["task"], n) if current["task"] is not None else None,
+            log=lambda m: bar.console.print(f"[dim]{m}"),
+        )
+        try:
+            run = run_training(
+                skill, algo=algo, timesteps=timesteps, seed=seed, n_envs=n_envs, logdir=logdir,
+                tensorboard=tensorboard, config=config, resume=resume, prog=hooks,
+                argv=["skillbridge", *sys.argv[1:]],
+            )
+        except (TrainError, PermissionError) as e:
+            raise UserError(str(e)) from None
+    best = run / "best"
+    if not (best / "manifest.json").is_file():
+        raise UserError(f"training finished without an evaluated policy in {best}", code=1)
+    console.print(f"best policy: [bold]{best}[/bold]")
+    if install:
+        from skills.policy import pretrained_dir
+
+        dest = pretrained_dir(skill)
+        tmp = dest.with_name(f".{skill}.tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(best, tmp)
+        shutil.rmtree(dest, ignore_errors=True)
+        os.replace(tmp, dest)
+        console.print(f"installed into {dest}")
+
+
+def eval_skill(
+    skill: str = typer.Argument(..., help="Skill to evaluate, or 'pick-place' for the chain."),
+    episodes: int = typer.Option(200, "-n", "--n-episodes", min=1, help="Episodes."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the start states."),
+    policy_dir: Path = typer.Option(None, "--policy", "-f", help="Policy folder (default: pretrained)."),
+    expert: bool = typer.Option(False, "--expert", help="Evaluate the scripted expert instead."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    record: bool = typer.Option(False, "--record", help="Store the result in the policy's manifest."),
+):
+    """Success rate (95% Wilson interval) of a skill from its chained start distribution."""
+    _check_skill(skill, allow_chain=True)
+    import torch
+
+    import sim  # noqa: F401
+    from skills.chain import CHAIN, evaluate_chain
+    from skills.evaluate import evaluate_policy, expert_policy
+    from skills.policy import PolicyError, load_policy, pretrained_dir
+    from skills.runtime import SkillExecutor
+
+    torch.set_num_threads(1)
+    directory = policy_dir or (None if skill == CHAIN else pretrained_dir(skill))
+    try:
+        if skill == CHAIN:
+            ex = SkillExecutor("scripted" if expert else "pretrained")
+            ex.policy("pick") if not expert else None
+            ex.policy("place") if not expert else None
+        elif expert:
+            policy = expert_policy
+        else:
+            policy, manifest = load_policy(directory, skill)
+    except PolicyError as e:
+        raise UserError(str(e)) from None
+    with _bar() as bar:
+        task = bar.add_task(f"eval {skill}", total=episodes)
+        hook = lambda ep, ok: bar.advance(task)  # noqa: E731
+        if skill == CHAIN:
+            result = evaluate_chain(ex, episodes, seed=seed, progress=hook)
+        else:
+            result = evaluate_policy(skill, policy, episodes, seed=seed, progress=hook)
+    if record and skill != CHAIN and not expert:
+        path = Path(directory) / "manifest.json"
+        m = json.loads(path.read_text())
+        m["evaluation"] = {**result, "seed": seed, "command": f"skillbridge eval-skill {skill} -n {episodes} --seed {seed}"}
+        tmp = path.with_name(".manifest.json.tmp")
+        tmp.write_text(json.dumps(m, indent=2) + "\n")
+        os.replace(tmp, path)
+    if as_json:
+        typer.echo(json.dumps(result))
+    else:
+        lo, hi = result["ci95"]
+        console.print(
+            f"{skill}: success {result['success_rate']:.3f} over {episodes} episodes "
+            f"(95% CI {lo:.3f}-{hi:.3f}), mean steps {result['mean_steps']}"
+        )
+
+
+def skills(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
+    """The skill catalogue: parameters, preconditions, shipped success rate."""
+    from skills.policy import PolicyError, load_manifest, pretrained_dir
+    from skills.registry import catalogue
+
+    rows = []
+    for entry in catalogue():
+        try:
+            m = load_manifest(pretrained_dir(entry["skill"]))
+            ev = m.get("evaluation") or {}
+            shipped = {
+                "success_rate": ev.get("success_rate"),
+                "episodes": ev.get("episodes"),
+                "ci95": ev.get("ci95"),
+                "training_steps": m.get("training_steps"),
+            }
+        except PolicyError:
+            shipped = None
+        rows.append({**entry, "pretrained": shipped})
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    t = Table(title="skills")
+    for col in ("skill", "parameters", "preconditions", "shipped success"):
+        t.add_column(col)
+    for r in rows:
+        params = ", ".join(f"{k}: {v['domain']}" for k, v in r["parameters"].items()) or "-"
+        s = r["pretrained"]
+        if s is None:
+            succ = "[red]no policy"
+        elif s["success_rate"] is None:
+            succ = "not evaluated"
+        else:
+            succ = f"{s['success_rate']:.3f} (n={s['episodes']}, CI {s['ci95'][0]:.2f}-{s['ci95'][1]:.2f})"
+        t.add_row(r["skill"], params, "\n".join(r["preconditions"]), succ)
+    console.print(t)

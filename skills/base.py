@@ -125,10 +125,70 @@ def moved(o: ObjectState, **changes) -> ObjectState:
     return o.model_copy(update=base)
 
 
-def replace_object(world: WorldState, new: ObjectState, held: str | None) -> WorldState:
+def replace_object(
+    world: WorldState, new: ObjectState, held: str | None, grip: tuple | None = None
+) -> WorldState:
+    """``world`` with ``new`` in place of the cube of that name; ``grip`` moves the gripper.
+
+    Skills that move the arm pass ``grip`` so that a later ``home`` is not judged a no-op
+    because the symbolic gripper never left the rest pose.
+    """
     objs = [new if o.name == new.name else o for o in world.objects]
-    return world.model_copy(update={"objects": objs, "held_object": held})
+    update = {"objects": objs, "held_object": held}
+    if grip is not None:
+        update["grip_pos"] = tuple(float(v) for v in grip)
+    return world.model_copy(update=update)
 
 
 def table_z() -> float:
     return scene.CUBE_HALF
+
+
+# ---------------------------------------------------------------------- execution side
+@dataclass
+class Binding:
+    """A subgoal's parameters resolved against the scene at the moment it starts.
+
+    Observation builders, experts and rewards read positions from the live observation
+    through these indices, so a target cube that moves is tracked, not remembered.
+    """
+
+    cube: int | None = None  # index in scene.CUBE_NAMES of the cube acted on
+    target_kind: str | None = None  # "bin" | "cube" | "region" | "point" | "home"
+    target_cube: int | None = None  # index of a cube target (stacking)
+    target_xyz: tuple[float, float, float] | None = None  # fixed target point
+
+
+def grip_of(obs: dict) -> np.ndarray:
+    return obs["proprio"][:3]
+
+
+def vel_of(obs: dict) -> np.ndarray:
+    return obs["proprio"][3:6]
+
+
+def opening_of(obs: dict) -> float:
+    return float(obs["proprio"][6] + obs["proprio"][7])
+
+
+def proprio_features(obs: dict) -> list[np.ndarray]:
+    """Features every skill observes: grip position, velocity, finger opening."""
+    return [grip_of(obs), 0.1 * vel_of(obs), np.array([opening_of(obs) / (2 * scene.FINGER_OPEN)])]
+
+
+def sample_arm_start(rng: np.random.Generator) -> np.ndarray | None:
+    """Where other skills leave the arm: at home, or above the table after a place/push."""
+    if rng.random() < 0.4:
+        return None  # home
+    xy = rng.uniform([-0.2, -0.28], [0.2, 0.28])
+    return np.array([xy[0], xy[1], rng.uniform(0.07, 0.22)])
+
+
+def run_expert_until(env, act, done, max_steps: int) -> bool:
+    """Drive ``env`` with ``act(obs)`` until ``done(obs)``; True if reached."""
+    for _ in range(max_steps):
+        obs = env._obs()
+        if done(obs):
+            return True
+        env.step_physics(act(obs))
+    return done(env._obs())

@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from sim import scene
+from sim import scene, scripted
 from sim.world import WorldState
-from skills.base import NO_EFFECT, Skill, SkillParams, Violation, moved, replace_object
+from skills.base import (
+    NO_EFFECT,
+    Binding,
+    Skill,
+    SkillParams,
+    Violation,
+    grip_of,
+    moved,
+    opening_of,
+    proprio_features,
+    replace_object,
+    run_expert_until,
+    sample_arm_start,
+)
 
 HOME_TOLERANCE = 0.03  # m
 
@@ -52,3 +65,42 @@ class Home(Skill):
 
     def success(self, before: WorldState, after: WorldState, params: HomeParams) -> bool:
         return after.held_object is None and at_home(after)
+
+    # ------------------------------------------------------------------ execution side
+    obs_dim = 10
+
+    def bind(self, world: WorldState, params: HomeParams) -> Binding:
+        return Binding(target_kind="home", target_xyz=tuple(float(v) for v in scene.HOME_POS))
+
+    def observe(self, obs: dict, b: Binding) -> np.ndarray:
+        return np.concatenate([*proprio_features(obs), scene.HOME_POS - grip_of(obs)])
+
+    def expert(self, obs: dict, b: Binding) -> np.ndarray:
+        return scripted.home_action(grip_of(obs), opening_of(obs))
+
+    def potential(self, obs: dict, b: Binding) -> float:
+        open_frac = opening_of(obs) / (2 * scene.FINGER_OPEN)
+        return -float(np.linalg.norm(grip_of(obs) - scene.HOME_POS)) + 0.1 * open_frac
+
+    def sample_start(self, env, rng: np.random.Generator) -> HomeParams | None:
+        """Wherever a skill may end: anywhere above the table, sometimes holding a cube."""
+        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
+        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        arm = sample_arm_start(rng)
+        if arm is None:
+            arm = np.array([*rng.uniform([-0.2, -0.28], [0.2, 0.28]), rng.uniform(0.05, 0.25)])
+        env.reset(seed=int(rng.integers(2**31)), options={"cubes": names, "arm": arm})
+        if rng.random() < 0.3:
+            held = scene.CUBE_NAMES.index(names[0])
+
+            def act(obs):
+                return scripted.pick_action(grip_of(obs), opening_of(obs), obs["object_pos"][held])
+
+            def done(obs):
+                g, c = grip_of(obs), obs["object_pos"][held]
+                return scripted.is_grasped(g, opening_of(obs), c) and c[2] > 0.08
+
+            run_expert_until(env, act, done, 80)
+        if self.preconditions(env.world_state(), HomeParams()):
+            return None
+        return HomeParams()

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import numpy as np
 from pydantic import Field
 
+from sim import scene, scripted
 from sim.world import WorldState
 from skills.base import (
     DOMAIN_OBJECT,
+    Binding,
+    grip_of,
+    opening_of,
+    proprio_features,
+    sample_arm_start,
     PRECONDITION,
     Skill,
     SkillParams,
@@ -64,8 +71,47 @@ class Pick(Skill):
     def effect(self, world: WorldState, params: PickParams) -> WorldState:
         o = world.object(params.object)
         p = (o.pos[0], o.pos[1], 0.12)
-        return replace_object(world, moved(o, held=True, pos=p), held=o.name)
+        return replace_object(world, moved(o, held=True, pos=p), held=o.name, grip=p)
 
     def success(self, before: WorldState, after: WorldState, params: PickParams) -> bool:
         o = after.object(params.object)
         return o is not None and after.held(params.object) and o.pos[2] >= LIFT_Z
+
+    # ------------------------------------------------------------------ execution side
+    obs_dim = 11
+
+    def bind(self, world: WorldState, params: PickParams) -> Binding:
+        return Binding(cube=scene.CUBE_NAMES.index(params.object))
+
+    def observe(self, obs: dict, b: Binding) -> np.ndarray:
+        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        return np.concatenate([*proprio_features(obs), cube - grip, [cube[2]]])
+
+    def expert(self, obs: dict, b: Binding) -> np.ndarray:
+        return scripted.pick_action(grip_of(obs), opening_of(obs), obs["object_pos"][b.cube])
+
+    def potential(self, obs: dict, b: Binding) -> float:
+        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        phi = -float(np.linalg.norm(grip - cube))
+        if scripted.is_grasped(grip, opening_of(obs), cube):
+            phi += 0.2 + 2.0 * min(cube[2] - scene.CUBE_HALF, 0.1)
+        return phi
+
+    def sample_start(self, env, rng: np.random.Generator) -> PickParams | None:
+        """Cubes at random (sometimes one stacked on another); the arm where others left it."""
+        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
+        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        cubes: dict = {n: None for n in names}
+        if k >= 2 and rng.random() < 0.2:
+            xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
+            cubes[names[1]] = [xy[0], xy[1], rng.uniform(-0.3, 0.3)]
+            cubes[names[0]] = [xy[0], xy[1], 3 * scene.CUBE_HALF + 0.001, rng.uniform(-0.3, 0.3)]
+        env.reset(
+            seed=int(rng.integers(2**31)), options={"cubes": cubes, "arm": sample_arm_start(rng)}
+        )
+        w = env.world_state()
+        free = [o.name for o in w.objects if w.under(o.name) is None and o.reachable and o.on_table
+                or (o.on is not None and w.under(o.name) is None)]
+        if not free:
+            return None
+        return PickParams(object=str(rng.choice(free)))

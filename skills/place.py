@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import numpy as np
 from pydantic import Field
 
-from sim import scene
+from sim import scene, scripted
 from sim.world import WorldState
 from skills.base import (
     DOMAIN_PLACE_TARGET,
+    Binding,
+    grip_of,
+    opening_of,
+    proprio_features,
+    run_expert_until,
+    sample_arm_start,
     PRECONDITION,
     UNREACHABLE,
     Skill,
@@ -27,9 +34,18 @@ class PlaceParams(SkillParams):
     )
 
 
+#: After placing, the grip site must be this far above the placed cube: the gripper has
+#: let go and backed off, so the cube has settled and the next skill starts clear.
+CLEARANCE = 0.05
+KINDS = ("bin", "cube", "region")
+
+
 def placed_ok(world: WorldState, obj: str, target: str) -> bool:
-    """Whether ``obj`` rests in/on ``target`` with the gripper empty."""
-    if world.held_object is not None:
+    """Whether ``obj`` rests in/on ``target`` with the gripper empty and clear of it."""
+    o = world.object(obj)
+    if world.held_object is not None or o is None:
+        return False
+    if world.grip_pos[2] < o.pos[2] + CLEARANCE:
         return False
     if world.bin(target) is not None:
         return world.in_(obj, target)
@@ -109,9 +125,94 @@ class Place(Skill):
         else:
             o = world.object(t)
             new = moved(h, on=t, pos=(o.pos[0], o.pos[1], o.pos[2] + 2 * scene.CUBE_HALF))
-        return replace_object(world, new, held=None)
+        above = (new.pos[0], new.pos[1], new.pos[2] + 2 * scene.CUBE_HALF)
+        return replace_object(world, new, held=None, grip=above)
 
     def success(self, before: WorldState, after: WorldState, params: PlaceParams) -> bool:
         if before.held_object is None:
             return False
         return placed_ok(after, before.held_object, params.target)
+
+    # ------------------------------------------------------------------ execution side
+    obs_dim = 16
+
+    def bind(self, world: WorldState, params: PlaceParams) -> Binding:
+        cube = scene.CUBE_NAMES.index(world.held_object)
+        t = params.target
+        if world.bin(t) is not None or world.region(t) is not None:
+            kind = "bin" if world.bin(t) is not None else "region"
+            rel = scripted.release_point(world, t)
+            return Binding(cube=cube, target_kind=kind, target_xyz=tuple(float(v) for v in rel))
+        return Binding(cube=cube, target_kind="cube", target_cube=scene.CUBE_NAMES.index(t))
+
+    @staticmethod
+    def release(obs: dict, b: Binding) -> np.ndarray:
+        if b.target_cube is not None:
+            return obs["object_pos"][b.target_cube] + np.array([0, 0, scripted.STACK_RELEASE_DZ])
+        return np.asarray(b.target_xyz)
+
+    def observe(self, obs: dict, b: Binding) -> np.ndarray:
+        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        kind = np.array([float(b.target_kind == k) for k in KINDS])
+        return np.concatenate([*proprio_features(obs), cube - grip, self.release(obs, b) - grip, kind])
+
+    def expert(self, obs: dict, b: Binding) -> np.ndarray:
+        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        return scripted.place_action(grip, opening_of(obs), cube, self.release(obs, b))
+
+    def potential(self, obs: dict, b: Binding) -> float:
+        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        rel = self.release(obs, b)
+        phi = -2.0 * float(np.linalg.norm(cube[:2] - rel[:2])) - float(abs(cube[2] - rel[2]))
+        if not scripted.is_grasped(grip, opening_of(obs), cube):
+            phi += 2.0 * min(max(grip[2] - cube[2], 0.0), CLEARANCE + 0.01)
+        return phi
+
+    def sample_start(self, env, rng: np.random.Generator) -> PlaceParams | None:
+        """A cube in a grasp the pick skill produced, carried somewhere above the table."""
+        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
+        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        env.reset(
+            seed=int(rng.integers(2**31)),
+            options={"cubes": names, "arm": sample_arm_start(rng)},
+        )
+        held = scene.CUBE_NAMES.index(names[0])
+        carry = np.array([*rng.uniform([-0.2, -0.25], [0.2, 0.25]), rng.uniform(0.08, 0.2)])
+
+        def act(obs):
+            grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
+            if scripted.is_grasped(grip, op, cube) and cube[2] > 0.07:
+                return scripted._move(grip, carry, scripted.CLOSE)
+            return scripted.pick_action(grip, op, cube)
+
+        def done(obs):
+            grip = grip_of(obs)
+            return (
+                scripted.is_grasped(grip, opening_of(obs), obs["object_pos"][held])
+                and np.linalg.norm(grip - carry) < 0.02
+            )
+
+        if not run_expert_until(env, act, done, 120):
+            return None
+        w = env.world_state()
+        if w.held_object != names[0]:
+            return None
+        kind = rng.choice(KINDS, p=[0.5, 0.3, 0.2])
+        if kind == "cube":
+            options = [
+                o.name for o in w.objects
+                if o.name != w.held_object and o.on_table and w.under(o.name) is None and o.reachable
+            ]
+        elif kind == "region":
+            options = [
+                r.name for r in w.regions
+                if all(
+                    np.hypot(o.pos[0] - r.pos[0], o.pos[1] - r.pos[1]) > 0.07
+                    for o in w.objects if o.name != w.held_object
+                )
+            ]
+        else:
+            options = list(w.bin_names)
+        if not options:
+            options = list(w.bin_names)
+        return PlaceParams(target=str(rng.choice(options)))

@@ -7,7 +7,12 @@ from pydantic import Field, field_validator
 
 from sim import scene
 from sim.world import WorldState
+from sim import scripted
 from skills.base import (
+    Binding,
+    grip_of,
+    proprio_features,
+    sample_arm_start,
     DOMAIN_PUSH_TARGET,
     DOMAIN_OBJECT,
     NO_EFFECT,
@@ -125,7 +130,63 @@ class Push(Skill):
         o = world.object(params.object)
         goal = resolve_xy(world, params.target)
         new = moved(o, on_table=True, pos=(float(goal[0]), float(goal[1]), scene.CUBE_HALF))
-        return replace_object(world, new, held=world.held_object)
+        beside = (new.pos[0], new.pos[1], new.pos[2])
+        return replace_object(world, new, held=world.held_object, grip=beside)
 
     def success(self, before: WorldState, after: WorldState, params: PushParams) -> bool:
         return after.held_object is None and pushed_ok(after, params.object, params.target)
+
+    # ------------------------------------------------------------------ execution side
+    obs_dim = 12
+
+    def bind(self, world: WorldState, params: PushParams) -> Binding:
+        goal, _ = _goal(world, params.target)
+        kind = "region" if isinstance(params.target, str) else "point"
+        return Binding(
+            cube=scene.CUBE_NAMES.index(params.object),
+            target_kind=kind,
+            target_xyz=(float(goal[0]), float(goal[1]), scene.CUBE_HALF),
+        )
+
+    def observe(self, obs: dict, b: Binding) -> np.ndarray:
+        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        goal = np.asarray(b.target_xyz[:2])
+        return np.concatenate([*proprio_features(obs), cube - grip, goal - cube[:2]])
+
+    def expert(self, obs: dict, b: Binding) -> np.ndarray:
+        return scripted.push_action(grip_of(obs), obs["object_pos"][b.cube], np.asarray(b.target_xyz[:2]))
+
+    def potential(self, obs: dict, b: Binding) -> float:
+        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        goal = np.asarray(b.target_xyz[:2])
+        d = goal - cube[:2]
+        u = d / max(float(np.linalg.norm(d)), 1e-6)
+        behind = np.array([*(cube[:2] - u * scripted.PUSH_BACKOFF), scripted.PUSH_Z])
+        return -5.0 * float(np.linalg.norm(d)) - 0.5 * float(np.linalg.norm(grip - behind))
+
+    def sample_start(self, env, rng: np.random.Generator) -> PushParams | None:
+        """A free cube on the table and a region (or a point) it is not already at."""
+        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
+        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        env.reset(seed=int(rng.integers(2**31)), options={"cubes": names, "arm": sample_arm_start(rng)})
+        w = env.world_state()
+        o = w.object(names[0])
+        if not o.on_table:
+            return None
+        others = [p.pos for p in w.objects if p.name != o.name]
+        if rng.random() < 0.7:
+            cands = [
+                r.name for r in w.regions
+                if np.hypot(o.pos[0] - r.pos[0], o.pos[1] - r.pos[1]) > r.radius + 0.02
+                and all(np.hypot(p[0] - r.pos[0], p[1] - r.pos[1]) > 0.08 for p in others)
+            ]
+            if not cands:
+                return None
+            return PushParams(object=o.name, target=str(rng.choice(cands)))
+        for _ in range(50):
+            xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
+            if np.hypot(*(xy - np.asarray(o.pos[:2]))) > POINT_TOLERANCE + 0.03 and all(
+                np.hypot(p[0] - xy[0], p[1] - xy[1]) > 0.08 for p in others
+            ):
+                return PushParams(object=o.name, target=(round(float(xy[0]), 3), round(float(xy[1]), 3)))
+        return None

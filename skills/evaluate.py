@@ -1,0 +1,61 @@
+"""Measuring a skill: success rate with a 95% Wilson interval over the chained starts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from skills.policy import MLPPolicy
+from skills.skill_env import SkillEnv
+
+
+def wilson(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval: honest at rates near 0 or 1, unlike the normal approximation."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def evaluate_policy(
+    skill: str,
+    policy: MLPPolicy | Callable[[SkillEnv, np.ndarray], np.ndarray],
+    episodes: int,
+    seed: int = 0,
+    env: SkillEnv | None = None,
+    progress: Callable[[int, bool], None] | None = None,
+) -> dict:
+    """Deterministic rollouts from ``episodes`` seeded chained starts."""
+    env = env or SkillEnv(skill)
+    successes, steps = 0, []
+    for ep in range(episodes):
+        obs, _ = env.reset(seed=seed * 100_003 + ep)
+        done = False
+        info = {"is_success": False}
+        while not done:
+            a = policy.act(obs) if isinstance(policy, MLPPolicy) else policy(env, obs)
+            obs, _, term, trunc, info = env.step(a)
+            done = term or trunc
+        ok = bool(info["is_success"])
+        successes += ok
+        if ok:
+            steps.append(env.steps)
+        if progress:
+            progress(ep, ok)
+    lo, hi = wilson(successes, episodes)
+    return {
+        "skill": skill,
+        "episodes": episodes,
+        "success_rate": successes / max(episodes, 1),
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "mean_steps": float(np.mean(steps)) if steps else None,
+    }
+
+
+def expert_policy(env: SkillEnv, obs: np.ndarray) -> np.ndarray:
+    return env.expert_action()

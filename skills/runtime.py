@@ -1,0 +1,110 @@
+"""Executing one accepted subgoal with its skill policy in the simulator.
+
+This is the only place a policy touches the physics on behalf of a plan. The runner calls
+:meth:`SkillExecutor.run` for each subgoal the bridge accepted; the outcome carries the
+skill's own success test on the world state before and after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim.env import TabletopEnv
+from sim.world import WorldState
+from skills.policy import MLPPolicy, PolicyError, load_policy, pretrained_dir
+from skills.registry import get
+
+#: Policy sources: the shipped neural policies, or the scripted experts (a baseline and a
+#: debugging aid; never the default).
+SOURCES = ("pretrained", "scripted")
+
+
+@dataclass
+class SkillOutcome:
+    skill: str
+    params: dict
+    success: bool
+    steps: int
+    before: WorldState
+    after: WorldState
+    reason: str | None = None
+    violations: list[dict] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "skill": self.skill,
+            "params": self.params,
+            "success": self.success,
+            "steps": self.steps,
+            "reason": self.reason,
+            "violations": self.violations,
+        }
+
+
+def load_pretrained(skill: str) -> MLPPolicy:
+    d = pretrained_dir(skill)
+    if not (d / "manifest.json").is_file():
+        raise PolicyError(
+            f"{d}: no pretrained policy for skill {skill!r}; train one with `skillbridge train {skill}`"
+        )
+    policy, _ = load_policy(d, skill)
+    return policy
+
+
+class SkillExecutor:
+    """Runs subgoals with per-skill policies (loaded once, lazily)."""
+
+    def __init__(self, source: str = "pretrained", policies: dict[str, MLPPolicy] | None = None):
+        if source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES}")
+        self.source = source
+        self._policies = dict(policies or {})
+
+    def policy(self, skill: str) -> MLPPolicy:
+        if skill not in self._policies:
+            self._policies[skill] = load_pretrained(skill)
+        return self._policies[skill]
+
+    def run(
+        self,
+        env: TabletopEnv,
+        subgoal: dict,
+        on_step: Callable[[np.ndarray], None] | None = None,
+        max_steps: int | None = None,
+    ) -> SkillOutcome:
+        """Execute ``subgoal`` ({"skill": ..., **params}) until its success test or budget.
+
+        ``on_step(action)`` is called just before each control step is applied, so a
+        recorder can store the pre-step state with the action that follows it.
+        """
+        name = subgoal["skill"]
+        skill = get(name)
+        params = skill.Params(**{k: v for k, v in subgoal.items() if k != "skill"})
+        before = env.world_state()
+        violations = skill.preconditions(before, params)
+        pdict = params.model_dump(mode="json")
+        if violations:
+            return SkillOutcome(
+                name, pdict, False, 0, before, before, "precondition failed at execution time",
+                [v.__dict__ for v in violations],
+            )
+        binding = skill.bind(before, params)
+        policy = None if self.source == "scripted" else self.policy(name)
+        budget = max_steps or skill.step_budget
+        after = before
+        for step in range(1, budget + 1):
+            raw = env._obs()
+            if policy is None:
+                action = skill.expert(raw, binding)
+            else:
+                action = policy.act(skill.observe(raw, binding))
+            if on_step is not None:
+                on_step(action)
+            env.step_physics(action)
+            after = env.world_state()
+            if skill.success(before, after, params):
+                return SkillOutcome(name, pdict, True, step, before, after)
+        return SkillOutcome(name, pdict, False, budget, before, after, "step budget exhausted")

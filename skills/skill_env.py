@@ -1,0 +1,90 @@
+"""A skill as a gymnasium environment: start states, goal observation, shaped reward.
+
+Starts come from the skill's *chained* start distribution (where the other skills leave the
+world), so a policy is trained on the states it will meet in a plan, not only clean resets.
+Reward is potential-based shaping (which preserves the optimal policy) plus a success bonus
+and a small time cost; the episode terminates on the skill's own success test.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from sim.env import TabletopEnv
+from skills.registry import get
+
+SHAPING_SCALE = 10.0
+SUCCESS_BONUS = 5.0
+TIME_COST = 0.01
+
+
+class SkillEnv(gym.Env):
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 25}
+
+    def __init__(self, skill: str, render_mode: str | None = None, expert_actions: bool = False):
+        self.skill = get(skill)
+        self.sim = TabletopEnv(render_mode=render_mode)
+        self.render_mode = render_mode
+        d = self.skill.obs_dim
+        self.observation_space = spaces.Box(-np.inf, np.inf, (d,), np.float32)
+        self.action_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
+        self.expert_actions = expert_actions
+        self._rng: np.random.Generator | None = None
+
+    def reset(self, *, seed: int | None = None, options=None):
+        super().reset(seed=seed)
+        if self._rng is None or seed is not None:
+            self._rng = np.random.default_rng(self.np_random.integers(2**63))
+        for _ in range(100):
+            params = self.skill.sample_start(self.sim, self._rng)
+            if params is not None:
+                break
+        else:
+            raise RuntimeError(f"could not sample a start state for {self.skill.name}")
+        self.params = params
+        self.before = self.sim.world_state()
+        self.binding = self.skill.bind(self.before, params)
+        self.steps = 0
+        raw = self.sim._obs()
+        self._phi = self.skill.potential(raw, self.binding)
+        return self._observe(raw), self._info(raw, False)
+
+    def step(self, action):
+        self.sim.step_physics(np.asarray(action, dtype=np.float64))
+        self.steps += 1
+        raw = self.sim._obs()
+        success = self.skill.success(self.before, self.sim.world_state(), self.params)
+        phi = self.skill.potential(raw, self.binding)
+        reward = SHAPING_SCALE * (phi - self._phi) - TIME_COST + (SUCCESS_BONUS if success else 0.0)
+        self._phi = phi
+        truncated = not success and self.steps >= self.skill.step_budget
+        return self._observe(raw), float(reward), bool(success), truncated, self._info(raw, success)
+
+    def expert_action(self) -> np.ndarray:
+        return self.skill.expert(self.sim._obs(), self.binding).astype(np.float32)
+
+    def _observe(self, raw) -> np.ndarray:
+        return self.skill.observe(raw, self.binding).astype(np.float32)
+
+    def _info(self, raw, success: bool) -> dict:
+        info = {"is_success": success}
+        if self.expert_actions:
+            info["expert_action"] = self.skill.expert(raw, self.binding).astype(np.float32)
+        return info
+
+    def render(self):
+        return self.sim.render_rgb()
+
+    def close(self):
+        self.sim.close()
+
+
+def register_skill_envs() -> None:
+    from skills.registry import names
+
+    for n in names():
+        env_id = f"skillbridge/Skill-{n}-v0"
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point="skills.skill_env:SkillEnv", kwargs={"skill": n})

@@ -1,0 +1,21 @@
+"""Shared fixtures. Rendering runs offscreen (EGL) where no display exists."""
+
+import os
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import sim  # noqa: E402,F401  (registers the env)
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture
+def env():
+    from sim.env import TabletopEnv
+
+    e = TabletopEnv()
+    yield e
+    e.close()
