@@ -219,6 +219,12 @@ class EpisodeWriter:
         self._events.write(json.dumps(record, default=_json_default) + "\n")
         self._events.flush()
 
+    def flush(self) -> None:
+        """Write the buffered steps as a chunk now (e.g. at a subgoal boundary)."""
+        t0 = time.perf_counter()
+        self._flush_chunk()
+        self.write_s += time.perf_counter() - t0
+
     def _flush_chunk(self) -> None:
         n = self._n
         if n == 0:

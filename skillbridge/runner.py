@@ -178,8 +178,7 @@ class Runner:
 
         c = self.config
         if not isinstance(c.task, str) or not c.task.strip():
-            raise UserError("the task is empty; say what to do, e.g. "
-                            f"skillbridge run \"{DEFAULT_TASK}\"", EXIT_INPUT)
+            raise UserError(f"the task is empty; e.g. \"{DEFAULT_TASK}\"", EXIT_INPUT)
         c.task = " ".join(c.task.split())
         if c.max_replans < 0:
             raise UserError("--max-replans must be >= 0", EXIT_INPUT)
@@ -376,6 +375,9 @@ class Runner:
         self.subgoals[idx].update(success=outcome.success, steps=outcome.steps,
                                   reason=outcome.reason, violations=outcome.violations,
                                   wall_s=round(dt, 4))
+        t1 = time.perf_counter()
+        writer.flush()  # a subgoal's steps reach the disk before the next subgoal starts
+        t["recording"] += time.perf_counter() - t1
         writer.trace("skill_outcome", **rec)
         self._log("skill_result", f"subgoal {idx} {step.get('skill')}: "
                   f"{'success' if outcome.success else 'failed'} in {outcome.steps} steps",

@@ -21,6 +21,7 @@ def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
     from skillbridge import cli
 
     monkeypatch.setattr(sys, "argv", ["skillbridge", *args])
+    monkeypatch.setattr(cli.err_console, "soft_wrap", True)  # a line is a line, not 80 cols
     code = 0
     try:
         cli.run()
