@@ -280,7 +280,6 @@ class Runner:
                 c.task, world, self._execute, planner=_TracedPlanner(self.planner, self),
                 max_replans=c.max_replans, trace_id=self.trace_id, on_event=self._loop_event,
             )
-            run_s = time.perf_counter() - t_loop
             final_world = env.world_state()
             writer.trace("end", status=loop.status, message=loop.message, refusal=loop.refusal,
                          replans=loop.replans, world=final_world.model_dump(mode="json"))
@@ -292,6 +291,7 @@ class Runner:
                 "replans": loop.replans, "subgoals": len(self.subgoals),
             })
             self.timings["recording"] += time.perf_counter() - t0
+            run_s = time.perf_counter() - t_loop
             result = self._result(loop, final_world, run_s, t_start)
         except BaseException as e:
             error = e

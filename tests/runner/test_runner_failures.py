@@ -115,7 +115,7 @@ def test_killed_run_leaves_a_readable_incomplete_episode(sig, tmp_path, monkeypa
     assert not list(tmp_path.glob(".*")) and not list(path.glob(".*"))
     ep = E.load(path)
     assert ep.meta["status"] == "incomplete" and not ep.complete
-    assert 0 < ep.n_steps < 106
+    assert ep.n_steps > 0 and ep.final_state is None
     if sig == signal.SIGINT:  # a clean shutdown flushes the buffer and says why
         assert ep.meta["result"]["error"] == "interrupted"
         assert ep.trace[-1]["kind"] == "aborted"
