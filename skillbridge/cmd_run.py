@@ -78,7 +78,7 @@ def run(
     if video_path is not None and not video:
         raise UserError(f"unexpected argument {video_path!r} after the task "
                         "(quote the task; for a video write --video PATH)", 2)
-    console = Console(stderr=as_json)
+    console = Console(stderr=as_json, soft_wrap=True)  # paths stay copyable
     _terminal_logging(log_level, Console(stderr=True))
     cfg = RunConfig(
         task=task, llm=llm, seed=seed, max_replans=max_replans, out_dir=out,
@@ -204,7 +204,7 @@ def replay(
     from skillbridge import replay as rp
     from skillbridge.episode import EpisodeError, check_writable
 
-    c = Console(stderr=as_json)
+    c = Console(stderr=as_json, soft_wrap=True)
     if not speed > 0:
         raise UserError("--speed must be > 0", 2)
     try:
