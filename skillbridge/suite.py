@@ -1,0 +1,415 @@
+"""Evaluation task suites: YAML files of instructions with goals over the final world state.
+
+A suite file (``tasks/*.yaml``, read with ``yaml.safe_load`` and validated by pydantic)::
+
+    suite: stacking                      # a name for reports
+    description: one cube on another     # optional
+    tasks:
+      - id: stack-red-on-blue            # unique across the loaded files
+        instruction: stack the red block on the blue block
+        category: stacking
+        scene:                           # optional: TabletopEnv reset options
+          cubes: [red_block, blue_block] #   names (random poses per seed), or
+                                         #   {name: [x, y] | [x, y, yaw] | [x, y, z, yaw] | null}
+        goal:                            # all must hold at the end (a conjunction)
+          - on(red_block, blue_block)
+          - not held(*)
+        refuse: false                    # true: the system must decline the instruction
+
+Goal literals are ``[not] PREDICATE(ARG, ...)`` over :class:`sim.world.WorldState`:
+
+========================  ======================================================
+``in(OBJ, BIN)``          the cube lies in the bin
+``on(OBJ, OBJ)``          the first cube rests on the second
+``held(OBJ)``             the gripper holds the cube
+``on_table(OBJ)``         the cube rests on the table (not in a bin, not stacked)
+``in_region(OBJ, REGION)``  on the table, within the named region's radius
+``reachable(OBJ)``        the arm can reach the cube
+========================  ======================================================
+
+An argument is a scene name, ``*`` (*some* present name of that kind makes the literal
+true: ``held(*)`` is "something is held", ``not held(*)`` "nothing is held") or ``all``
+(*every* present name of that kind: ``in(all, blue_bin)``). Goals are parsed once, here, by a
+small grammar; nothing in a suite file is ever evaluated as code.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from sim import scene
+from sim.world import WorldState
+
+#: Where the shipped suite lives (a folder of YAML files).
+DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "tasks"
+
+CATEGORIES = (
+    "pick_place",
+    "stacking",
+    "push",
+    "sequence",
+    "quantifier",
+    "paraphrase",
+    "refuse",
+)
+Category = Literal[
+    "pick_place", "stacking", "push", "sequence", "quantifier", "paraphrase", "refuse"
+]
+
+# ----------------------------------------------------------------------------- goals
+OBJ, BIN, REGION = "object", "bin", "region"
+#: predicate -> the kind of each argument
+PREDICATES: dict[str, tuple[str, ...]] = {
+    "in": (OBJ, BIN),
+    "on": (OBJ, OBJ),
+    "held": (OBJ,),
+    "on_table": (OBJ,),
+    "in_region": (OBJ, REGION),
+    "reachable": (OBJ,),
+}
+ANY, ALL = "*", "all"
+_KNOWN = {OBJ: set(scene.CUBE_NAMES), BIN: set(scene.BIN_NAMES), REGION: set(scene.REGIONS)}
+_LITERAL_RE = re.compile(r"^\s*(not\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.S)
+_NAME_RE = re.compile(r"^(?:[a-z][a-z0-9_]*|\*)$")
+
+
+class GoalSyntaxError(ValueError):
+    """A goal string that does not follow the grammar (the message says what is wrong)."""
+
+
+@dataclass(frozen=True)
+class Literal_:
+    """One goal literal: ``[not] pred(args)``. Parsed once, evaluated many times."""
+
+    pred: str
+    args: tuple[str, ...]
+    negated: bool = False
+
+    def __str__(self) -> str:
+        return f"{'not ' if self.negated else ''}{self.pred}({', '.join(self.args)})"
+
+    def names(self) -> list[tuple[str, str]]:
+        """(kind, name) of every concrete (non-wildcard) argument."""
+        kinds = PREDICATES[self.pred]
+        return [(k, a) for k, a in zip(kinds, self.args) if a not in (ANY, ALL)]
+
+    def holds(self, world: WorldState) -> bool:
+        value = _evaluate(self.pred, self.args, world)
+        return (not value) if self.negated else value
+
+
+def parse_literal(text: str) -> Literal_:
+    """``"not in(red_block, green_bin)"`` -> :class:`Literal_`; GoalSyntaxError otherwise."""
+    if not isinstance(text, str):
+        raise GoalSyntaxError(f"a goal must be a string like 'in(red_block, green_bin)', "
+                              f"not {type(text).__name__}")
+    m = _LITERAL_RE.match(text)
+    if not m and text.count("(") != text.count(")"):
+        raise GoalSyntaxError(
+            f"{text!r} has unbalanced parentheses; in a YAML flow list [a, b] the comma "
+            "inside in(x, y) splits the item: write one goal per '- ' line or quote it"
+        )
+    if not m:
+        raise GoalSyntaxError(f"{text!r} is not of the form [not] predicate(arg, ...)")
+    negated, pred, inner = bool(m.group(1)), m.group(2), m.group(3)
+    if pred not in PREDICATES:
+        raise GoalSyntaxError(
+            f"unknown predicate {pred!r} in {text!r}; known: {', '.join(PREDICATES)}"
+        )
+    args = tuple(a.strip() for a in inner.split(",")) if inner.strip() else ()
+    kinds = PREDICATES[pred]
+    if len(args) != len(kinds):
+        raise GoalSyntaxError(
+            f"{pred} takes {len(kinds)} argument(s) ({', '.join(kinds)}), got {len(args)} in "
+            f"{text!r}"
+        )
+    for kind, a in zip(kinds, args):
+        if not _NAME_RE.match(a):
+            raise GoalSyntaxError(f"bad argument {a!r} in {text!r}")
+        if a in (ANY, ALL):
+            continue
+        if a not in _KNOWN[kind]:
+            raise GoalSyntaxError(
+                f"{a!r} in {text!r} is not a {kind} of the scene; known: "
+                f"{', '.join(sorted(_KNOWN[kind]))}"
+            )
+    return Literal_(pred, args, negated)
+
+
+def _domain(kind: str, world: WorldState) -> list[str]:
+    if kind == OBJ:
+        return world.object_names
+    if kind == BIN:
+        return world.bin_names
+    return world.region_names
+
+
+def _atom(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
+    if pred == "in":
+        return world.in_(*args)
+    if pred == "on":
+        return world.on(*args)
+    if pred == "held":
+        return world.held(*args)
+    if pred == "on_table":
+        return world.on_table(*args)
+    if pred == "in_region":
+        return world.in_region(*args)
+    if pred == "reachable":
+        return world.reachable(*args)
+    raise GoalSyntaxError(f"unknown predicate {pred!r}")  # unreachable after parsing
+
+
+def _evaluate(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
+    """``all`` binds outermost (every name must satisfy), then ``*`` (some name does)."""
+    kinds = PREDICATES[pred]
+    all_slots = [i for i, a in enumerate(args) if a == ALL]
+    any_slots = [i for i, a in enumerate(args) if a == ANY]
+
+    def with_any(bound: list[str]) -> bool:
+        if not any_slots:
+            return _atom(pred, tuple(bound), world)
+        pools = [_domain(kinds[i], world) for i in any_slots]
+        for combo in itertools.product(*pools):
+            b = list(bound)
+            for i, name in zip(any_slots, combo):
+                b[i] = name
+            if _atom(pred, tuple(b), world):
+                return True
+        return False
+
+    if not all_slots:
+        return with_any(list(args))
+    pools = [_domain(kinds[i], world) for i in all_slots]
+    for combo in itertools.product(*pools):
+        b = list(args)
+        for i, name in zip(all_slots, combo):
+            b[i] = name
+        if not with_any(b):
+            return False
+    return True
+
+
+def goal_holds(goal: Iterable[Literal_], world: WorldState) -> bool:
+    return all(lit.holds(world) for lit in goal)
+
+
+def unmet(goal: Iterable[Literal_], world: WorldState) -> list[str]:
+    """The literals of ``goal`` that do not hold in ``world`` (as text)."""
+    return [str(lit) for lit in goal if not lit.holds(world)]
+
+
+# ----------------------------------------------------------------------------- models
+def _check_goal_text(v: str) -> str:
+    parse_literal(v)  # raises with the reason; pydantic adds the list index to the location
+    return " ".join(v.split())
+
+
+#: A goal literal as written in a suite file, checked by the grammar at load time.
+GoalText = Annotated[str, AfterValidator(_check_goal_text)]
+
+
+class SceneSpec(BaseModel):
+    """Reset options of the scene (see :class:`sim.env.TabletopEnv`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    cubes: list[str] | dict[str, list[float] | None] | None = None
+
+    @field_validator("cubes")
+    @classmethod
+    def _known(cls, v):
+        if v is None:
+            return v
+        names = list(v)
+        if not names:
+            raise ValueError("at least one cube")
+        bad = [n for n in names if n not in scene.CUBE_NAMES]
+        if bad:
+            raise ValueError(f"unknown cube(s) {bad}; known: {', '.join(scene.CUBE_NAMES)}")
+        if len(set(names)) != len(names):
+            raise ValueError("a cube is listed twice")
+        if isinstance(v, dict):
+            for n, pose in v.items():
+                if pose is not None and len(pose) not in (2, 3, 4):
+                    raise ValueError(f"pose of {n} must be [x, y], [x, y, yaw] or [x, y, z, yaw]")
+        return v
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.cubes) if self.cubes is not None else list(scene.CUBE_NAMES)
+
+    @property
+    def poses(self) -> dict[str, list[float] | None] | None:
+        """The fixed poses, or None when only the set of cubes is given."""
+        if isinstance(self.cubes, dict) and any(p is not None for p in self.cubes.values()):
+            return dict(self.cubes)
+        return None
+
+    def reset_options(self) -> dict | None:
+        return None if self.cubes is None else {"cubes": self.cubes}
+
+
+class Task(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(..., pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,79}$")
+    instruction: str = Field(..., min_length=1, max_length=500)
+    category: Category
+    scene: SceneSpec = Field(default_factory=SceneSpec)
+    goal: tuple[GoalText, ...] = ()
+    refuse: bool = False
+    note: str | None = None
+
+    @field_validator("instruction")
+    @classmethod
+    def _not_blank(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the instruction is blank")
+        return v
+
+    @field_validator("goal", mode="before")
+    @classmethod
+    def _goal_list(cls, v):
+        if isinstance(v, str):
+            return (v,)
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if not self.refuse and not self.goal:
+            raise ValueError("a task that is not to be refused needs a goal")
+        if self.category == "refuse" and not self.refuse:
+            raise ValueError("category 'refuse' needs refuse: true")
+        present = set(self.scene.names)
+        for lit in self.literals:
+            if lit.negated or self.refuse:
+                continue
+            for kind, name in lit.names():
+                if kind == OBJ and name not in present:
+                    raise ValueError(f"goal {str(lit)!r} names {name}, which is not in the scene")
+        return self
+
+    @property
+    def literals(self) -> tuple[Literal_, ...]:
+        return tuple(parse_literal(t) for t in self.goal)
+
+    def achieved(self, world: WorldState) -> bool:
+        return goal_holds(self.literals, world)
+
+
+class SuiteFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str = Field(..., min_length=1, max_length=80)
+    description: str | None = None
+    tasks: list[Task] = Field(..., min_length=1)
+
+
+@dataclass
+class Suite:
+    """Tasks from one or more files, ids unique across them."""
+
+    name: str
+    tasks: list[Task]
+    files: list[Path]
+    origin: dict[str, Path]  # task id -> file
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def by_category(self) -> dict[str, list[Task]]:
+        out: dict[str, list[Task]] = {}
+        for t in self.tasks:
+            out.setdefault(t.category, []).append(t)
+        return out
+
+
+class SuiteError(ValueError):
+    """A suite that cannot be used; the message names the file and the field."""
+
+
+def _loc(loc: tuple, data) -> str:
+    """``("tasks", 3, "goal", 1)`` -> ``tasks[3] (id 'x').goal[1]``."""
+    out = ""
+    node = data
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            node = None
+            continue
+        if isinstance(part, int) and isinstance(node, dict) and isinstance(node.get("id"), str):
+            out += f" (id {node['id']!r})"
+    return out or "(top level)"
+
+
+def load_file(path: str | Path) -> SuiteFile:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SuiteError(f"{p}: no such suite file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise SuiteError(f"{p}: cannot read: {e}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise SuiteError(f"{p}{where}: not valid YAML: {problem}") from None
+    if not isinstance(data, dict):
+        raise SuiteError(f"{p}: expected a mapping with 'suite' and 'tasks', found "
+                         f"{type(data).__name__}")
+    try:
+        return SuiteFile.model_validate(data)
+    except ValidationError as e:
+        lines = []
+        for err in e.errors()[:5]:
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"{p}: {_loc(tuple(err['loc']), data)}: {msg}")
+        more = len(e.errors()) - 5
+        if more > 0:
+            lines.append(f"{p}: ... and {more} more error(s)")
+        raise SuiteError("\n".join(lines)) from None
+
+
+def load_suite(path: str | Path | None = None) -> Suite:
+    """A suite from a YAML file or a folder of them (``*.yaml``/``*.yml``, sorted)."""
+    p = Path(path) if path is not None else DEFAULT_SUITE
+    if p.is_dir():
+        files = sorted([*p.glob("*.yaml"), *p.glob("*.yml")])
+        if not files:
+            raise SuiteError(f"{p}: no *.yaml suite files in this folder")
+        name = p.name
+    elif p.exists():
+        files, name = [p], p.stem
+    else:
+        raise SuiteError(f"{p}: no such suite file or folder")
+    tasks: list[Task] = []
+    origin: dict[str, Path] = {}
+    for f in files:
+        sf = load_file(f)
+        for i, t in enumerate(sf.tasks):
+            if t.id in origin:
+                raise SuiteError(
+                    f"{f}: tasks[{i}].id: duplicate task id {t.id!r} (also in {origin[t.id]})"
+                )
+            origin[t.id] = f
+            tasks.append(t)
+        if len(files) == 1:
+            name = sf.suite
+    return Suite(name=name, tasks=tasks, files=files, origin=origin)
