@@ -44,6 +44,7 @@ def _register_all() -> None:
     for mod in (cmd_sim, cmd_skills, cmd_bridge, cmd_planner):
         mod.register(app)
     __import__("skillbridge.cmd_run", fromlist=["register"]).register(app)
+    __import__("skillbridge.cmd_eval", fromlist=["register"]).register(app)
 
 
 _register_all()
