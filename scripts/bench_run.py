@@ -114,7 +114,8 @@ def main(argv=None) -> int:
         print(f"task: {args.task!r} (seed {args.seed}, policies {source}, {len(runs)} runs)")
         if note:
             print(f"note: {note}")
-        print(f"real-time factor: {out['real_time_factor']}x (median of {rtfs and [round(x, 1) for x in rtfs]}); "
+        print(f"real-time factor: {out['real_time_factor']}x "
+              f"(median of {[round(x, 1) for x in rtfs]}); "
               f"{med.steps} steps = {med.sim_time_s:.2f} s sim in {run_s:.3f} s wall")
         for k in KEYS:
             print(f"  {k:<10} {med.timings.get(k, 0.0):8.4f} s  {out['time_split_pct'][k]:5.1f} %")

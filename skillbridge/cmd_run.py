@@ -44,14 +44,15 @@ def _terminal_logging(level: str, console) -> None:
 
 
 def run(
-    task: str = typer.Argument(..., help="The instruction, e.g. 'put the red block in the green bin'."),
+    task: str = typer.Argument(
+        ..., help="The instruction, e.g. 'put the red block in the green bin'."),
     llm: str = typer.Option(
         None, "--llm", help="Planner: PROVIDER:MODEL (openai:, ollama:, anthropic:, "
         "local:PATH.gguf) or rules; default: $SKILLBRIDGE_LLM, the config file, else rules."
     ),
     seed: int = typer.Option(0, "--seed", help="Scene seed (same seed, same episode)."),
     video_path: str = typer.Argument(
-        None, hidden=True, metavar="[PATH]",
+        None, hidden=True, metavar="VIDEO_PATH",
         help="With --video: where to write the mp4.",
     ),
     video: bool = typer.Option(
@@ -64,7 +65,8 @@ def run(
     max_replans: int = typer.Option(2, "--max-replans", min=0, max=20, help="Replans on failure."),
     log_level: str = typer.Option("warning", "--log-level", help="Terminal log level."),
     cubes: str = typer.Option(None, "--cubes", help="Comma-separated cubes in the scene."),
-    base_url: str = typer.Option(None, "--base-url", help="Base URL of an OpenAI-compatible server."),
+    base_url: str = typer.Option(
+        None, "--base-url", help="Base URL of an OpenAI-compatible server."),
     policy_source: str = typer.Option(
         "pretrained", "--policy-source", hidden=True,
         help="pretrained (shipped policies) or scripted (the experts; debugging aid).",
@@ -169,7 +171,8 @@ def _summary(c, r) -> None:
         ok = s.get("success")
         t.add_row(str(s["index"] + 1), format_subgoal(s["subgoal"]),
                   "[green]success[/green]" if ok else f"[red]failed[/red] {s.get('reason') or ''}",
-                  str(s.get("steps", 0)), f"{s.get('steps', 0) * 0.04:.2f}", f"{s.get('wall_s', 0):.2f}")
+                  str(s.get("steps", 0)), f"{s.get('sim_time_s', 0):.2f}",
+                  f"{s.get('wall_s', 0):.2f}")
     if r.subgoals:
         c.print(t)
     tm = r.timings
@@ -192,8 +195,10 @@ def _summary(c, r) -> None:
 def replay(
     episode: Path = typer.Argument(..., help="Episode folder (runs/<id>)."),
     video: Path = typer.Option(None, "--video", help="Render the episode to this mp4."),
-    viewer: bool = typer.Option(False, "--viewer", help="Play it in MuJoCo's viewer (needs a display)."),
-    verify: bool = typer.Option(False, "--verify", help="Re-simulate and check every state bit for bit."),
+    viewer: bool = typer.Option(
+        False, "--viewer", help="Play it in MuJoCo's viewer (needs a display)."),
+    verify: bool = typer.Option(
+        False, "--verify", help="Re-simulate and check every state bit for bit (exit 1 if not)."),
     speed: float = typer.Option(1.0, "--speed", help="Playback speed for --video/--viewer."),
     timeline: bool = typer.Option(True, "--timeline/--no-timeline", help="Print the trace."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),

@@ -387,7 +387,8 @@ def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]
         return []
     data = path.read_bytes()
     if complete and sha is not None and hashlib.sha256(data).hexdigest() != sha:
-        raise EpisodeError(f"{path}: does not match its sha256 in meta.json (truncated or tampered)")
+        raise EpisodeError(
+            f"{path}: does not match its sha256 in meta.json (truncated or tampered)")
     lines = data.decode("utf-8", errors="replace").split("\n")
     out = []
     for i, line in enumerate(lines):
@@ -399,7 +400,8 @@ def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]
             if i == len(lines) - 1 and not complete:
                 warnings.append(f"{path.name}: ignored a torn last line")
                 break
-            raise EpisodeError(f"{path}: line {i + 1} is not JSON (the episode is damaged)") from None
+            raise EpisodeError(
+                f"{path}: line {i + 1} is not JSON (the episode is damaged)") from None
         if isinstance(rec, dict):
             out.append(rec)
     return out

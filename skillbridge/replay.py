@@ -225,7 +225,8 @@ def timeline_rows(ep: Episode) -> list[tuple[str, str, str, str]]:
             detail = f"[{int(r.get('index', 0)) + 1}] {format_subgoal(r.get('subgoal') or {})}"
         elif k == "skill_outcome":
             ok = "success" if r.get("success") else f"FAILED ({r.get('reason')})"
-            detail = f"[{int(r.get('index', 0)) + 1}] {r.get('skill')} {ok} in {r.get('steps')} steps"
+            i = int(r.get("index", 0)) + 1
+            detail = f"[{i}] {r.get('skill')} {ok} in {r.get('steps')} steps"
         elif k == "end":
             detail = f"{r.get('status')}: {r.get('message')}"
         elif k == "aborted":
@@ -248,9 +249,11 @@ def print_timeline(ep: Episode, console=None) -> None:
         f"{(m.get('planner') or {}).get('spec')}, policies {m.get('policy_source')}, "
         f"trace {m.get('trace_id')}", highlight=False)
     status = m.get("status")
-    colour = "green" if res.get("status") == "success" else "yellow" if status != "complete" else "red"
+    colour = ("green" if res.get("status") == "success"
+              else "yellow" if status != "complete" else "red")
     c.print(f"[{colour}]{status}[/{colour}], outcome {res.get('status', '?')}; "
-            f"{ep.n_steps} control steps ({ep.n_steps * float(m.get('control_dt') or 0.04):.2f} s simulated)",
+            f"{ep.n_steps} control steps "
+            f"({ep.n_steps * float(m.get('control_dt') or 0.04):.2f} s simulated)",
             highlight=False)
     for w in ep.warnings:
         c.print(f"[yellow]warning:[/yellow] {w}", highlight=False)

@@ -373,6 +373,7 @@ class Runner:
         rec.update(index=idx, sim_time_s=round(outcome.steps * _control_dt(), 4),
                    wall_s=round(dt, 4))
         self.subgoals[idx].update(success=outcome.success, steps=outcome.steps,
+                                  sim_time_s=rec["sim_time_s"],
                                   reason=outcome.reason, violations=outcome.violations,
                                   wall_s=round(dt, 4))
         t1 = time.perf_counter()
