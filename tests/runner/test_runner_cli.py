@@ -74,3 +74,15 @@ def test_run_with_video_path(tmp_path, monkeypatch, capsys):
                            str(tmp_path / "runs"), "--policy-source", "scripted", "--json")
     assert code == 0, err
     assert out.is_file() and out.stat().st_size > 0
+
+
+def test_default_policies_are_the_pretrained_ones(tmp_path, monkeypatch, capsys):
+    """Without --policy-source the shipped policies run; missing ones are one line, exit 2."""
+    from skills.policy import pretrained_dir
+    from skills.registry import names
+
+    if all((pretrained_dir(n) / "manifest.json").is_file() for n in names()):
+        pytest.skip("pretrained policies are installed; covered by the end-to-end runs")
+    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--out", str(tmp_path / "runs"))
+    assert code == 2 and "pretrained policy" in err and "Traceback" not in err
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
