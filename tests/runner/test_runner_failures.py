@@ -256,3 +256,13 @@ def test_torn_trace_line_of_an_incomplete_episode_is_tolerated(episode_copy):
         f.write('{"kind": "subgoal_st')
     ep = E.load(episode_copy)
     assert ep.warnings and ep.trace[-1]["kind"] == "end"
+
+
+def test_missing_api_key(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("langchain_openai")
+    for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(k, raising=False)
+    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--llm", "openai:gpt-4o-mini",
+                             "--out", str(tmp_path / "runs"), "--policy-source", "scripted")
+    assert code == 2 and "OPENAI_API_KEY" in _one_line(err)
+    assert not (tmp_path / "runs").exists()
