@@ -67,7 +67,7 @@ def eval_suite(
     except SuiteError as e:
         raise UserError(str(e), EXIT_INPUT) from None
     s = _select(s, only)
-    _check_planner(llm, base_url)
+    planner_spec = _check_planner(llm, base_url)
     from skillbridge.runner import make_executor
 
     make_executor(policy_source)  # a missing or damaged policy is one line, before any work
@@ -75,7 +75,7 @@ def eval_suite(
     _check_out(out)
     cfg = ev.EvalConfig(
         suite_path=str(suite if suite is not None else DEFAULT_SUITE),
-        llm=llm, seeds=seeds, seed_base=seed_base, workers=workers, out=out,
+        llm=llm, planner=planner_spec, seeds=seeds, seed_base=seed_base, workers=workers, out=out,
         policy_source=policy_source, max_replans=max_replans, base_url=base_url,
         command=ev.command_line(),
     )
@@ -115,12 +115,13 @@ def eval_suite(
         _print_summary(console, report)
 
 
-def _check_planner(llm: str | None, base_url: str | None) -> None:
+def _check_planner(llm: str | None, base_url: str | None) -> str:
+    """The planner's spec as resolved (argument, environment, config file, else rules)."""
     from planner.errors import PlannerError
     from planner.hybrid import HybridPlanner
 
     try:
-        HybridPlanner.from_spec(llm, base_url=base_url)
+        return HybridPlanner.from_spec(llm, base_url=base_url).spec
     except PlannerError as e:
         raise UserError(str(e).splitlines()[0], EXIT_INPUT) from None
 

@@ -138,7 +138,7 @@ def parse_literal(text: str) -> Literal_:
             continue
         if a not in _KNOWN[kind]:
             raise GoalSyntaxError(
-                f"{a!r} in {text!r} is not a {kind} of the scene; known: "
+                f"{a!r} in {text!r} is not {'an' if kind == OBJ else 'a'} {kind} of the scene; known: "
                 f"{', '.join(sorted(_KNOWN[kind]))}"
             )
     return Literal_(pred, args, negated)
