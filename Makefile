@@ -2,7 +2,7 @@
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-TASK   ?= put the red block in the green bin, then stack the blue block on the red block
+TASK   ?= put the red block in the green bin, then stack the blue block on the yellow block
 
 .PHONY: run test test-all bench clean
 

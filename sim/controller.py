@@ -26,6 +26,9 @@ ROT_WEIGHT = 0.5
 R_DOWN = np.array([[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]).T
 
 
+_HOME_CACHE: dict[str, np.ndarray] = {}  # the scene is fixed, so one solution serves all
+
+
 class ArmController:
     """Turns normalised actions into actuator set-points for one compiled model."""
 
@@ -44,7 +47,6 @@ class ArmController:
         self.mocap = model.body_mocapid[model.body("ee_target").id]
         self._jacp = np.zeros((3, model.nv))
         self._jacr = np.zeros((3, model.nv))
-        self._home_q: np.ndarray | None = None
 
     # ------------------------------------------------------------------ queries
     def grip_pos(self, data: mujoco.MjData) -> np.ndarray:
@@ -77,11 +79,15 @@ class ArmController:
         m = self.model
         mujoco.mj_jacSite(m, data, self._jacp, self._jacr, self.site)
         J = np.vstack([self._jacp[:, self.dadr], ROT_WEIGHT * self._jacr[:, self.dadr]])
-        R = data.site_xmat[self.site].reshape(3, 3)
-        rot_err = 0.5 * (
-            np.cross(R[:, 0], R_DOWN[:, 0])
-            + np.cross(R[:, 1], R_DOWN[:, 1])
-            + np.cross(R[:, 2], R_DOWN[:, 2])
+        # orientation error 0.5 * sum_i R[:, i] x R_DOWN[:, i], expanded for the constant
+        # R_DOWN columns (-x, +y, -z): three np.cross calls cost more than the whole solve
+        r = data.site_xmat[self.site]  # row-major 3x3: r[3*row + col]
+        rot_err = 0.5 * np.array(
+            [
+                -r[7] - r[5],  # (0, -x2, x1) + (-y2, 0, y0) + (-z1, z0, 0), x/y/z = columns
+                -r[6] + r[2],
+                r[3] + r[1],
+            ]
         )
         err = np.concatenate([target - data.site_xpos[self.site], ROT_WEIGHT * rot_err])
         JJt = J @ J.T + (DLS_LAMBDA**2) * np.eye(6)
@@ -91,10 +97,10 @@ class ArmController:
 
     # ------------------------------------------------------------------ home pose
     def home_q(self) -> np.ndarray:
-        """Joint angles that put the grip site at HOME_POS pointing down (cached)."""
-        if self._home_q is None:
-            self._home_q = self.solve_ik(scene.HOME_POS)
-        return self._home_q.copy()
+        """Joint angles that put the grip site at HOME_POS pointing down (cached per scene)."""
+        if "home" not in _HOME_CACHE:
+            _HOME_CACHE["home"] = self.solve_ik(scene.HOME_POS)
+        return _HOME_CACHE["home"].copy()
 
     def solve_ik(self, pos: np.ndarray, iters: int = 300) -> np.ndarray:
         """Iterative IK on a scratch MjData (kinematics only; the sim is untouched)."""

@@ -20,7 +20,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # one error, one line
 
 
 def _version(value: bool):
@@ -39,12 +39,10 @@ def main(
 
 
 def _register_all() -> None:
-    from skillbridge import cmd_bridge, cmd_planner, cmd_sim, cmd_skills
+    from skillbridge import cmd_bridge, cmd_eval, cmd_planner, cmd_run, cmd_sim, cmd_skills
 
-    for mod in (cmd_sim, cmd_skills, cmd_bridge, cmd_planner):
+    for mod in (cmd_run, cmd_skills, cmd_planner, cmd_bridge, cmd_eval, cmd_sim):
         mod.register(app)
-    __import__("skillbridge.cmd_run", fromlist=["register"]).register(app)
-    __import__("skillbridge.cmd_eval", fromlist=["register"]).register(app)
 
 
 _register_all()
@@ -53,7 +51,8 @@ _register_all()
 def run() -> None:
     """Entry point that turns UserError into one line on stderr and its exit code."""
     try:
-        app(standalone_mode=False)
+        # without standalone mode, typer *returns* the code of typer.Exit(n)
+        code = app(standalone_mode=False)
     except UserError as e:
         err_console.print(f"[red]error:[/red] {e}", highlight=False)
         sys.exit(e.code)

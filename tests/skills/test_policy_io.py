@@ -1,0 +1,98 @@
+"""Safe storage: round trip, and clear errors for tampered, truncated or mismatched files."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from skills.policy import MLPPolicy, PolicyError, load_policy, save_policy
+
+
+@pytest.fixture
+def saved(tmp_path):
+    torch.manual_seed(0)
+    p = MLPPolicy(11, 4, [32, 32], np.zeros(11), np.ones(11) * 2)
+    d = save_policy(p, tmp_path / "pick", {"skill": "pick", "algo": "ppo"})
+    return p, d
+
+
+def test_round_trip_gives_identical_actions(saved):
+    p, d = saved
+    q, manifest = load_policy(d, "pick")
+    obs = np.random.default_rng(0).normal(size=(20, 11))
+    for o in obs:
+        assert np.array_equal(p.act(o), q.act(o))
+    assert manifest["net_arch"] == [32, 32] and len(manifest["sha256"]) == 64
+
+
+def test_tampered_weights_rejected(saved):
+    _, d = saved
+    w = d / "model.safetensors"
+    data = bytearray(w.read_bytes())
+    data[-5] ^= 0xFF
+    w.write_bytes(bytes(data))
+    with pytest.raises(PolicyError, match="sha256.*does not match"):
+        load_policy(d)
+
+
+def test_truncated_weights_rejected(saved):
+    _, d = saved
+    w = d / "model.safetensors"
+    w.write_bytes(w.read_bytes()[:100])
+    with pytest.raises(PolicyError, match="model.safetensors"):
+        load_policy(d)
+
+
+def test_wrong_sha_in_manifest_rejected(saved):
+    _, d = saved
+    m = json.loads((d / "manifest.json").read_text())
+    m["sha256"] = "0" * 64
+    (d / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(PolicyError, match="sha256"):
+        load_policy(d)
+
+
+@pytest.mark.parametrize("field", ["sha256", "net_arch", "obs_mean", "skill"])
+def test_missing_manifest_field_rejected(saved, field):
+    _, d = saved
+    m = json.loads((d / "manifest.json").read_text())
+    del m[field]
+    (d / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(PolicyError, match=f"lacks field.*{field}"):
+        load_policy(d)
+
+
+def test_mismatched_shape_rejected(saved):
+    _, d = saved
+    m = json.loads((d / "manifest.json").read_text())
+    m["net_arch"] = [64, 32]
+    (d / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(PolicyError, match="shape"):
+        load_policy(d)
+
+
+def test_wrong_skill_and_missing_files(saved, tmp_path):
+    _, d = saved
+    with pytest.raises(PolicyError, match="not 'place'"):
+        load_policy(d, "place")
+    with pytest.raises(PolicyError, match="manifest missing"):
+        load_policy(tmp_path / "nowhere")
+    (d / "model.safetensors").unlink()
+    with pytest.raises(PolicyError, match="weights file missing"):
+        load_policy(d)
+
+
+def test_no_pickle_load_path_in_skills():
+    """Loading never unpickles: no pickle/cloudpickle/zip model loading in the package."""
+    import pathlib
+
+    import skills
+
+    root = pathlib.Path(skills.__file__).parent
+    for f in root.rglob("*.py"):
+        text = f.read_text()
+        for bad in ("pickle.load", "cloudpickle", "PPO.load", "SAC.load", "load_from_zip"):
+            assert bad not in text, f"{f}: {bad}"
+        if "torch.load(" in text:
+            assert "weights_only=True" in text, f"{f}: torch.load without weights_only"
