@@ -1,0 +1,403 @@
+#!/usr/bin/env python
+"""Generate BENCHMARKS.md from the benchmark scripts and the evaluation suite.
+
+Every number on the page comes from a command printed beside it, so anyone can rerun it:
+
+    python scripts/make_benchmarks.py                  # full sizes (tens of minutes)
+    python scripts/make_benchmarks.py --quick          # reduced sizes, a few minutes
+    python scripts/make_benchmarks.py --suite-report runs/eval-X/report.json   # reuse a suite run
+    python scripts/make_benchmarks.py --skip suite,skills --out /tmp/B.md
+
+Sections: simulator (``bench_sim.py``), bridge (``bench_bridge.py``), runner and replay
+(``bench_run.py``), skills (``skillbridge eval-skill SKILL -n N --json``) and the task suite
+(``skillbridge eval --json``). Each is run in its own process; one that fails is reported as
+failed on the page (with its error line) and the rest still run. The raw JSON of every
+section is written beside the page (``benchmarks.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTIONS = ("sim", "bridge", "run", "skills", "suite")
+SKILLS = ("pick", "place", "push", "home", "pick-place")
+
+#: (full, quick) sizes
+SIZES = {
+    "sim_seconds": (5.0, 1.0),
+    "bridge_cases": (10000, 1000),
+    "run_repeats": (5, 1),
+    "skill_episodes": (200, 20),
+    "suite_seeds": (3, 1),
+}
+
+
+def _py() -> str:
+    venv = ROOT / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def _cli() -> list[str]:
+    return [_py(), "-m", "skillbridge.cli"] if not (ROOT / ".venv/bin/skillbridge").exists() \
+        else [str(ROOT / ".venv/bin/skillbridge")]
+
+
+def _shown(cmd: list[str]) -> str:
+    """The command as a reader would type it (repository-relative, no venv paths)."""
+    out = []
+    for c in cmd:
+        if c == _py():
+            c = "python"
+        elif c.endswith("/.venv/bin/skillbridge"):
+            c = "skillbridge"
+        elif c.startswith(str(ROOT) + "/"):
+            c = c[len(str(ROOT)) + 1:]
+        out.append(c)
+    return " ".join(shlex.quote(c) for c in out)
+
+
+def run_json(cmd: list[str], timeout: float) -> tuple[dict | None, str, float]:
+    """(parsed JSON of the last JSON object printed, error line, wall seconds)."""
+    t0 = time.perf_counter()
+    env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
+    try:
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                           env=env)
+    except subprocess.TimeoutExpired:
+        return None, f"timed out after {timeout:.0f} s", time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    text = p.stdout.strip()
+    data = None
+    # the whole output, else the last line that parses (progress bars may precede it)
+    for candidate in [text, *reversed(text.splitlines())]:
+        try:
+            data = json.loads(candidate)
+            break
+        except (json.JSONDecodeError, ValueError):
+            continue
+    if p.returncode != 0 or not isinstance(data, dict):
+        err = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"])
+        return data if isinstance(data, dict) else None, f"exit {p.returncode}: {err[-1][:300]}", wall
+    return data, "", wall
+
+
+def machine() -> dict:
+    info = {"date": datetime.now().astimezone().isoformat(timespec="seconds"),
+            "platform": platform.platform(), "python": platform.python_version(),
+            "cpus": os.cpu_count(), "processor": platform.processor() or platform.machine()}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                info["cpu_model"] = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        info["memory_gb"] = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        info["load_avg_1m"] = round(os.getloadavg()[0], 2)
+    except OSError:
+        pass
+    try:
+        info["git_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                            capture_output=True, text=True).stdout.strip()
+    except OSError:
+        pass
+    try:
+        sys.path.insert(0, str(ROOT))
+        from skillbridge.episode import library_versions
+
+        info["versions"] = library_versions()
+    except Exception:  # noqa: BLE001 - informational
+        info["versions"] = {}
+    return info
+
+
+# ----------------------------------------------------------------------------- sections
+def bench(args) -> dict:
+    q = 1 if args.quick else 0
+    size = {k: v[q] for k, v in SIZES.items()}
+    if args.skill_episodes:
+        size["skill_episodes"] = args.skill_episodes
+    if args.suite_seeds:
+        size["suite_seeds"] = args.suite_seeds
+    skip = {s.strip() for s in (args.skip or "").split(",") if s.strip()}
+    out: dict = {"machine": machine(), "quick": bool(args.quick), "sizes": size,
+                 "policy_source": args.policy_source, "sections": {},
+                 "command": " ".join(["python scripts/make_benchmarks.py",
+                                      *map(shlex.quote, args.argv)]).strip()}
+    S = out["sections"]
+
+    def section(name: str, cmd: list[str], timeout: float) -> None:
+        print(f"[make_benchmarks] {name}: {_shown(cmd)}", file=sys.stderr, flush=True)
+        data, err, wall = run_json(cmd, timeout)
+        S[name] = {"command": _shown(cmd), "data": data, "error": err, "wall_s": round(wall, 1)}
+
+    if "sim" not in skip:
+        section("sim", [_py(), str(ROOT / "scripts/bench_sim.py"), "--json", "--seconds",
+                        str(size["sim_seconds"])], 600)
+    if "bridge" not in skip:
+        section("bridge", [_py(), str(ROOT / "scripts/bench_bridge.py"), "--json", "--cases",
+                           str(size["bridge_cases"])], 1200)
+    if "run" not in skip:
+        section("run", [_py(), str(ROOT / "scripts/bench_run.py"), "--json", "--repeats",
+                        str(size["run_repeats"]), "--policy-source",
+                        "scripted" if args.policy_source == "scripted" else "auto"], 1200)
+    if "skills" not in skip:
+        skills = {}
+        for sk in SKILLS:
+            cmd = [*_cli(), "eval-skill", sk, "-n", str(size["skill_episodes"]), "--json"]
+            if args.policy_source == "scripted":
+                cmd.append("--expert")
+            print(f"[make_benchmarks] skill {sk}: {_shown(cmd)}", file=sys.stderr, flush=True)
+            data, err, wall = run_json(cmd, 3600)
+            skills[sk] = {"command": _shown(cmd), "data": data, "error": err,
+                          "wall_s": round(wall, 1)}
+        S["skills"] = skills
+    if "suite" not in skip:
+        if args.suite_report:
+            rep = json.loads(Path(args.suite_report).read_text())
+            cmd = (rep.get("config") or {}).get("command") or "(unknown)"
+            S["suite"] = {"command": cmd, "data": rep, "error": "", "wall_s": rep.get("wall_s"),
+                          "report": str(args.suite_report)}
+        else:
+            d = Path(args.suite_out or tempfile.mkdtemp(prefix="skillbridge-bench-suite-"))
+            cmd = [*_cli(), "eval", "--seeds", str(size["suite_seeds"]), "--workers",
+                   str(args.workers), "--json", "--out", str(d / "report")]
+            if args.suite_only:
+                cmd += ["--only", args.suite_only]
+            if args.policy_source == "scripted":
+                cmd += ["--policy-source", "scripted"]
+            section("suite", cmd, 7200)
+            S["suite"]["report"] = str(d / "report" / "report.md")
+            full = d / "report" / "report.json"
+            if full.exists():
+                S["suite"]["data"] = json.loads(full.read_text())
+    return out
+
+
+# ----------------------------------------------------------------------------- page
+def _fmt(v) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, float):
+        return f"{v:,.4g}" if abs(v) < 1e5 else f"{v:,.0f}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def _rate(r: dict | None) -> str:
+    if not r or r.get("rate") is None:
+        return "n/a"
+    lo, hi = r["ci95"]
+    return f"{r['rate']:.3f} [{lo:.3f}, {hi:.3f}] (n={r['episodes']})"
+
+
+def _flat(d: dict, prefix: str = "") -> list[tuple[str, object]]:
+    rows = []
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            rows += _flat(v, key + ".")
+        elif isinstance(v, (int, float, str, bool)) or v is None:
+            rows.append((key, v))
+    return rows
+
+
+def _failed(L: list[str], sec: dict) -> bool:
+    if sec.get("error") and not sec.get("data"):
+        L.append(f"**Not measured**: `{sec['command']}` failed: {sec['error']}\n")
+        return True
+    return False
+
+
+def render(b: dict) -> str:
+    m = b["machine"]
+    S = b["sections"]
+    L = ["# Benchmarks\n",
+         f"Generated by `{b.get('command', 'python scripts/make_benchmarks.py')}`; every number below comes from the command "
+         "printed with it. Rates carry their episode count and a 95% Wilson interval.\n"]
+    if b.get("policy_source") == "scripted":
+        L.append("> Policies: the **scripted experts**, not the shipped pretrained policies "
+                 "(`--policy-source scripted`).\n")
+    if b["quick"]:
+        L.append("> Reduced sizes (`--quick`): intervals are wide; run without `--quick` for the "
+                 "full sizes.\n")
+    L.append("## Machine\n")
+    L.append("| | |")
+    L.append("|---|---|")
+    for k in ("date", "git_commit", "cpu_model", "processor", "cpus", "memory_gb", "load_avg_1m",
+              "platform", "python"):
+        if k in m:
+            L.append(f"| {k} | {m[k]} |")
+    for k, v in (m.get("versions") or {}).items():
+        if k in m:
+            continue
+        L.append(f"| {k} | {v} |")
+    L.append("")
+    if m.get("load_avg_1m") is not None and m.get("cpus") and m["load_avg_1m"] > 0.5 * m["cpus"]:
+        L.append(f"Note: the machine was busy (1-minute load {m['load_avg_1m']} on {m['cpus']} "
+                 "CPUs) when this page was generated; timings are pessimistic.\n")
+
+    # headline
+    L.append("## Headline\n")
+    L.append("| what | result | command |")
+    L.append("|---|---|---|")
+    sim = (S.get("sim") or {}).get("data") or {}
+    if sim:
+        L.append(f"| simulator | {_fmt(sim.get('env_steps_per_s'))} env steps/s, "
+                 f"{_fmt(sim.get('sim_seconds_per_wall_second'))}× real time | "
+                 f"`{S['sim']['command']}` |")
+    br = (S.get("bridge") or {}).get("data") or {}
+    if br:
+        lat = br.get("latency_ms") or {}
+        L.append(f"| bridge | {_fmt(br.get('cases'))} fuzz cases: {br.get('crashes')} crashes, "
+                 f"{br.get('unsafe_accepts')} unsafe accepts; validate p50 {lat.get('p50')} ms, "
+                 f"p99 {lat.get('p99')} ms | `{S['bridge']['command']}` |")
+    run = (S.get("run") or {}).get("data") or {}
+    if run:
+        L.append(f"| runner | {_fmt(run.get('real_time_factor'))}× real time "
+                 f"({run.get('policy_source')} policies); replay verify "
+                 f"{_fmt(run.get('replay_verify_steps_per_s'))} steps/s, bit-exact "
+                 f"{run.get('replay_verify_bit_exact')} | `{S['run']['command']}` |")
+    for sk, sec in (S.get("skills") or {}).items():
+        d = sec.get("data")
+        if d:
+            r = {"rate": d.get("success_rate"), "ci95": d.get("ci95"),
+                 "episodes": d.get("episodes")}
+            L.append(f"| skill `{sk}` | success {_rate(r)} | `{sec['command']}` |")
+    su = (S.get("suite") or {}).get("data") or {}
+    if su and su.get("overall"):
+        o = su["overall"]
+        L.append(f"| suite ({su['suite']['tasks']} tasks × {su['config']['seeds']} seeds) | "
+                 f"planning {_rate(o['planning'])}; execution {_rate(o['execution'])}; "
+                 f"refusal {_rate(o['refusal'])} | `{S['suite']['command']}` |")
+    L.append("")
+
+    if "sim" in S:
+        L.append("## Simulator\n")
+        L.append(f"`{S['sim']['command']}` ({S['sim']['wall_s']} s)\n")
+        if not _failed(L, S["sim"]):
+            L += ["| metric | value |", "|---|---|"]
+            L += [f"| {k} | {_fmt(v)} |" for k, v in _flat(S["sim"]["data"])]
+            L.append("")
+    if "bridge" in S:
+        L.append("## Bridge\n")
+        L.append(f"`{S['bridge']['command']}` ({S['bridge']['wall_s']} s)\n")
+        if not _failed(L, S["bridge"]):
+            d = S["bridge"]["data"]
+            keep = [(k, v) for k, v in _flat(d) if not k.startswith(("examples",))]
+            L += ["| metric | value |", "|---|---|"]
+            L += [f"| {k} | {_fmt(v)} |" for k, v in keep]
+            L.append("")
+    if "run" in S:
+        L.append("## Runner and replay\n")
+        L.append(f"`{S['run']['command']}` ({S['run']['wall_s']} s)\n")
+        if not _failed(L, S["run"]):
+            d = S["run"]["data"]
+            L += ["| metric | value |", "|---|---|"]
+            L += [f"| {k} | {_fmt(v)} |" for k, v in _flat(d)
+                  if not k.startswith("time_split_s")]
+            L.append("")
+    if "skills" in S:
+        L.append("## Skills\n")
+        L.append("Each skill from its chained start distribution (`pick-place`: the two in a "
+                 "row).\n")
+        L += ["| skill | success [95% CI] | mean steps | command |", "|---|---|---|---|"]
+        for sk, sec in S["skills"].items():
+            d = sec.get("data")
+            if d:
+                r = {"rate": d.get("success_rate"), "ci95": d.get("ci95"),
+                     "episodes": d.get("episodes")}
+                ms = d.get("mean_steps")
+                L.append(f"| {sk} | {_rate(r)} | {'' if ms is None else f'{ms:.1f}'} | "
+                         f"`{sec['command']}` |")
+            else:
+                L.append(f"| {sk} | not measured: {sec.get('error')} | | `{sec['command']}` |")
+        L.append("")
+    if "suite" in S:
+        L.append("## Task suite\n")
+        sec = S["suite"]
+        L.append(f"`{sec['command']}`" + (f" ({sec['wall_s']} s)" if sec.get("wall_s") else "")
+                 + (f"; full report: `{sec['report']}`" if sec.get("report") else "") + "\n")
+        d = sec.get("data") or {}
+        if not _failed(L, sec) and d.get("overall"):
+            o = d["overall"]
+            L += ["| metric | rate [95% CI] (episodes) | target |", "|---|---|---|"]
+            for k in ("planning", "execution", "refusal"):
+                t = (d.get("targets") or {}).get(k, {})
+                L.append(f"| {k} success | {_rate(o[k])} | ≥ {t.get('target')} "
+                         f"({'met' if t.get('met') else 'not met'}) |")
+            L.append(f"| false refusals | {_rate(o['false_refusals'])} | |")
+            L.append("")
+            L += ["| category | planning | execution | refusal |", "|---|---|---|---|"]
+            for cat, r in d["by_category"].items():
+                L.append(f"| {cat} | {_rate(r['planning'])} | {_rate(r['execution'])} | "
+                         f"{_rate(r['refusal'])} |")
+            L.append("")
+            causes = d.get("failures", {}).get("by_cause") or {}
+            if causes:
+                L.append("Failure causes: " + ", ".join(f"`{k}` ×{v}" for k, v in causes.items())
+                         + "\n")
+            L.append(f"Planner: `{d['config'].get('llm')}`, policies "
+                     f"`{d['config'].get('policy_source')}`, {d['config'].get('workers')} workers, "
+                     f"{d.get('wall_s')} s wall, {d.get('tokens', {}).get('in', 0)} tokens in / "
+                     f"{d.get('tokens', {}).get('out', 0)} out.\n")
+    return "\n".join(L) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="reduced sizes (a few minutes)")
+    ap.add_argument("--skip", help=f"comma-separated sections to skip: {', '.join(SECTIONS)}")
+    ap.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md", help="the page")
+    ap.add_argument("--suite-report", type=Path, help="use this report.json instead of "
+                    "running the suite")
+    ap.add_argument("--suite-out", type=Path, help="folder for the suite run (default: temp)")
+    ap.add_argument("--suite-only", help="run only these suite tasks (ids, globs, categories)")
+    ap.add_argument("--suite-seeds", type=int, help="seeds per suite task (overrides the size)")
+    ap.add_argument("--skill-episodes", type=int, help="episodes per skill (overrides the size)")
+    ap.add_argument("--workers", type=int, default=2, help="suite worker processes")
+    ap.add_argument("--policy-source", choices=("pretrained", "scripted"), default="pretrained",
+                    help="skills, runner and suite with the shipped policies (default) or the "
+                    "scripted experts (a baseline; the page says so)")
+    ap.add_argument("--from-json", type=Path, help="only render the page from a benchmarks.json")
+    args = ap.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
+    if args.skip:
+        bad = {s.strip() for s in args.skip.split(",")} - set(SECTIONS)
+        if bad:
+            ap.error(f"unknown section(s) {', '.join(sorted(bad))}; known: {', '.join(SECTIONS)}")
+    if args.from_json:
+        b = json.loads(args.from_json.read_text())
+    else:
+        b = bench(args)
+        raw = args.out.with_name("benchmarks.json")
+        slim = json.loads(json.dumps(b, default=str))
+        su = (slim["sections"].get("suite") or {}).get("data")
+        if isinstance(su, dict):
+            su.pop("results", None)  # per-episode records stay in the suite's own report
+        raw.write_text(json.dumps(slim, indent=2) + "\n")
+    args.out.write_text(render(b))
+    print(f"wrote {args.out}", file=sys.stderr)
+    failed = [k for k, v in b["sections"].items()
+              if isinstance(v, dict) and v.get("error") and not v.get("data")]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
