@@ -34,7 +34,7 @@ from pathlib import Path
 
 from skills.evaluate import wilson
 from planner.rules import NOTHING_TO_DO
-from skillbridge.suite import Suite, Task
+from skillbridge.suite import CATEGORIES, Suite, Task
 
 REPORT_FORMAT = "skillbridge.eval-report"
 REPORT_VERSION = 1
@@ -306,7 +306,8 @@ def _rates(recs: list[dict]) -> dict:
 def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float) -> dict:
     overall = _rates(results)
     by_cat = {}
-    for cat in dict.fromkeys(t.category for t in suite.tasks):
+    present = {t.category for t in suite.tasks}
+    for cat in [c for c in CATEGORIES if c in present]:
         by_cat[cat] = _rates([r for r in results if r["category"] == cat])
     causes = Counter(r["cause"] for r in results if r["cause"])
     skills: dict[str, dict] = defaultdict(lambda: {"runs": 0, "failures": 0})
