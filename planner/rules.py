@@ -535,8 +535,13 @@ class RulesPlanner:
         quantified = c.obj.quant or (c.obj.plural and not c.obj.colors)
         moved = []
         for o in objs:
-            if quantified and world.bin(target) is not None and in_bin.get(o) == target:
-                notes.append(f"{o} is already in {target}")
+            # a goal the scene already satisfies is skipped, so replanning the same task
+            # after a partial execution continues where it stopped instead of redoing it
+            done_here = (world.bin(target) is not None and in_bin.get(o) == target) or (
+                is_cube_target and in_bin.get(o) == f"on {target}"
+            )
+            if done_here and held != o:
+                notes.append(f"{o} is already {'in' if world.bin(target) else 'on'} {target}")
                 continue
             held = self._move(o, target, steps, held)
             if world.bin(target) is not None:
