@@ -16,7 +16,7 @@ GAIN = 1.0 / (scene.MAX_EE_SPEED * scene.CONTROL_DT)  # metres -> action units p
 CARRY_Z = 0.14  # travel height of the grip site while carrying (clears bin walls and stacks)
 OPEN, CLOSE = -1.0, 1.0
 #: Finger opening below which a closed gripper is taking a cube's width (fully open is 0.08).
-GRASP_OPENING = 0.046
+GRASP_OPENING = 0.056
 BIN_RELEASE_Z = 0.085
 STACK_RELEASE_DZ = 2 * scene.CUBE_HALF + 0.006
 TABLE_RELEASE_Z = scene.CUBE_HALF + 0.006
