@@ -13,6 +13,7 @@ import numpy as np
 from sim import scene
 
 GAIN = 1.0 / (scene.MAX_EE_SPEED * scene.CONTROL_DT)  # metres -> action units per step
+TRAVEL_Z = 0.125  # empty-handed travel height of the grip site: fingertips clear a 2-stack
 CARRY_Z = 0.14  # travel height of the grip site while carrying (clears bin walls and stacks)
 OPEN, CLOSE = -1.0, 1.0
 #: Finger opening below which a closed gripper is taking a cube's width (fully open is 0.08).
@@ -37,7 +38,8 @@ def pick_action(grip: np.ndarray, opening: float, cube: np.ndarray, lift_z: floa
     if is_grasped(grip, opening, cube):
         return _move(grip, np.array([grip[0], grip[1], lift_z]), CLOSE)
     dxy = np.linalg.norm(cube[:2] - grip[:2])
-    hover = cube[2] + 0.07
+    # travel high enough that the fingertips clear a two-cube stack on the way
+    hover = max(cube[2] + 0.07, TRAVEL_Z) if dxy > 0.03 else cube[2] + 0.07
     if dxy > 0.008:
         # rise first if low, so the fingers do not sweep other cubes
         z = hover if grip[2] > cube[2] + 0.045 or dxy < 0.02 else grip[2] + 0.05
