@@ -100,6 +100,9 @@ def train(
         tmp = dest.with_name(f".{skill}.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.copytree(best, tmp)
+        # the learning curve travels with the policy: steps and wall time to reach the bar
+        if (run / "evaluations.json").is_file():
+            shutil.copy2(run / "evaluations.json", tmp / "evaluations.json")
         shutil.rmtree(dest, ignore_errors=True)
         os.replace(tmp, dest)
         console.print(f"installed into {dest}")
