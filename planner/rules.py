@@ -57,7 +57,13 @@ VERBS = {
     **{v: PICK for v in ("pick", "grab", "lift", "grasp", "raise", "hold", "seize", "fetch")},
     **{v: SORT for v in ("sort", "organize", "organise", "tidy")},
     "home": HOME, "reset": HOME, "park": HOME,
+    # "I need / I want / I'd like X in Y" (normalised to "want", see _PHRASES)
+    "want": MOVE,
+    # verbs that follow their object: "the red block goes in the blue bin"
+    "goes": MOVE, "go": MOVE, "belongs": MOVE, "belong": MOVE,
 }
+#: Verbs whose object comes before them ("X goes in Y", "X should be on Y").
+POSTFIX_VERBS = {"goes", "go", "belongs", "belong"}
 #: Move verbs that mean "pick" when no destination follows ("take the red block").
 PICK_LIKE = {"take", "get", "grab", "fetch", "lift", "raise"}
 PREPS = {"in", "into", "inside", "to", "onto", "on", "at", "toward", "towards", "over", "within"}
@@ -69,8 +75,8 @@ MATCH = {"same", "matching", "corresponding", "its", "their", "own", "respective
 HOME_WORDS = {"home", "rest", "start", "starting", "initial", "neutral"}
 FILLER = {
     "the", "a", "an", "please", "can", "could", "would", "will", "you", "now", "first",
-    "also", "carefully", "gently", "slowly", "quickly", "robot", "kindly", "i", "want",
-    "need", "like", "me", "go", "ahead", "up", "down", "of", "side", "table", "s", "there",
+    "also", "carefully", "gently", "slowly", "quickly", "robot", "kindly", "i",
+    "need", "like", "me", "ahead", "up", "thanks", "pls", "plz", "hi", "hello", "down", "of", "side", "table", "s", "there",
     "one", "ones", "color", "colors", "colored", "by", "just", "with", "your", "gripper",
     "arm", "spot", "position", "location", "area", "part", "ok", "okay", "hey", "let",
     "lets", "us", "should", "must", "then", "and", "too", "as", "well", "back", "again",
@@ -88,6 +94,19 @@ _POINT_RE = re.compile(
     r"[\[(]\s*x?\s*=?\s*(-?\d*\.?\d+)\s*(?:m\b)?\s*,\s*y?\s*=?\s*(-?\d*\.?\d+)\s*(?:m\b)?\s*[\])]"
 )
 _PHRASES: list[tuple[str, str]] = [
+    # politeness and wishes: "I'd like you to put ...", "hey robot, I need X in Y please"
+    (r"\b(?:(?:i|we) (?:would like|want|need)|id like|wed like) (?:you )?to\b", " "),
+    (r"\bthank(?:s| you)\b", " "),
+    (r"\bfor me\b", " "),
+    (r"\bgo ahead and\b", " "),
+    (r"\bgo and\b", " "),
+    (r"\b(?:(?:i|we) (?:would like|want|need)|id like|wed like)\b", " want "),
+    # "X should be / needs to be / has to go in Y" reads as "X goes in Y"
+    (r"\b(?:should|must|needs? to|has to|have to|ought to|(?:is|are) supposed to) "
+     r"(?:be|go|end up)\b", " goes "),
+    (r"\bends? up\b", " goes "),
+    # "slide it over to the middle", "move it across to the left"
+    (r"\b(?:over|across|right|all the way) (to|onto|into|towards?)\b", r" \1 "),
     (r"\bon top of\b", " onto "),
     (r"\bon to\b", " onto "),
     (r"\bin to\b", " into "),
@@ -238,99 +257,131 @@ def _phrase_of(tokens: list[str], points: list[list[float]]) -> _Phrase:
     return p
 
 
+def _content(t: str) -> bool:
+    """A word that carries meaning (not filler, punctuation or a joining word)."""
+    return t not in FILLER and t not in {",", "and", "to"}
+
+
 def _split_clauses(tokens: list[str]) -> list[list[str]]:
-    """Split at 'then', ';', and at ','/'and' when a new verb or a new destination follows."""
+    """Split at 'then', ';', and at ','/'and' when a new verb or a new destination follows;
+    then join a fronted destination to its clause ("into the green bin, put the red block")."""
     clauses: list[list[str]] = []
     cur: list[str] = []
-
-    def has_prep(ts: list[str]) -> bool:
-        return any(t in PREPS for t in ts)
-
-    def next_word(i: int) -> str | None:
-        for t in tokens[i + 1:]:
-            if t not in FILLER or t in VERBS:
-                return t
-        return None
-
-    i = 0
-    while i < len(tokens):
-        t = tokens[i]
+    for i, t in enumerate(tokens):
         if t == ";" or t in BOUNDARY:
-            if cur:
-                clauses.append(cur)
+            clauses.append(cur)
             cur = []
-        elif t in {",", "and"}:
-            nw = next_word(i)
-            rest: list[str] = []
-            for u in tokens[i + 1:]:
-                if u in {",", ";", "and"} or u in BOUNDARY:
-                    break
-                rest.append(u)
-            if nw is not None and (nw in VERBS or nw in BOUNDARY):
-                if cur:
-                    clauses.append(cur)
-                cur = []
-            elif cur and has_prep(cur) and has_prep(rest) and _verb_index(cur) is not None:
-                clauses.append(cur)
-                cur = []
-            elif cur and not has_prep(cur) and has_prep(rest) and _verb_index(cur) is not None:
-                # "pick up the red block, and the blue one ..." stays one clause
-                cur.append(t)
-            else:
-                cur.append(t)
+        elif t in {",", "and"} and cur and _starts_new_clause(cur, tokens[i + 1:]):
+            clauses.append(cur)
+            cur = []
         else:
             cur.append(t)
-        i += 1
-    if cur:
-        clauses.append(cur)
-    return [c for c in clauses if any(t not in FILLER and t not in {",", "and"} for t in c)]
+    clauses.append(cur)
+    clauses = [c for c in clauses if any(t not in FILLER and t not in {",", "and"} for t in c)]
+    return _join_fronted_destinations(clauses)
+
+
+def _starts_new_clause(cur: list[str], after: list[str]) -> bool:
+    """At a ',' or 'and' between ``cur`` and ``after``: does a new clause begin?"""
+    nw = next((t for t in after if t not in FILLER or t in VERBS), None)
+    if nw is not None and (nw in VERBS or nw in BOUNDARY):
+        return True
+    rest: list[str] = []
+    for u in after:
+        if u in {",", ";", "and"} or u in BOUNDARY:
+            break
+        rest.append(u)
+    # "put the red block in the red bin and the blue block in the blue bin": the verb is
+    # elided in the second clause; "pick up the red block, and the blue one" stays one
+    return _has_prep(cur) and _has_prep(rest) and _verb_index(cur) is not None
+
+
+def _has_prep(tokens: list[str]) -> bool:
+    return any(t in PREPS for t in tokens)
+
+
+def _fronted_prep(tokens: list[str]) -> int | None:
+    """Index of the verb when ``tokens`` open with a destination ("in the blue bin, place
+    the green block"): a preposition first, a verb later, no preposition after the verb."""
+    first = next((i for i, t in enumerate(tokens) if _content(t) or t == "to"), None)
+    vi = _verb_index(tokens)
+    if first is None or tokens[first] not in PREPS or vi is None or vi < first:
+        return None
+    return None if _has_prep(tokens[vi + 1:]) else vi
+
+
+def _join_fronted_destinations(clauses: list[list[str]]) -> list[list[str]]:
+    """A verbless clause that is only a destination joins the verb clause after it."""
+    out: list[list[str]] = []
+    i = 0
+    while i < len(clauses):
+        c = clauses[i]
+        if i + 1 < len(clauses) and _verb_index(c) is None and _fronted_prep(
+            c + clauses[i + 1]
+        ) is not None:
+            out.append(c + clauses[i + 1])
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return out
 
 
 def _verb_index(tokens: list[str]) -> int | None:
+    """The clause's verb. A postfix verb ("goes") counts only after some content word: in
+    "go put the red block ..." the verb is "put"."""
     for i, t in enumerate(tokens):
+        if t in POSTFIX_VERBS and not any(_content(u) for u in tokens[:i]):
+            continue
         if t in VERBS:
             return i
     return None
 
 
-def _parse_clause(tokens: list[str], points, prev_verb: str | None) -> _Clause:
+def _clause_words(tokens: list[str]) -> tuple[str | None, list[str], list[str]]:
+    """(verb word, words after it in reading order, words before it that are not understood).
+
+    Reorders the two inverted forms into "verb object prep target": a postfix verb
+    ("the red block goes in the blue bin") and a fronted destination ("into the green bin,
+    put the red block")."""
     vi = _verb_index(tokens)
-    unknown: list[str] = []
     if vi is None:
-        verb, verb_word, rest = prev_verb, None, tokens
-    else:
-        verb_word = tokens[vi]
-        verb = VERBS[verb_word]
-        for t in tokens[:vi]:
-            if t not in FILLER and t not in {",", "and", "to"}:
-                unknown.append(t)
-        rest = tokens[vi + 1:]
-    # "put it back in the bin": 'back' before a preposition is filler, after one a region
+        return None, tokens, []
+    verb_word = tokens[vi]
+    before, after = tokens[:vi], tokens[vi + 1:]
+    if verb_word in POSTFIX_VERBS:
+        return verb_word, before + after, []
+    if _fronted_prep(tokens) is not None:
+        return verb_word, after + before, []
+    unknown = [t for t in before if _content(t) and t not in POSTFIX_VERBS]
+    return verb_word, after, unknown
+
+
+def _parse_clause(tokens: list[str], points, prev_verb: str | None) -> _Clause:
+    verb_word, rest, unknown = _clause_words(tokens)
+    verb = VERBS[verb_word] if verb_word is not None else prev_verb
     prep_i = next((i for i, t in enumerate(rest) if t in PREPS), None)
     src_i = next((i for i, t in enumerate(rest) if t in SOURCE_PREPS), None)
-    if src_i is not None and (prep_i is None or src_i < prep_i):
+    end = prep_i if prep_i is not None else len(rest)
+    if src_i is not None and src_i < end:
         # "take the red block from the blue bin (and put it ...)"
-        end = prep_i if prep_i is not None else len(rest)
         obj_toks = rest[:src_i]
         src = _phrase_of([t for t in rest[src_i + 1:end] if t not in SOURCE_PREPS], points)
-        if src.unknown:
-            unknown.extend(src.unknown)
+        unknown.extend(src.unknown)
         if src.other_colors or (src.noun or "").startswith("thing:"):
             raise _Refuse(_missing_message(src, "source"))
     else:
-        end = prep_i if prep_i is not None else len(rest)
         obj_toks = rest[:end]
-    obj_toks = [t for t in obj_toks if not (t == "back")]
-    obj = _phrase_of(obj_toks, points)
+    # "put it back in the bin": 'back' before a preposition is filler, after one a region
+    obj = _phrase_of([t for t in obj_toks if t != "back"], points)
     target = None
     prep = None
     if prep_i is not None:
         prep = rest[prep_i]
         tgt_toks = rest[prep_i + 1:]
-        if any(t in PREPS for t in tgt_toks):
+        if _has_prep(tgt_toks):
             # "on the left of the ..." etc.: only "X of the table" is understood
-            extra = [t for t in tgt_toks if t in PREPS]
-            unknown.extend(extra)
+            unknown.extend(t for t in tgt_toks if t in PREPS)
             tgt_toks = [t for t in tgt_toks if t not in PREPS]
         target = _phrase_of(tgt_toks, points)
         unknown.extend(target.unknown)
@@ -348,7 +399,51 @@ def _missing_message(p: _Phrase, role: str) -> str:
     return f"there is no {colour} {noun} in the scene"
 
 
+def _is_container_prep(c: _Clause) -> bool:
+    """Whether a bare colour after the preposition names a bin ("put red into green")."""
+    return c.prep in {"in", "into", "inside", "within"} and c.verb != STACK
+
+
 # ----------------------------------------------------------------------------- planner
+@dataclass
+class _Plan:
+    """The plan being built and the symbolic scene it leaves behind, clause by clause."""
+
+    world: WorldState
+    steps: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    held: str | None = None
+    #: the blocks the previous clause named or moved: what "it"/"them" refer to
+    last: list[str] = field(default_factory=list)
+    #: where each block is, symbolically: a bin name, "on <cube>", "held", or None (table);
+    #: so "all"/"each" skip blocks already where asked
+    where: dict[str, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, world: WorldState) -> "_Plan":
+        held = world.held_object
+        where = {
+            o.name: o.in_bin or (f"on {o.on}" if o.on else None) or ("held" if o.held else None)
+            for o in world.objects
+        }
+        return cls(world=world, held=held, last=[held] if held else [], where=where)
+
+    def move(self, obj: str, target: str) -> None:
+        """pick (unless already held) and place ``obj`` on ``target``."""
+        if self.held != obj:
+            if self.held is not None:
+                raise _Unsure(f"the gripper would still hold {self.held}")
+            self.steps.append({"skill": "pick", "object": obj})
+        self.steps.append({"skill": "place", "target": target})
+        self.held = None
+        if self.world.bin(target) is not None:
+            self.where[obj] = target
+        elif self.world.object(target) is not None:
+            self.where[obj] = f"on {target}"
+        else:
+            self.where[obj] = None
+
+
 class RulesPlanner:
     """Parse an instruction against a world state. Pure and deterministic."""
 
@@ -380,46 +475,37 @@ class RulesPlanner:
         clauses = _split_clauses(tokens)
         if not clauses:
             raise _Unsure("no instruction found")
-        notes: list[str] = []
+        plan = _Plan.start(world)
         unknown: list[str] = []
-        steps: list[dict] = []
-        held = world.held_object
-        last: list[str] = [held] if held else []
-        # symbolic locations so "all"/"each" skip blocks already where asked
-        # (a bin name, "on <cube>", or None for on the table)
-        in_bin = {
-            o.name: o.in_bin or (f"on {o.on}" if o.on else None) or ("held" if o.held else None)
-            for o in world.objects
-        }
         prev_verb = None
         for toks in clauses:
             c = _parse_clause(toks, points, prev_verb)
             unknown.extend(c.unknown)
             if c.verb is None:
                 # no verb anywhere so far: maybe only "home"
-                if c.obj.home and c.obj.empty is False and not c.obj.colors:
+                if c.obj.home and not c.obj.colors:
                     c.verb = HOME
                 else:
                     raise _Unsure(f"no action word in {' '.join(toks)!r}")
             prev_verb = c.verb if c.verb != HOME else prev_verb
             self._check_exists(c, world)
-            held, last = self._emit(c, world, steps, held, last, in_bin, notes)
+            plan.last = self._emit(c, plan)
         if unknown:
             return RulesResult(
-                steps=steps,
+                steps=plan.steps,
                 confident=False,
                 confidence=max(0.0, round(1.0 - 0.25 * len(unknown), 2)),
-                notes=notes + [f"words not understood: {', '.join(dict.fromkeys(unknown))}"],
+                notes=plan.notes + [f"words not understood: {', '.join(dict.fromkeys(unknown))}"],
             )
-        if not steps:
+        if not plan.steps:
             return RulesResult(
                 steps=[],
                 confident=True,
                 confidence=1.0,
                 refuse=f"{NOTHING_TO_DO}: the scene already satisfies the instruction",
-                notes=notes,
+                notes=plan.notes,
             )
-        return RulesResult(steps=steps, confident=True, confidence=1.0, notes=notes)
+        return RulesResult(steps=plan.steps, confident=True, confidence=1.0, notes=plan.notes)
 
     @staticmethod
     def _check_exists(c: _Clause, world: WorldState) -> None:
@@ -430,90 +516,108 @@ class RulesPlanner:
                 raise _Refuse(_missing_message(p, role))
             noun = p.noun
             if noun is None and p.colors:
-                noun = "bin" if (role == "target" and c.prep in {"in", "into", "inside", "within"}
-                                 and c.verb != STACK) else "block"
+                noun = "bin" if role == "target" and _is_container_prep(c) else "block"
             for col in p.colors:
                 if noun == "bin" and world.bin(f"{col}_bin") is None:
                     raise _Refuse(f"there is no {col} bin in the scene")
                 if noun == "block" and world.object(f"{col}_block") is None:
                     raise _Refuse(f"there is no {col} block in the scene")
 
-    def _objects(self, p: _Phrase, world: WorldState, last: list[str], held) -> list[str]:
+    @staticmethod
+    def _objects(p: _Phrase, plan: _Plan) -> list[str]:
+        """The blocks a phrase names."""
         if p.noun == "bin":
             raise _Unsure("a bin cannot be moved")
         if p.region or p.point:
             raise _Unsure("expected a block, found a place")
         if p.pronoun == "one":
-            if len(last) == 1:
-                return list(last)
+            if len(plan.last) == 1:
+                return list(plan.last)
             raise _Unsure("'it' does not refer to one block")
         if p.pronoun == "many":
-            if last:
-                return list(last)
+            if plan.last:
+                return list(plan.last)
             raise _Unsure("'them' refers to nothing")
-        present = world.object_names
+        present = plan.world.object_names
         if p.colors:
             return [f"{c}_block" for c in dict.fromkeys(p.colors)]
         if p.quant or (p.plural and not p.match):
             return list(present)
         if p.noun == "block" and not p.match:
-            if held and not p.plural:
-                return [held]
+            if plan.held and not p.plural:
+                return [plan.held]
             if len(present) == 1:
                 return list(present)
             raise _Unsure("which block?")
         raise _Unsure("no block named")
 
-    def _emit(self, c: _Clause, world, steps, held, last, in_bin, notes):
-        verb = c.verb
+    # -- one clause -> steps; each returns the blocks "it"/"them" refer to next ---------
+    def _emit(self, c: _Clause, plan: _Plan) -> list[str]:
         t = c.target
-        if verb == HOME or (t is not None and t.home and not t.colors) or (
-            c.obj.home and not c.obj.colors and c.obj.noun is None
-        ):
-            if c.obj.colors or (c.obj.noun and c.obj.noun != "bin" and verb != HOME):
-                raise _Unsure("cannot take a block home")
-            steps.append({"skill": "home"})
-            return None, last
-        if verb == SORT and (t is None or t.empty or (t.noun == "bin" and t.match)):
-            objs = self._objects(c.obj, world, last, held) if not c.obj.empty else list(
-                world.object_names
-            )
-            return self._to_matching(objs, world, steps, held, in_bin, notes, explicit=bool(
-                c.obj.colors))
-        if verb == PICK or (verb == MOVE and (t is None or t.empty) and c.verb_word in PICK_LIKE):
-            if t is not None and not t.empty:
-                # "lift the red block onto the blue one" reads as a move
-                verb = MOVE
-            else:
-                objs = self._objects(c.obj, world, last, held)
-                if len(objs) != 1:
-                    raise _Unsure("can pick only one block at a time")
-                if held == objs[0]:
-                    return held, objs
-                if held is not None:
-                    raise _Unsure(f"the gripper would already hold {held}")
-                steps.append({"skill": "pick", "object": objs[0]})
-                return objs[0], objs
-        if t is None or t.empty:
+        if self._is_home(c):
+            return self._emit_home(c, plan)
+        if c.verb == SORT and (t is None or t.empty or (t.noun == "bin" and t.match)):
+            objs = self._objects(c.obj, plan) if not c.obj.empty else list(
+                plan.world.object_names)
+            return self._to_matching(objs, plan, explicit=bool(c.obj.colors))
+        no_target = t is None or t.empty
+        if no_target and (c.verb == PICK or (c.verb == MOVE and c.verb_word in PICK_LIKE)):
+            return self._emit_pick(c, plan)
+        if no_target:
             raise _Unsure("no destination given")
-        if verb == PUSH:
-            objs = self._objects(c.obj, world, last, held)
-            if len(objs) != 1:
-                raise _Unsure("push one block at a time")
-            if t.point is not None:
-                target = list(t.point)
-            elif t.region is not None and t.noun is None and not t.colors:
-                target = t.region
-            else:
-                raise _Unsure("push needs a table region or an [x, y] point")
-            steps.append({"skill": "push", "object": objs[0], "target": target})
-            return held, objs
-        # MOVE / STACK / SORT with a destination
+        if c.verb == PUSH:
+            return self._emit_push(c, plan)
+        # MOVE / STACK / SORT with a destination ("lift the red block onto the blue one"
+        # reads as a move too)
+        return self._emit_move(c, plan)
+
+    @staticmethod
+    def _is_home(c: _Clause) -> bool:
+        t = c.target
+        return c.verb == HOME or (t is not None and t.home and not t.colors) or (
+            c.obj.home and not c.obj.colors and c.obj.noun is None
+        )
+
+    @staticmethod
+    def _emit_home(c: _Clause, plan: _Plan) -> list[str]:
+        if c.obj.colors or (c.obj.noun and c.obj.noun != "bin" and c.verb != HOME):
+            raise _Unsure("cannot take a block home")
+        plan.steps.append({"skill": "home"})
+        plan.held = None
+        return plan.last
+
+    def _emit_pick(self, c: _Clause, plan: _Plan) -> list[str]:
+        objs = self._objects(c.obj, plan)
+        if len(objs) != 1:
+            raise _Unsure("can pick only one block at a time")
+        if plan.held == objs[0]:
+            return objs
+        if plan.held is not None:
+            raise _Unsure(f"the gripper would already hold {plan.held}")
+        plan.steps.append({"skill": "pick", "object": objs[0]})
+        plan.held = objs[0]
+        return objs
+
+    def _emit_push(self, c: _Clause, plan: _Plan) -> list[str]:
+        t = c.target
+        objs = self._objects(c.obj, plan)
+        if len(objs) != 1:
+            raise _Unsure("push one block at a time")
+        if t.point is not None:
+            target = list(t.point)
+        elif t.region is not None and t.noun is None and not t.colors:
+            target = t.region
+        else:
+            raise _Unsure("push needs a table region or an [x, y] point")
+        plan.steps.append({"skill": "push", "object": objs[0], "target": target})
+        return objs
+
+    def _emit_move(self, c: _Clause, plan: _Plan) -> list[str]:
+        t, world = c.target, plan.world
         if t.noun == "bin" and t.match and not t.colors:
-            objs = self._objects(c.obj, world, last, held)
-            return self._to_matching(objs, world, steps, held, in_bin, notes, explicit=bool(
-                c.obj.colors) and not c.obj.quant)
-        target = self._target(t, c, world)
+            objs = self._objects(c.obj, plan)
+            return self._to_matching(objs, plan, explicit=bool(c.obj.colors) and not c.obj.quant)
+        target = self._target(t, c, plan)
         if c.obj.match and not c.obj.colors:
             # "the block of the same colour" as the destination
             col = target.split("_", 1)[0]
@@ -521,69 +625,60 @@ class RulesPlanner:
                 raise _Refuse(f"there is no {col} block in the scene")
             objs = [f"{col}_block"]
         else:
-            objs = self._objects(c.obj, world, last, held)
+            objs = self._objects(c.obj, plan)
         is_cube_target = world.object(target) is not None
         if is_cube_target and len(objs) != 1:
             raise _Unsure("stacking several blocks on one block is ambiguous")
-        if is_cube_target and in_bin.get(target) is not None:
+        if is_cube_target and plan.where.get(target) is not None:
             raise _Unsure(f"{target} would not be on the table, so nothing can be stacked on it")
         if target in objs:
             raise _Unsure("cannot put a block on itself")
-        is_region = world.region(target) is not None
-        if is_region and len(objs) != 1:
+        if world.region(target) is not None and len(objs) != 1:
             raise _Unsure("several blocks on one region would collide")
-        quantified = c.obj.quant or (c.obj.plural and not c.obj.colors)
         moved = []
         for o in objs:
             # a goal the scene already satisfies is skipped, so replanning the same task
             # after a partial execution continues where it stopped instead of redoing it
-            done_here = (world.bin(target) is not None and in_bin.get(o) == target) or (
-                is_cube_target and in_bin.get(o) == f"on {target}"
+            done_here = (world.bin(target) is not None and plan.where.get(o) == target) or (
+                is_cube_target and plan.where.get(o) == f"on {target}"
             )
-            if done_here and held != o:
-                notes.append(f"{o} is already {'in' if world.bin(target) else 'on'} {target}")
+            if done_here and plan.held != o:
+                plan.notes.append(f"{o} is already {'in' if world.bin(target) else 'on'} {target}")
                 continue
-            held = self._move(o, target, steps, held)
-            if world.bin(target) is not None:
-                in_bin[o] = target
-            elif is_cube_target:
-                in_bin[o] = f"on {target}"
-            else:
-                in_bin[o] = None
+            plan.move(o, target)
             moved.append(o)
-        return held, moved or objs
+        return moved or objs
 
     @staticmethod
-    def _move(obj: str, target: str, steps: list[dict], held: str | None) -> None:
-        if held != obj:
-            if held is not None:
-                raise _Unsure(f"the gripper would still hold {held}")
-            steps.append({"skill": "pick", "object": obj})
-        steps.append({"skill": "place", "target": target})
-        return None
-
-    def _to_matching(self, objs, world, steps, held, in_bin, notes, *, explicit: bool):
+    def _to_matching(objs: list[str], plan: _Plan, *, explicit: bool) -> list[str]:
+        """Each block into the bin of its colour."""
         moved = []
         for o in objs:
             col = o.split("_", 1)[0]
             b = f"{col}_bin"
-            if world.bin(b) is None:
+            if plan.world.bin(b) is None:
                 if explicit:
                     raise _Refuse(f"there is no {col} bin for {o}")
-                notes.append(f"{o} has no bin of its colour; left where it is")
+                plan.notes.append(f"{o} has no bin of its colour; left where it is")
                 continue
-            if in_bin.get(o) == b and not explicit:
-                notes.append(f"{o} is already in {b}")
+            if plan.where.get(o) == b and not explicit:
+                plan.notes.append(f"{o} is already in {b}")
                 continue
-            held = self._move(o, b, steps, held)
-            in_bin[o] = b
+            plan.move(o, b)
             moved.append(o)
-        return held, moved or objs
+        return moved or objs
 
     @staticmethod
-    def _target(t: _Phrase, c: _Clause, world: WorldState) -> str:
+    def _target(t: _Phrase, c: _Clause, plan: _Plan) -> str:
+        """The place target a destination phrase names."""
+        world = plan.world
         if t.point is not None:
             raise _Unsure("placing at an [x, y] point is not a place target")
+        if t.pronoun == "one" and not t.colors and t.noun in (None, "block") and not t.quant:
+            # "... then put the yellow block on top of it": the block of the previous clause
+            if len(plan.last) != 1 or _is_container_prep(c):
+                raise _Unsure("unclear destination")
+            return plan.last[0]
         if t.pronoun or t.quant:
             raise _Unsure("unclear destination")
         if t.region and not t.colors and t.noun is None:
@@ -592,8 +687,7 @@ class RulesPlanner:
             raise _Unsure("more than one destination")
         noun = t.noun
         if noun is None and t.colors:
-            noun = "bin" if (c.prep in {"in", "into", "inside", "within"} and c.verb != STACK) else (
-                "block")
+            noun = "bin" if _is_container_prep(c) else "block"
         if noun == "bin":
             if not t.colors:
                 if len(world.bins) == 1:
