@@ -64,7 +64,12 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result, no progress."),
     max_replans: int = typer.Option(2, "--max-replans", min=0, max=20, help="Replans on failure."),
     log_level: str = typer.Option("warning", "--log-level", help="Terminal log level."),
-    cubes: str = typer.Option(None, "--cubes", help="Comma-separated cubes in the scene."),
+    cubes: str = typer.Option(
+        None, "--cubes",
+        help="Cubes in the scene: comma-separated names (red_block,blue_block), or JSON "
+        "poses '{\"red_block\": [0.1, 0.05], \"blue_block\": null}' ([x, y] | [x, y, yaw] "
+        "| [x, y, z, yaw] | null for a random place).",
+    ),
     base_url: str = typer.Option(
         None, "--base-url", help="Base URL of an OpenAI-compatible server."),
     policy_source: str = typer.Option(
@@ -84,7 +89,7 @@ def run(
     _terminal_logging(log_level, Console(stderr=True))
     cfg = RunConfig(
         task=task, llm=llm, seed=seed, max_replans=max_replans, out_dir=out,
-        cubes=[c.strip() for c in cubes.split(",") if c.strip()] if cubes is not None else None,
+        cubes=_parse_cubes(cubes),
         policy_source=policy_source, base_url=base_url,
         video=Path(video_path) if video and video_path else None,
         video_in_episode=video and not video_path,
@@ -249,3 +254,15 @@ def replay(
     if as_json:
         typer.echo(json.dumps(out, indent=2))
     _exit(code)
+
+
+def _parse_cubes(text: str | None):
+    """``--cubes``: comma-separated names, or a JSON object of poses (checked by the runner)."""
+    if text is None:
+        return None
+    if text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except ValueError as e:
+            raise UserError(f"--cubes is not valid JSON: {e}", 2) from None
+    return [c.strip() for c in text.split(",") if c.strip()]

@@ -85,25 +85,15 @@ def _executor(source: str):
     return _EXECUTORS[source]
 
 
-def _scene_runner_class():
-    from skillbridge.runner import Runner
-
-    class SceneRunner(Runner):
-        """The runner with fixed cube poses: the runner's own reset takes the names only,
-        so the scene is reset again, with the poses, before anything is observed or
-        recorded (the recorded initial state is the posed one; replay is exact)."""
-
-        poses: dict | None = None
-
-        def _instrument(self, env) -> None:
-            if self.poses:
-                import mujoco
-
-                env.reset(seed=self.config.seed, options={"cubes": dict(self.poses)})
-                mujoco.mj_forward(env.model, env.data)
-            super()._instrument(env)
-
-    return SceneRunner
+def _scene_cubes(task: Task):
+    """The task's cubes for :class:`~skillbridge.runner.RunConfig`: names, or names with
+    poses (the runner resets the scene with them and records them in ``meta.scene``)."""
+    cubes = task.scene.cubes
+    if cubes is None:
+        return None
+    if isinstance(cubes, dict):
+        return {n: (list(p) if p is not None else None) for n, p in cubes.items()}
+    return list(cubes)
 
 
 def run_job(job: dict) -> dict:
@@ -111,7 +101,7 @@ def run_job(job: dict) -> dict:
     import torch
 
     torch.set_num_threads(1)
-    from skillbridge.runner import RunConfig
+    from skillbridge.runner import RunConfig, Runner
     from sim.world import WorldState
     from skillbridge.suite import unmet
 
@@ -137,15 +127,13 @@ def run_job(job: dict) -> dict:
     try:
         cfg = RunConfig(
             task=task.instruction, llm=job.get("llm"), seed=seed,
-            cubes=list(task.scene.cubes) if task.scene.cubes is not None else None,
+            cubes=_scene_cubes(task),
             max_replans=int(job.get("max_replans", 2)),
             out_dir=Path(job["episodes"]) / task.id, policy_source=job["policy_source"],
             base_url=job.get("base_url"),
         )
         Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
-        cls = _scene_runner_class()
-        runner = cls(cfg, executor=_executor(job["policy_source"]), on_event=on_event)
-        runner.poses = task.scene.poses
+        runner = Runner(cfg, executor=_executor(job["policy_source"]), on_event=on_event)
         result = runner.run()
     except BaseException as e:  # noqa: BLE001 - one broken episode must not end the suite
         if isinstance(e, KeyboardInterrupt):

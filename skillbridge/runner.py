@@ -15,6 +15,8 @@ input is one :class:`~skillbridge.errors.UserError` and leaves nothing half-writ
 from __future__ import annotations
 
 import logging
+import math
+import numbers
 import signal
 import threading
 import time
@@ -42,7 +44,10 @@ class RunConfig:
     task: str
     llm: str | None = None
     seed: int = 0
-    cubes: list[str] | None = None
+    #: which cubes are present: names (``red_block`` or ``red``; placed at random per seed)
+    #: or ``{name: pose}`` with pose ``[x, y]`` | ``[x, y, yaw]`` | ``[x, y, z, yaw]`` | None
+    #: (None: at random), as :meth:`sim.env.TabletopEnv.reset` takes them; None: all cubes
+    cubes: list[str] | dict[str, Any] | None = None
     max_replans: int = 2
     max_regenerations: int = 2
     out_dir: Path = Path("runs")
@@ -185,14 +190,10 @@ class Runner:
         if not c.video_speed > 0:
             raise UserError("the video speed must be > 0", EXIT_INPUT)
         if c.cubes is not None:
-            from sim import scene
-
-            names = [n if n.endswith("_block") else f"{n}_block" for n in c.cubes]
-            bad = [n for n in names if n not in scene.CUBE_NAMES]
-            if bad or not names:
-                raise UserError(f"unknown cube(s) {', '.join(bad) or '(none)'}; known: "
-                                f"{', '.join(scene.CUBE_NAMES)}", EXIT_INPUT)
-            c.cubes = names
+            try:
+                c.cubes = check_cubes(c.cubes)
+            except ValueError as e:
+                raise UserError(str(e), EXIT_INPUT) from None
         if self.planner is None:
             from planner.errors import PlannerError
             from planner.hybrid import ROUTES, HybridPlanner
@@ -235,7 +236,7 @@ class Runner:
         c = self.config
         t_start = time.perf_counter()
         env = self.env = TabletopEnv()
-        options = {"cubes": list(c.cubes)} if c.cubes else None
+        options = scene_options(c.cubes)
         env.reset(seed=c.seed, options=options)
         # Make the derived quantities (positions, Jacobians) a function of the recorded state
         # alone: restoring a state also runs mj_forward, so replay starts from exactly here.
@@ -246,7 +247,7 @@ class Runner:
         meta = {
             "trace_id": self.trace_id,
             "seed": c.seed,
-            "scene": {"cubes": list(c.cubes) if c.cubes else None, "env": "TabletopEnv"},
+            "scene": {**(options or {"cubes": None}), "env": "TabletopEnv"},
             "model_hash": physics.model_hash(),
             "physics_dt": scene.PHYSICS_DT,
             "control_dt": scene.CONTROL_DT,
@@ -456,6 +457,95 @@ class Runner:
 
     def _log(self, event: str, message: str, **data: Any) -> None:
         log.info(message, extra={"event": event, "data": data, "trace_id": self.trace_id})
+
+
+# ----------------------------------------------------------------------------- scene input
+#: Lowest and highest centre height of a cube given a z (m): resting on the table up to the
+#: top of the workspace.
+CUBE_Z_RANGE = (0.018, 0.32)
+
+
+def check_cubes(spec) -> list[str] | dict[str, list[float] | None]:
+    """The cubes of a run, checked and normalised: full names, poses as float lists.
+
+    ``spec`` is a list of names or a ``{name: pose}`` mapping (pose ``[x, y]``,
+    ``[x, y, yaw]``, ``[x, y, z, yaw]`` or None for a random place). Raises ValueError with
+    a one-line message naming the cube and the problem."""
+    from sim import scene
+
+    if isinstance(spec, str) or not isinstance(spec, (list, tuple, dict)):
+        raise ValueError(f"cubes must be a list of names or a {{name: pose}} mapping, not "
+                         f"{type(spec).__name__}")
+    known = ", ".join(scene.CUBE_NAMES)
+    names = [_cube_name(n) for n in spec]
+    bad = [n for n in names if n not in scene.CUBE_NAMES]
+    if bad or not names:
+        raise ValueError(f"unknown cube(s) {', '.join(bad) or '(none)'}; known: {known}")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ValueError(f"cube(s) listed twice: {', '.join(dup)}")
+    if not isinstance(spec, dict):
+        return names
+    poses = {full: _check_pose(full, spec[raw]) for raw, full in zip(spec, names)}
+    _check_overlap(poses)
+    return poses
+
+
+def _cube_name(n) -> str:
+    n = str(n).strip()
+    return n if n.endswith("_block") else f"{n}_block"
+
+
+def _check_pose(name: str, pose) -> list[float] | None:
+    from sim import scene
+    from sim.world import REACH_MAX_R, REACH_MIN_R, reachable_xy
+
+    if pose is None:
+        return None
+    shape = "[x, y], [x, y, yaw] or [x, y, z, yaw] (metres, radians) or null"
+    if isinstance(pose, (str, bytes, dict)) or not hasattr(pose, "__len__") or len(pose) not in (
+        2, 3, 4
+    ):
+        raise ValueError(f"pose of {name} must be {shape}, not {pose!r}")
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in pose):
+        raise ValueError(f"pose of {name} must be numbers: {shape}, not {pose!r}")
+    vals = [float(v) for v in pose]
+    if not all(math.isfinite(v) for v in vals):
+        raise ValueError(f"pose of {name} has a non-finite number: {pose!r}")
+    x, y = vals[0], vals[1]
+    if not reachable_xy(x, y):
+        lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
+        raise ValueError(
+            f"{name} at ({x:g}, {y:g}) is off the table or out of the arm's reach: x in "
+            f"[{lo[0]:g}, {hi[0]:g}], y in [{lo[1]:g}, {hi[1]:g}], {REACH_MIN_R:g}-"
+            f"{REACH_MAX_R:g} m from the arm base at ({scene.BASE_XY[0]:g}, "
+            f"{scene.BASE_XY[1]:g})"
+        )
+    if len(vals) == 4 and not CUBE_Z_RANGE[0] <= vals[2] <= CUBE_Z_RANGE[1]:
+        raise ValueError(f"{name} at height z={vals[2]:g} is below the table or above the "
+                         f"workspace (z in [{CUBE_Z_RANGE[0]:g}, {CUBE_Z_RANGE[1]:g}])")
+    return vals
+
+
+def _check_overlap(poses: dict[str, list[float] | None]) -> None:
+    from sim import scene
+
+    edge = 2 * scene.CUBE_HALF - 1e-6  # touching is fine (a stack), interpenetrating not
+    fixed = [(n, p) for n, p in poses.items() if p is not None]
+    for i, (a, pa) in enumerate(fixed):
+        for b, pb in fixed[i + 1:]:
+            za = pa[2] if len(pa) == 4 else scene.CUBE_HALF
+            zb = pb[2] if len(pb) == 4 else scene.CUBE_HALF
+            if math.hypot(pa[0] - pb[0], pa[1] - pb[1]) < edge and abs(za - zb) < edge:
+                raise ValueError(f"{a} and {b} would overlap: their centres are less than "
+                                 f"{2 * scene.CUBE_HALF:g} m apart")
+
+
+def scene_options(cubes) -> dict | None:
+    """The :meth:`sim.env.TabletopEnv.reset` options for checked ``cubes`` (None: default)."""
+    if cubes is None:
+        return None
+    return {"cubes": dict(cubes) if isinstance(cubes, dict) else list(cubes)}
 
 
 def _control_dt() -> float:

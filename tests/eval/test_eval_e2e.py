@@ -88,6 +88,8 @@ def test_two_task_suite_two_workers(monkeypatch, capsys, tmp_path, two_suite):
     ep = Path(pp["episode"])
     assert ep.parent == out / "episodes" / "posed-pick-place"
     meta = json.loads((ep / "meta.json").read_text())
+    assert meta["scene"] == {"cubes": {"red_block": [0.05, -0.12], "blue_block": [-0.12, 0.05]},
+                             "env": "TabletopEnv"}
     objs = {o["name"]: o for o in meta["initial_world"]["objects"]}
     assert set(objs) == {"red_block", "blue_block"}
     assert objs["red_block"]["pos"][:2] == pytest.approx([0.05, -0.12], abs=0.01)
@@ -146,3 +148,30 @@ def test_out_must_be_fresh(monkeypatch, capsys, tmp_path, two_suite):
     code, _, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(two_suite), "--out",
                            str(tmp_path / "old"), "--policy-source", "scripted")
     assert code == 2 and "already holds a report" in err
+
+
+def test_poses_pass_through_the_run_config(tmp_path):
+    """No runner subclass: the task's scene goes to RunConfig.cubes as it is."""
+    from skillbridge import evaluation
+    from skillbridge.suite import Task
+
+    assert not hasattr(evaluation, "_scene_runner_class")
+    t = Task.model_validate({"id": "t", "instruction": "x", "category": "pick_place",
+                             "goal": ["held(red_block)"],
+                             "scene": {"cubes": {"red_block": [0.05, -0.12], "blue_block": None}}})
+    assert evaluation._scene_cubes(t) == {"red_block": [0.05, -0.12], "blue_block": None}
+    t = Task.model_validate({"id": "t", "instruction": "x", "category": "pick_place",
+                             "goal": ["held(red_block)"], "scene": {"cubes": ["red_block"]}})
+    assert evaluation._scene_cubes(t) == ["red_block"]
+
+
+def test_an_unreachable_pose_is_an_error_record_not_a_crash(tmp_path):
+    from skillbridge.evaluation import run_job
+
+    task = {"id": "far", "instruction": "put the red block in the green bin",
+            "category": "pick_place", "scene": {"cubes": {"red_block": [0.9, 0.0]}},
+            "goal": ["in(red_block, green_bin)"]}
+    rec = run_job({"task": task, "seed": 0, "policy_source": "scripted",
+                   "episodes": str(tmp_path / "episodes")})
+    assert rec["cause"] == "error" and rec["planning"] is False
+    assert "red_block at (0.9, 0) is off the table" in rec["error"], rec["error"]
