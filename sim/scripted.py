@@ -16,8 +16,11 @@ GAIN = 1.0 / (scene.MAX_EE_SPEED * scene.CONTROL_DT)  # metres -> action units p
 TRAVEL_Z = 0.125  # empty-handed travel height of the grip site: fingertips clear a 2-stack
 CARRY_Z = 0.14  # travel height of the grip site while carrying (clears bin walls and stacks)
 OPEN, CLOSE = -1.0, 1.0
-#: Finger opening below which a closed gripper is taking a cube's width (fully open is 0.08).
-GRASP_OPENING = 0.056
+#: A closed gripper holds a cube when the finger opening is within this margin of the cube's
+#: width across the fingers (fully open is 0.08).
+GRASP_MARGIN = 0.005
+#: Opening the expert requires before descending onto a cube (nearly fully open).
+DESCEND_OPENING = 0.075
 BIN_RELEASE_Z = 0.085
 STACK_RELEASE_DZ = 2 * scene.CUBE_HALF + 0.006
 TABLE_RELEASE_Z = scene.CUBE_HALF + 0.006
@@ -28,14 +31,33 @@ def _move(grip: np.ndarray, target: np.ndarray, g: float, speed: float = 1.0) ->
     return np.array([a[0], a[1], a[2], g])
 
 
-def is_grasped(grip: np.ndarray, opening: float, cube: np.ndarray) -> bool:
-    """Cube between closed fingers: a geometric test the experts use to choose a phase."""
-    return opening < GRASP_OPENING and bool(np.all(np.abs(cube - grip) < [0.02, 0.02, 0.025]))
+def grasp_width(yaw: float) -> float:
+    """Width of a cube across the fingers (world y) when it is turned by ``yaw``."""
+    phi = abs(float(yaw)) % (np.pi / 2)
+    return 2 * scene.CUBE_HALF * (np.cos(phi) + np.sin(phi))
 
 
-def pick_action(grip: np.ndarray, opening: float, cube: np.ndarray, lift_z: float = 0.12):
+def yaw_of(quat: np.ndarray) -> float:
+    w, x, y, z = quat
+    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+
+
+def is_grasped(grip: np.ndarray, opening: float, cube: np.ndarray, yaw: float = 0.0) -> bool:
+    """Cube between fingers closed on it: a geometric test the experts use to choose a phase.
+
+    The threshold follows the cube's yaw: a cube squeezed at an angle keeps the fingers
+    wider apart than one squeezed square, and a fixed threshold would call it "not held".
+    """
+    return opening < grasp_width(yaw) + GRASP_MARGIN and bool(
+        np.all(np.abs(cube - grip) < [0.02, 0.02, 0.025])
+    )
+
+
+def pick_action(
+    grip: np.ndarray, opening: float, cube: np.ndarray, yaw: float = 0.0, lift_z: float = 0.12
+):
     """Approach above the cube, descend open, close, lift to ``lift_z``."""
-    if is_grasped(grip, opening, cube):
+    if is_grasped(grip, opening, cube, yaw):
         return _move(grip, np.array([grip[0], grip[1], lift_z]), CLOSE)
     dxy = np.linalg.norm(cube[:2] - grip[:2])
     # travel high enough that the fingertips clear a two-cube stack on the way
@@ -47,14 +69,16 @@ def pick_action(grip: np.ndarray, opening: float, cube: np.ndarray, lift_z: floa
             [grip[0], grip[1], hover]
         )
         return _move(grip, tgt, OPEN)
-    if grip[2] - cube[2] > 0.006 and opening > GRASP_OPENING + 0.02:
+    if grip[2] - cube[2] > 0.006 and opening > DESCEND_OPENING:
         return _move(grip, np.array([cube[0], cube[1], cube[2]]), OPEN)
     return _move(grip, np.array([cube[0], cube[1], cube[2]]), CLOSE)
 
 
-def place_action(grip: np.ndarray, opening: float, cube: np.ndarray, release: np.ndarray):
+def place_action(
+    grip: np.ndarray, opening: float, cube: np.ndarray, release: np.ndarray, yaw: float = 0.0
+):
     """Carry a held cube over ``release`` (grip-site point), lower, open, back off upwards."""
-    if not is_grasped(grip, opening, cube):
+    if not is_grasped(grip, opening, cube, yaw):
         return _move(grip, np.array([grip[0], grip[1], CARRY_Z + 0.04]), OPEN)
     dxy = np.linalg.norm(release[:2] - grip[:2])
     carry = max(CARRY_Z, release[2] + 0.03)
@@ -124,17 +148,17 @@ def run_pick_place(env, cube: str, target: str, max_steps: int = 250) -> bool:
         for _ in range(max_steps):
             obs = env.unwrapped._obs()
             grip, opening = obs["proprio"][:3], float(obs["proprio"][6] + obs["proprio"][7])
-            c = obs["object_pos"][idx]
+            c, yaw = obs["object_pos"][idx], yaw_of(obs["object_quat"][idx])
             if phase == "pick":
-                if is_grasped(grip, opening, c) and c[2] > 0.1:
+                if is_grasped(grip, opening, c, yaw) and c[2] > 0.1:
                     break
-                a = pick_action(grip, opening, c)
+                a = pick_action(grip, opening, c, yaw)
             elif phase == "place":
                 world = env.unwrapped.world_state()
                 rel = release_point(world, target)
-                if not is_grasped(grip, opening, c):
+                if not is_grasped(grip, opening, c, yaw):
                     break
-                a = place_action(grip, opening, c, rel)
+                a = place_action(grip, opening, c, rel, yaw)
             else:
                 if grip[2] > 0.13:
                     break

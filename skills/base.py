@@ -171,6 +171,20 @@ def opening_of(obs: dict) -> float:
     return float(obs["proprio"][6] + obs["proprio"][7])
 
 
+def yaw_features(obs: dict, cube: int) -> np.ndarray:
+    """A cube's yaw as (sin 4θ, cos 4θ): a square looks the same every quarter turn."""
+    from sim.scripted import yaw_of
+
+    y = yaw_of(obs["object_quat"][cube])
+    return np.array([np.sin(4 * y), np.cos(4 * y)])
+
+
+def cube_yaw(obs: dict, cube: int) -> float:
+    from sim.scripted import yaw_of
+
+    return yaw_of(obs["object_quat"][cube])
+
+
 def proprio_features(obs: dict) -> list[np.ndarray]:
     """Features every skill observes: grip position, velocity, finger opening."""
     return [grip_of(obs), 0.1 * vel_of(obs), np.array([opening_of(obs) / (2 * scene.FINGER_OPEN)])]

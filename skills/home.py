@@ -10,6 +10,7 @@ from skills.base import (
     NO_EFFECT,
     Binding,
     Skill,
+    cube_yaw,
     SkillParams,
     Violation,
     grip_of,
@@ -94,11 +95,13 @@ class Home(Skill):
             held = scene.CUBE_NAMES.index(names[0])
 
             def act(obs):
-                return scripted.pick_action(grip_of(obs), opening_of(obs), obs["object_pos"][held])
+                return scripted.pick_action(
+                    grip_of(obs), opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
+                )
 
             def done(obs):
                 g, c = grip_of(obs), obs["object_pos"][held]
-                return scripted.is_grasped(g, opening_of(obs), c) and c[2] > 0.08
+                return scripted.is_grasped(g, opening_of(obs), c, cube_yaw(obs, held)) and c[2] > 0.08
 
             run_expert_until(env, act, done, 80)
         if self.preconditions(env.world_state(), HomeParams()):

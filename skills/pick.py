@@ -10,10 +10,12 @@ from sim.world import WorldState
 from skills.base import (
     DOMAIN_OBJECT,
     Binding,
+    cube_yaw,
     grip_of,
     opening_of,
     proprio_features,
     sample_arm_start,
+    yaw_features,
     PRECONDITION,
     Skill,
     SkillParams,
@@ -78,22 +80,26 @@ class Pick(Skill):
         return o is not None and after.held(params.object) and o.pos[2] >= LIFT_Z
 
     # ------------------------------------------------------------------ execution side
-    obs_dim = 11
+    obs_dim = 13
 
     def bind(self, world: WorldState, params: PickParams) -> Binding:
         return Binding(cube=scene.CUBE_NAMES.index(params.object))
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
-        return np.concatenate([*proprio_features(obs), cube - grip, [cube[2]]])
+        return np.concatenate(
+            [*proprio_features(obs), cube - grip, [cube[2]], yaw_features(obs, b.cube)]
+        )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
-        return scripted.pick_action(grip_of(obs), opening_of(obs), obs["object_pos"][b.cube])
+        return scripted.pick_action(
+            grip_of(obs), opening_of(obs), obs["object_pos"][b.cube], cube_yaw(obs, b.cube)
+        )
 
     def potential(self, obs: dict, b: Binding) -> float:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
         phi = -float(np.linalg.norm(grip - cube))
-        if scripted.is_grasped(grip, opening_of(obs), cube):
+        if scripted.is_grasped(grip, opening_of(obs), cube, cube_yaw(obs, b.cube)):
             phi += 0.2 + 2.0 * min(cube[2] - scene.CUBE_HALF, 0.1)
         return phi
 

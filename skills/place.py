@@ -10,11 +10,13 @@ from sim.world import WorldState
 from skills.base import (
     DOMAIN_PLACE_TARGET,
     Binding,
+    cube_yaw,
     grip_of,
     opening_of,
     proprio_features,
     run_expert_until,
     sample_arm_start,
+    yaw_features,
     PRECONDITION,
     UNREACHABLE,
     Skill,
@@ -134,7 +136,7 @@ class Place(Skill):
         return placed_ok(after, before.held_object, params.target)
 
     # ------------------------------------------------------------------ execution side
-    obs_dim = 16
+    obs_dim = 18
 
     def bind(self, world: WorldState, params: PlaceParams) -> Binding:
         cube = scene.CUBE_NAMES.index(world.held_object)
@@ -154,17 +156,27 @@ class Place(Skill):
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
         kind = np.array([float(b.target_kind == k) for k in KINDS])
-        return np.concatenate([*proprio_features(obs), cube - grip, self.release(obs, b) - grip, kind])
+        return np.concatenate(
+            [
+                *proprio_features(obs),
+                cube - grip,
+                self.release(obs, b) - grip,
+                kind,
+                yaw_features(obs, b.cube),
+            ]
+        )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
-        return scripted.place_action(grip, opening_of(obs), cube, self.release(obs, b))
+        return scripted.place_action(
+            grip, opening_of(obs), cube, self.release(obs, b), cube_yaw(obs, b.cube)
+        )
 
     def potential(self, obs: dict, b: Binding) -> float:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
         rel = self.release(obs, b)
         phi = -2.0 * float(np.linalg.norm(cube[:2] - rel[:2])) - float(abs(cube[2] - rel[2]))
-        if not scripted.is_grasped(grip, opening_of(obs), cube):
+        if not scripted.is_grasped(grip, opening_of(obs), cube, cube_yaw(obs, b.cube)):
             phi += 2.0 * min(max(grip[2] - cube[2], 0.0), CLEARANCE + 0.01)
         return phi
 
@@ -181,14 +193,17 @@ class Place(Skill):
 
         def act(obs):
             grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
-            if scripted.is_grasped(grip, op, cube) and cube[2] > 0.07:
+            yaw = cube_yaw(obs, held)
+            if scripted.is_grasped(grip, op, cube, yaw) and cube[2] > 0.07:
                 return scripted._move(grip, carry, scripted.CLOSE)
-            return scripted.pick_action(grip, op, cube)
+            return scripted.pick_action(grip, op, cube, yaw)
 
         def done(obs):
             grip = grip_of(obs)
             return (
-                scripted.is_grasped(grip, opening_of(obs), obs["object_pos"][held])
+                scripted.is_grasped(
+                    grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
+                )
                 and np.linalg.norm(grip - carry) < 0.02
             )
 

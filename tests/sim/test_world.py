@@ -37,16 +37,16 @@ def test_fallen_off_table(env):
 
 
 def test_held_after_scripted_grasp(env):
-    from sim.scripted import is_grasped, pick_action
+    from sim.scripted import is_grasped, pick_action, yaw_of
 
     env.reset(seed=4, options={"cubes": {"green_block": [0.0, -0.12]}})
     i = scene.CUBE_NAMES.index("green_block")
     for _ in range(80):
         obs = env._obs()
         g, op, c = obs["proprio"][:3], obs["proprio"][6] + obs["proprio"][7], obs["object_pos"][i]
-        if is_grasped(g, op, c) and c[2] > 0.1:
+        if is_grasped(g, op, c, yaw_of(obs["object_quat"][i])) and c[2] > 0.1:
             break
-        env.step_physics(pick_action(g, op, c))
+        env.step_physics(pick_action(g, op, c, yaw_of(obs["object_quat"][i])))
     w = env.world_state()
     assert w.held("green_block") and w.held_object == "green_block"
     assert not w.on_table("green_block")
