@@ -73,18 +73,21 @@ CHILD = textwrap.dedent(
     from skillbridge.runner import RunConfig, Runner
     from skills.runtime import SkillExecutor
 
+    total = [0]
+
     class Slow(SkillExecutor):  # slow the skills down so the run can be killed mid-way
         def run(self, env, subgoal, on_step=None, max_steps=None):
             def cb(a):
                 on_step(a)
+                total[0] += 1
+                if total[0] % 10 == 0:  # steps of the whole run, not of one subgoal
+                    print("STEPS", total[0], flush=True)
                 time.sleep(0.03)
             return super().run(env, subgoal, on_step=cb, max_steps=max_steps)
 
     def on_event(kind, d):
         if kind == "start":
             print("EPISODE", d["episode"], flush=True)
-        if kind == "progress":
-            print("STEPS", d["steps"], flush=True)
 
     cfg = RunConfig(task=sys.argv[1], seed=0, out_dir=sys.argv[2], policy_source="scripted")
     Runner(cfg, executor=Slow("scripted"), on_event=on_event).run()
@@ -96,7 +99,9 @@ CHILD = textwrap.dedent(
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_killed_run_leaves_a_readable_incomplete_episode(sig, tmp_path, monkeypatch, capsys):
     env = {**os.environ, "PYTHONPATH": str(REPO), "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
-    p = subprocess.Popen([sys.executable, "-c", CHILD, TASK, str(tmp_path)], cwd=REPO, env=env,
+    # two moves: far more steps than the 60 after which the run is killed
+    task = f"{TASK}, then put the blue block in the red bin"
+    p = subprocess.Popen([sys.executable, "-c", CHILD, task, str(tmp_path)], cwd=REPO, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     path, deadline = None, time.monotonic() + 60
     try:
