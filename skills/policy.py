@@ -114,6 +114,15 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
     weights = directory / "model.safetensors"
     if skill is not None and manifest["skill"] != skill:
         raise PolicyError(f"{directory / 'manifest.json'}: policy is for skill {manifest['skill']!r}, not {skill!r}")
+    if skill is not None:
+        from skills.registry import get
+
+        want = getattr(get(skill), "obs_dim", None)
+        if want is not None and int(manifest["obs_dim"]) != want:
+            raise PolicyError(
+                f"{directory / 'manifest.json'}: policy observes {manifest['obs_dim']} features, "
+                f"skill {skill!r} builds {want} (trained for another version of the skill)"
+            )
     if not weights.is_file():
         raise PolicyError(f"{weights}: weights file missing")
     digest = _sha256(weights)

@@ -6,13 +6,16 @@ import numpy as np
 import pytest
 import torch
 
+from skills import get
 from skills.policy import MLPPolicy, PolicyError, load_policy, save_policy
+
+D = get("pick").obs_dim
 
 
 @pytest.fixture
 def saved(tmp_path):
     torch.manual_seed(0)
-    p = MLPPolicy(11, 4, [32, 32], np.zeros(11), np.ones(11) * 2)
+    p = MLPPolicy(D, 4, [32, 32], np.zeros(D), np.ones(D) * 2)
     d = save_policy(p, tmp_path / "pick", {"skill": "pick", "algo": "ppo"})
     return p, d
 
@@ -20,7 +23,7 @@ def saved(tmp_path):
 def test_round_trip_gives_identical_actions(saved):
     p, d = saved
     q, manifest = load_policy(d, "pick")
-    obs = np.random.default_rng(0).normal(size=(20, 11))
+    obs = np.random.default_rng(0).normal(size=(20, D))
     for o in obs:
         assert np.array_equal(p.act(o), q.act(o))
     assert manifest["net_arch"] == [32, 32] and len(manifest["sha256"]) == 64
@@ -70,6 +73,13 @@ def test_mismatched_shape_rejected(saved):
     (d / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(PolicyError, match="shape"):
         load_policy(d)
+
+
+def test_policy_for_another_observation_layout_rejected(tmp_path):
+    p = MLPPolicy(D + 2, 4, [8], np.zeros(D + 2), np.ones(D + 2))
+    d = save_policy(p, tmp_path / "old", {"skill": "pick", "algo": "ppo"})
+    with pytest.raises(PolicyError, match=f"observes {D + 2} features"):
+        load_policy(d, "pick")
 
 
 def test_wrong_skill_and_missing_files(saved, tmp_path):
