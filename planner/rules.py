@@ -2,7 +2,11 @@
 
 "Rules before models": a small closed vocabulary covers most tabletop instructions
 (colours, block/cube, bin/box/container/basket, put/place/drop/move, stack/on top of,
-push/slide, pick up, go home, "and then" chains, all/every/each, "the bin of its colour").
+push/slide, pick up, go home, "and then" chains, all/every/each, "the bin of its colour"),
+and a few inverted forms: the destination first ("into the green bin, put the red block"),
+a verb after its object ("the red block goes / should be in the blue bin"), wishes ("I need
+the blue brick in the red basket"), and "it" as a destination (the block of the previous
+clause).
 The parser knows when it understood *everything*: any word it cannot place lowers its
 confidence, and the hybrid planner then asks a model instead of guessing. Instructions that
 name things the scene does not have ("the purple block", "the yellow bin") are declined with
