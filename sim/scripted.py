@@ -60,8 +60,11 @@ def pick_action(
     if is_grasped(grip, opening, cube, yaw):
         return _move(grip, np.array([grip[0], grip[1], lift_z]), CLOSE)
     dxy = np.linalg.norm(cube[:2] - grip[:2])
-    # travel high enough that the fingertips clear a two-cube stack on the way
-    hover = max(cube[2] + 0.07, TRAVEL_Z) if dxy > 0.03 else cube[2] + 0.07
+    # travel high enough that the fingertips clear a two-cube stack on the way, coming down
+    # smoothly on the final approach: a step in the target height would give a learner
+    # contradictory labels on either side of it
+    low = cube[2] + 0.07
+    hover = low + max(TRAVEL_Z - low, 0.0) * float(np.clip((dxy - 0.02) / 0.08, 0.0, 1.0))
     if dxy > 0.008:
         # rise first if low, so the fingers do not sweep other cubes
         z = hover if grip[2] > cube[2] + 0.045 or dxy < 0.02 else grip[2] + 0.05
