@@ -94,11 +94,29 @@ def place_action(
     return _move(grip, release, OPEN)
 
 
+#: Drop spots inside a bin, relative to its centre: the centre, then the four quadrants.
+BIN_SPOTS = np.array([[0.0, 0.0], [0.03, 0.03], [-0.03, 0.03], [0.03, -0.03], [-0.03, -0.03]])
+
+
 def release_point(world, target: str) -> np.ndarray:
-    """Grip-site point from which dropping a held cube lands it on/in ``target``."""
+    """Grip-site point from which dropping a held cube lands it on/in ``target``.
+
+    In a bin that already holds cubes, the drop spot is the one farthest from them, so
+    several cubes can share a bin without landing on each other.
+    """
     b = world.bin(target)
     if b is not None:
-        return np.array([b.pos[0], b.pos[1], BIN_RELEASE_Z])
+        centre = np.asarray(b.pos[:2])
+        inside = [
+            np.asarray(o.pos[:2]) for o in world.objects
+            if o.name != world.held_object and o.in_bin == target
+        ]
+        spot = centre
+        if inside:
+            spots = centre + BIN_SPOTS
+            clearance = [min(np.linalg.norm(p - q) for q in inside) for p in spots]
+            spot = spots[int(np.argmax(clearance))]
+        return np.array([spot[0], spot[1], BIN_RELEASE_Z])
     r = world.region(target)
     if r is not None:
         return np.array([r.pos[0], r.pos[1], TABLE_RELEASE_Z])

@@ -184,9 +184,19 @@ class Place(Skill):
         """A cube in a grasp the pick skill produced, carried somewhere above the table."""
         k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
         names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        cubes: dict = {n: None for n in names}
+        filled = None
+        if k >= 2 and rng.random() < 0.3:
+            # earlier places left cubes in a bin: this one must find room beside them
+            filled = str(rng.choice(scene.BIN_NAMES))
+            centre = env.model.body(filled).pos[:2]
+            spots = rng.permutation(len(scripted.BIN_SPOTS) - 1)[: min(k - 1, 2)] + 1
+            for n, i in zip(names[1:], spots):
+                x, y = centre + scripted.BIN_SPOTS[i] + rng.uniform(-0.006, 0.006, 2)
+                cubes[n] = [x, y, 0.025, rng.uniform(-0.2, 0.2)]
         env.reset(
             seed=int(rng.integers(2**31)),
-            options={"cubes": names, "arm": sample_arm_start(rng)},
+            options={"cubes": cubes, "arm": sample_arm_start(rng)},
         )
         held = scene.CUBE_NAMES.index(names[0])
         carry = np.array([*rng.uniform([-0.2, -0.25], [0.2, 0.25]), rng.uniform(0.08, 0.2)])
@@ -227,7 +237,7 @@ class Place(Skill):
                 )
             ]
         else:
-            options = list(w.bin_names)
+            options = [filled] if filled and rng.random() < 0.8 else list(w.bin_names)
         if not options:
             options = list(w.bin_names)
         return PlaceParams(target=str(rng.choice(options)))
