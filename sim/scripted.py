@@ -72,8 +72,13 @@ def pick_action(
             [grip[0], grip[1], hover]
         )
         return _move(grip, tgt, OPEN)
-    if grip[2] - cube[2] > 0.006 and opening > DESCEND_OPENING:
-        return _move(grip, np.array([cube[0], cube[1], cube[2]]), OPEN)
+    if grip[2] - cube[2] > 0.006:
+        if opening > DESCEND_OPENING:
+            return _move(grip, np.array([cube[0], cube[1], cube[2]]), OPEN)
+        # closed too early, above the cube (the fingers would press on its top): open
+        # first. The expert never gets here itself, but a learner does, and DAgger needs
+        # the label that recovers.
+        return _move(grip, np.array([cube[0], cube[1], max(grip[2], cube[2] + 0.03)]), OPEN)
     return _move(grip, np.array([cube[0], cube[1], cube[2]]), CLOSE)
 
 
