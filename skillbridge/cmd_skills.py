@@ -162,6 +162,11 @@ def eval_skill(
             f"{skill}: success {result['success_rate']:.3f} over {episodes} episodes "
             f"(95% CI {lo:.3f}-{hi:.3f}), mean steps {result['mean_steps']}"
         )
+        for kind, r in result.get("by_target", {}).items():
+            console.print(
+                f"  target {kind}: {r['success_rate']:.3f} over {r['episodes']} "
+                f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
+            )
 
 
 def skills(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
