@@ -31,10 +31,18 @@ class PolicyError(Exception):
 
 
 class MLPPolicy(nn.Module):
-    """Deterministic actor: normalise -> MLP (tanh) -> action mean clipped to [-1, 1]."""
+    """Deterministic actor: normalise -> MLP (tanh) -> action mean clipped to [-1, 1].
 
-    def __init__(self, obs_dim: int, act_dim: int, net_arch: list[int], obs_mean, obs_std):
+    ``squash`` puts a tanh on the output, as SAC/TQC actors have (their mean action is
+    tanh of the Gaussian mean); PPO's Gaussian mean is clipped instead.
+    """
+
+    def __init__(
+        self, obs_dim: int, act_dim: int, net_arch: list[int], obs_mean, obs_std,
+        squash: bool = False,
+    ):
         super().__init__()
+        self.squash = bool(squash)
         layers: list[nn.Module] = []
         d = obs_dim
         for h in net_arch:
@@ -47,7 +55,8 @@ class MLPPolicy(nn.Module):
         self.obs_dim, self.act_dim, self.net_arch = obs_dim, act_dim, list(net_arch)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.head(self.body((obs - self.obs_mean) / self.obs_std))
+        out = self.head(self.body((obs - self.obs_mean) / self.obs_std))
+        return torch.tanh(out) if self.squash else out
 
     @torch.no_grad()
     def act(self, obs: np.ndarray) -> np.ndarray:
@@ -77,6 +86,7 @@ def save_policy(policy: MLPPolicy, directory: str | Path, manifest: dict) -> Pat
         "act_dim": policy.act_dim,
         "net_arch": policy.net_arch,
         "activation": "tanh",
+        "squash": policy.squash,
         "obs_mean": [float(v) for v in policy.obs_mean],
         "obs_std": [float(v) for v in policy.obs_std],
         **manifest,
@@ -131,7 +141,10 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
     try:
         net_arch = [int(h) for h in manifest["net_arch"]]
         obs_dim, act_dim = int(manifest["obs_dim"]), int(manifest["act_dim"])
-        policy = MLPPolicy(obs_dim, act_dim, net_arch, manifest["obs_mean"], manifest["obs_std"])
+        policy = MLPPolicy(
+            obs_dim, act_dim, net_arch, manifest["obs_mean"], manifest["obs_std"],
+            squash=bool(manifest.get("squash", False)),
+        )
     except (TypeError, ValueError) as e:
         raise PolicyError(f"{directory / 'manifest.json'}: bad network description ({e})") from None
     try:

@@ -1,4 +1,4 @@
-"""Training a skill: DAgger behaviour-cloning warm start, then PPO fine-tuning.
+"""Training a skill: DAgger behaviour-cloning warm start, then RL fine-tuning (PPO/SAC/TQC).
 
 From-scratch RL on manipulation does not fit a CPU session (FetchPickAndPlace needs ~230k
 TQC+HER steps), so learning starts from the scripted experts: DAgger gives an actor that
@@ -27,16 +27,16 @@ from pathlib import Path
 import numpy as np
 import torch
 import yaml
-from torch import nn
 
 from skills.bc import collect, fit, normaliser
 from skills.evaluate import evaluate_policy
 from skills.policy import MLPPolicy, load_policy, save_policy
 from skills.registry import get
 from skills.skill_env import SkillEnv
+from skills.trainers import OFF_POLICY, ON_POLICY, make_trainer
 
 CONFIG_DIR = Path(__file__).resolve().parent / "config"
-ALGOS = ("ppo",)
+ALGOS = ON_POLICY + OFF_POLICY
 
 
 class TrainError(Exception):
@@ -104,7 +104,9 @@ def latest_run_dir(logdir: Path, algo: str, skill: str) -> Path | None:
 
 
 # ---------------------------------------------------------------------- stage 1: DAgger
-def warm_start(skill: str, cfg: dict, run: Path, seed: int, prog: Progress) -> tuple[MLPPolicy, dict]:
+def warm_start(
+    skill: str, cfg: dict, run: Path, seed: int, prog: Progress, squash: bool = False
+) -> tuple[MLPPolicy, dict]:
     done = run / "bc" / "manifest.json"
     if done.is_file():
         prog.log("warm start found, reusing bc/")
@@ -117,7 +119,7 @@ def warm_start(skill: str, cfg: dict, run: Path, seed: int, prog: Progress) -> t
     t0 = time.time()
     X, Y, expert_rate = collect(env, d["expert_episodes"], rng, noise=d["noise"], progress=lambda _: prog.advance(1))
     mean, std = normaliser(X)
-    policy = MLPPolicy(env.skill.obs_dim, 4, cfg["net_arch"], mean, std)
+    policy = MLPPolicy(env.skill.obs_dim, 4, cfg["net_arch"], mean, std, squash=squash)
     history = []
     for it in range(d["iterations"]):
         loss = fit(policy, X, Y, d["epochs"], d["lr"], seed + it)
@@ -133,135 +135,6 @@ def warm_start(skill: str, cfg: dict, run: Path, seed: int, prog: Progress) -> t
     }
     save_policy(policy, run / "bc", info)
     return policy, info
-
-
-# ---------------------------------------------------------------------- stage 2: PPO
-def _extractor_cls():
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-
-    class FixedNormaliser(BaseFeaturesExtractor):
-        """Input normalisation with statistics frozen from the demonstrations."""
-
-        def __init__(self, observation_space, mean, std):
-            super().__init__(observation_space, features_dim=int(observation_space.shape[0]))
-            self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32))
-            self.register_buffer("std", torch.tensor(std, dtype=torch.float32))
-
-        def forward(self, obs):
-            return (obs - self.mean) / self.std
-
-    return FixedNormaliser
-
-
-def _make_ppo(skill: str, cfg: dict, bc: MLPPolicy, n_envs: int, seed: int, tb: Path | None):
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.env_util import make_vec_env
-
-    p = cfg["ppo"]
-    venv = make_vec_env(lambda: SkillEnv(skill), n_envs=n_envs, seed=seed)
-    model = PPO(
-        "MlpPolicy",
-        venv,
-        n_steps=p["n_steps"],
-        batch_size=p["batch_size"],
-        n_epochs=p["n_epochs"],
-        learning_rate=p["learning_rate"],
-        clip_range=p["clip_range"],
-        gamma=p["gamma"],
-        gae_lambda=p["gae_lambda"],
-        target_kl=p.get("target_kl"),
-        seed=seed,
-        verbose=0,
-        device="cpu",
-        tensorboard_log=str(tb) if tb else None,
-        policy_kwargs=dict(
-            net_arch=dict(pi=list(cfg["net_arch"]), vf=list(cfg["net_arch"])),
-            activation_fn=nn.Tanh,
-            log_std_init=p["log_std_init"],
-            ortho_init=False,
-            features_extractor_class=_extractor_cls(),
-            features_extractor_kwargs=dict(mean=bc.obs_mean.tolist(), std=bc.obs_std.tolist()),
-        ),
-    )
-    # the actor starts as the warm-started network
-    pol = model.policy
-    pol.mlp_extractor.policy_net.load_state_dict(bc.body.state_dict())
-    pol.action_net.load_state_dict(bc.head.state_dict())
-    return model
-
-
-def _export(model, bc: MLPPolicy) -> MLPPolicy:
-    pol = model.policy
-    out = MLPPolicy(bc.obs_dim, bc.act_dim, bc.net_arch, bc.obs_mean, bc.obs_std)
-    out.body.load_state_dict(pol.mlp_extractor.policy_net.state_dict())
-    out.head.load_state_dict(pol.action_net.state_dict())
-    return out.eval()
-
-
-def _warm_up_critic(model, skill: str, cfg: dict, seed: int, prog: Progress) -> None:
-    """Fit the value head to Monte-Carlo returns of the warm-started actor's own rollouts,
-    so the first PPO updates follow real advantages rather than a random critic's noise."""
-    episodes = cfg["ppo"].get("value_warmup_episodes", 0)
-    if not episodes:
-        return
-    gamma = cfg["ppo"]["gamma"]
-    env = SkillEnv(skill)
-    pol = model.policy
-    xs, rets = [], []
-    for ep in range(episodes):
-        obs, _ = env.reset(seed=seed + 7919 * ep)
-        o_list, r_list, done = [], [], False
-        while not done:
-            with torch.no_grad():
-                a, _, _ = pol(torch.as_tensor(obs).unsqueeze(0))
-            o_list.append(obs)
-            obs, r, term, trunc, _ = env.step(np.clip(a[0].numpy(), -1, 1))
-            r_list.append(r)
-            done = term or trunc
-        g, out = 0.0, []
-        for r in reversed(r_list):
-            g = r + gamma * g
-            out.append(g)
-        xs += o_list
-        rets += out[::-1]
-    X = torch.as_tensor(np.asarray(xs, np.float32))
-    R = torch.as_tensor(np.asarray(rets, np.float32)).unsqueeze(1)
-    params = list(pol.mlp_extractor.value_net.parameters()) + list(pol.value_net.parameters())
-    opt = torch.optim.Adam(params, lr=1e-3)
-    for _ in range(200):
-        idx = torch.randint(0, len(X), (256,))
-        v = pol.predict_values(X[idx])
-        loss = ((v - R[idx]) ** 2).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    prog.log(f"critic warm-up on {len(X)} states: value loss {float(loss.detach()):.3f}")
-
-
-def _save_checkpoint(model, run: Path, timesteps: int, best: float) -> None:
-    ck = run / "checkpoint"
-    ck.mkdir(exist_ok=True)
-    from safetensors.torch import save_file
-
-    # clone: the shared normaliser buffers alias each other, which safetensors refuses
-    state = {k: v.detach().clone().contiguous() for k, v in model.policy.state_dict().items()}
-    save_file(state, str(ck / ".policy.tmp"))
-    torch.save(model.policy.optimizer.state_dict(), ck / ".optimizer.tmp")
-    os.replace(ck / ".policy.tmp", ck / "policy.safetensors")
-    os.replace(ck / ".optimizer.tmp", ck / "optimizer.pt")
-    _json_dump(ck / "progress.json", {"timesteps": timesteps, "best_success": best})
-
-
-def _load_checkpoint(model, run: Path) -> tuple[int, float]:
-    ck = run / "checkpoint"
-    if not (ck / "progress.json").is_file():
-        return 0, -1.0
-    from safetensors.torch import load_file
-
-    model.policy.load_state_dict(load_file(str(ck / "policy.safetensors")))
-    model.policy.optimizer.load_state_dict(torch.load(ck / "optimizer.pt", weights_only=True))
-    prog = json.loads((ck / "progress.json").read_text())
-    return int(prog["timesteps"]), float(prog["best_success"])
 
 
 def train(
@@ -294,6 +167,8 @@ def train(
     if run is None:
         run = new_run_dir(logdir, algo, skill)
         (run / "config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+        if algo in OFF_POLICY:
+            n_envs = 1  # off-policy: one env, one gradient step per env step
         args = {"skill": skill, "algo": algo, "timesteps": total, "seed": seed, "n_envs": n_envs}
         (run / "args.yml").write_text(yaml.safe_dump(args, sort_keys=False))
         (run / "command.txt").write_text(shlex.join(argv or sys.argv) + "\n")
@@ -301,54 +176,65 @@ def train(
     prog.log(f"run folder: {run}")
     t_start = time.time()
     torch.manual_seed(seed)
-    bc, bc_info = warm_start(skill, cfg, run, seed, prog)
-
-    model = _make_ppo(skill, cfg, bc, n_envs, seed, run / "tensorboard" if tensorboard else None)
-    done_steps, best = _load_checkpoint(model, run)
+    bc, bc_info = warm_start(skill, cfg, run, seed, prog, squash=algo in OFF_POLICY)
+    tb = run / "tensorboard" if tensorboard else None
+    try:
+        trainer = make_trainer(algo, skill, cfg, bc, n_envs, seed, tb)
+    except ImportError as e:
+        raise TrainError(str(e)) from None
+    progress = trainer.load_checkpoint(run / "checkpoint") or {}
+    done_steps = int(progress.get("timesteps", 0))
+    best = float(progress.get("best_success", -1.0))
+    wall_before = float(progress.get("wall_s", 0.0))
     evals_path = run / "evaluations.json"
     evals = json.loads(evals_path.read_text()) if evals_path.is_file() else []
     if done_steps == 0:
-        _warm_up_critic(model, skill, cfg, seed, prog)
+        trainer.warm_up(prog)
         r = evaluate_policy(skill, bc, n_eval, seed=10_000 + seed)
         evals.append({"timesteps": 0, "source": "warm start", **r})
         prog.log(f"warm-start actor: success {r['success_rate']:.2f} over {n_eval}")
         _json_dump(evals_path, evals)
-    prog.stage("PPO fine-tuning", total)
+    prog.stage(f"{algo.upper()} fine-tuning", total)
     prog.advance(min(done_steps, total))
     freq = int(cfg["eval"]["freq"])
     while done_steps < total:
-        chunk = min(freq, total - done_steps)
-        before = model.num_timesteps
-        model.learn(chunk, reset_num_timesteps=False, tb_log_name="ppo", progress_bar=False)
-        done_steps += model.num_timesteps - before
-        prog.advance(model.num_timesteps - before)
-        actor = _export(model, bc)
+        before = trainer.num_timesteps
+        trainer.learn(min(freq, total - done_steps))
+        done_steps += trainer.num_timesteps - before
+        prog.advance(trainer.num_timesteps - before)
+        actor = trainer.export()
         r = evaluate_policy(skill, actor, n_eval, seed=10_000 + seed)
-        evals.append({"timesteps": done_steps, "source": "ppo", **r})
+        evals.append({"timesteps": done_steps, "source": algo, **r})
         _json_dump(evals_path, evals)
         prog.log(f"{done_steps} steps: success {r['success_rate']:.2f} over {n_eval}")
+        wall = wall_before + time.time() - t_start
         if r["success_rate"] >= best:
             best = r["success_rate"]
-            save_policy(
-                actor,
-                run / "best",
-                {
-                    "skill": skill,
-                    "algo": "ppo",
-                    "training_steps": done_steps,
-                    "training_wall_time_s": round(time.time() - t_start + bc_info.get("wall_time_s", 0), 1),
-                    "learning_aids": [
-                        "DAgger behaviour-cloning warm start from the scripted expert",
-                        "potential-based dense reward shaping",
-                        "critic warm-up on warm-start rollouts",
-                    ],
-                    "warm_start": {k: bc_info.get(k) for k in ("samples", "final_loss", "dagger")},
-                    "train_eval": r,
-                    "seed": seed,
-                    "versions": versions(),
-                    "observation_space": {"shape": [bc.obs_dim], "dtype": "float32"},
-                    "action_space": {"shape": [4], "low": -1.0, "high": 1.0},
-                },
-            )
-        _save_checkpoint(model, run, done_steps, best)
+            save_policy(actor, run / "best", _manifest(skill, algo, done_steps, wall, bc, bc_info, r, seed))
+        trainer.save_checkpoint(
+            run / "checkpoint", {"timesteps": done_steps, "best_success": best, "wall_s": wall}
+        )
     return run
+
+
+def _manifest(skill, algo, steps, wall, bc, bc_info, train_eval, seed) -> dict:
+    critic = "critic warm-up on warm-start rollouts" if algo == "ppo" else (
+        "replay buffer seeded with warm-start rollouts; critic fitted before actor updates"
+    )
+    return {
+        "skill": skill,
+        "algo": algo,
+        "training_steps": steps,
+        "training_wall_time_s": round(wall + bc_info.get("wall_time_s", 0), 1),
+        "learning_aids": [
+            "DAgger behaviour-cloning warm start from the scripted expert",
+            "potential-based dense reward shaping",
+            critic,
+        ],
+        "warm_start": {k: bc_info.get(k) for k in ("samples", "final_loss", "dagger")},
+        "train_eval": train_eval,
+        "seed": seed,
+        "versions": versions(),
+        "observation_space": {"shape": [bc.obs_dim], "dtype": "float32"},
+        "action_space": {"shape": [4], "low": -1.0, "high": 1.0},
+    }

@@ -14,6 +14,8 @@ TINY = {
     "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1, "learning_rate": 0.0001,
             "clip_range": 0.1, "gamma": 0.98, "gae_lambda": 0.95, "target_kl": None,
             "log_std_init": -1.6, "value_warmup_episodes": 1},
+    "sac": {"learning_rate": 0.0001, "buffer_size": 1000, "batch_size": 32, "gamma": 0.98,
+            "ent_coef": 0.005, "demo_episodes": 1, "critic_warmup_steps": 4},
     "timesteps": 128,
     "eval": {"episodes": 1, "freq": 128},
 }
@@ -41,3 +43,20 @@ def test_bad_config_and_algo_are_clear_errors(tmp_path):
         train("pick", config=bad, logdir=tmp_path)
     with pytest.raises(TrainError, match="algo 'dqn' is not supported"):
         train("pick", algo="dqn", logdir=tmp_path)
+
+
+@pytest.mark.parametrize("algo", ["sac", "tqc"])
+def test_tiny_off_policy_training_and_resume(algo, tmp_path):
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(yaml.safe_dump({**TINY, "timesteps": 64, "eval": {"episodes": 1, "freq": 32}}))
+    run = train("home", algo=algo, config=cfg, logdir=tmp_path / "logs", seed=2, timesteps=32)
+    policy, manifest = load_policy(run / "best", "home")
+    assert manifest["algo"] == algo and manifest["squash"] is True
+    assert (run / "checkpoint" / "replay.npz").is_file()
+    # continue the same run to 64 steps: replay buffer and optimisers come back
+    again = train("home", algo=algo, config=cfg, logdir=tmp_path / "logs", seed=2, timesteps=64, resume=True)
+    assert again == run
+    import json
+
+    evals = json.loads((run / "evaluations.json").read_text())
+    assert [e["timesteps"] for e in evals] == [0, 32, 64]
