@@ -47,7 +47,12 @@ def time_env_step(n: int) -> float:
 def learning(skill: str) -> dict:
     d = pretrained_dir(skill)
     m = load_manifest(d)
-    out = {"training_steps": m.get("training_steps"), "training_wall_time_s": m.get("training_wall_time_s")}
+    demo_steps = int((m.get("warm_start") or {}).get("samples") or 0)
+    out = {
+        "training_steps": m.get("training_steps"),
+        "training_wall_time_s": m.get("training_wall_time_s"),
+        "warm_start_env_steps": demo_steps,
+    }
     curve = d / "evaluations.json"
     if curve.is_file():
         evals = json.loads(curve.read_text())
@@ -55,6 +60,7 @@ def learning(skill: str) -> dict:
         hit = next((e for e in evals if e["success_rate"] >= bar), None)
         out["bar"] = bar
         out["rl_steps_to_bar"] = hit["timesteps"] if hit else None
+        out["env_steps_to_bar"] = demo_steps + hit["timesteps"] if hit else None
         out["curve"] = [(e["timesteps"], e["success_rate"], e["episodes"]) for e in evals]
     ev = m.get("evaluation")
     if ev:

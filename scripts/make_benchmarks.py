@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("sim", "bridge", "run", "skills", "suite")
+SECTIONS = ("sim", "bridge", "run", "skills", "learning", "suite")
 SKILLS = ("pick", "place", "push", "home", "pick-place")
 
 #: (full, quick) sizes
@@ -167,6 +167,8 @@ def bench(args) -> dict:
             skills[sk] = {"command": _shown(cmd), "data": data, "error": err,
                           "wall_s": round(wall, 1)}
         S["skills"] = skills
+    if "learning" not in skip:
+        section("learning", [_py(), str(ROOT / "scripts/bench_skills.py"), "--json"], 600)
     if "suite" not in skip:
         if args.suite_report:
             rep = json.loads(Path(args.suite_report).read_text())
@@ -329,6 +331,35 @@ def render(b: dict) -> str:
             else:
                 L.append(f"| {sk} | not measured: {sec.get('error')} | | `{sec['command']}` |")
         L.append("")
+    if "learning" in S:
+        sec = S["learning"]
+        L.append("## Skill policies: inference and learning\n")
+        L.append(f"`{sec['command']}` ({sec['wall_s']} s)\n")
+        if not _failed(L, sec):
+            d = sec["data"]
+            L.append(f"Baseline measured in the same run: one env control step = "
+                     f"{d['env_step_ms']:.3f} ms.\n")
+            L += ["| skill | inference ms/step | vs env step | env steps to bar (DAgger + RL) | "
+                  "training steps (DAgger + RL) | training wall time |",
+                  "|---|---|---|---|---|---|"]
+            for sk, r in d["skills"].items():
+                if "error" in r:
+                    L.append(f"| {sk} | {r['error']} | | | | |")
+                    continue
+                bar = r.get("bar")
+                hit = r.get("rl_steps_to_bar")
+                demo = r.get("warm_start_env_steps", 0)
+                to_bar = "" if bar is None else (
+                    f"{r.get('env_steps_to_bar')} = {demo} + {hit} (bar {bar})" if hit is not None
+                    else f"not reached (bar {bar})")
+                L.append(f"| {sk} | {r['inference_ms']:.3f} | {r['inference_vs_env_step']:.2f}x | "
+                         f"{to_bar} | {demo} + {r.get('training_steps')} | "
+                         f"{r.get('training_wall_time_s')} s |")
+            L.append("\nEnv steps to bar: labelled DAgger steps plus RL steps until the first "
+                     "periodic training evaluation (50 episodes) at or above the issue's bar; an "
+                     "RL part of 0 means the DAgger warm start already met it. "
+                     "Reference: rl-baselines3-zoo's TQC+HER needs ~230k steps (~1 h here) "
+                     "for FetchPickAndPlace.\n")
     if "suite" in S:
         L.append("## Task suite\n")
         sec = S["suite"]
