@@ -16,11 +16,14 @@ GAIN = 1.0 / (scene.MAX_EE_SPEED * scene.CONTROL_DT)  # metres -> action units p
 TRAVEL_Z = 0.125  # empty-handed travel height of the grip site: fingertips clear a 2-stack
 CARRY_Z = 0.14  # travel height of the grip site while carrying (clears bin walls and stacks)
 OPEN, CLOSE = -1.0, 1.0
+#: Gripper command while approaching a cube to pick: a 6.4 cm opening clears a cube at any
+#: yaw the scene uses (at most 5.1 cm across) while keeping the fingers off its neighbours.
+APPROACH = -0.6
 #: A closed gripper holds a cube when the finger opening is within this margin of the cube's
 #: width across the fingers (fully open is 0.08).
 GRASP_MARGIN = 0.005
 #: Opening the expert requires before descending onto a cube (nearly fully open).
-DESCEND_OPENING = 0.075
+DESCEND_OPENING = 0.060
 BIN_RELEASE_Z = 0.085
 STACK_RELEASE_DZ = 2 * scene.CUBE_HALF + 0.006
 TABLE_RELEASE_Z = scene.CUBE_HALF + 0.006
@@ -71,14 +74,14 @@ def pick_action(
         tgt = np.array([cube[0], cube[1], z]) if grip[2] > cube[2] + 0.045 else np.array(
             [grip[0], grip[1], hover]
         )
-        return _move(grip, tgt, OPEN)
+        return _move(grip, tgt, APPROACH)
     if grip[2] - cube[2] > 0.006:
         if opening > DESCEND_OPENING:
-            return _move(grip, np.array([cube[0], cube[1], cube[2]]), OPEN)
+            return _move(grip, np.array([cube[0], cube[1], cube[2]]), APPROACH)
         # closed too early, above the cube (the fingers would press on its top): open
         # first. The expert never gets here itself, but a learner does, and DAgger needs
         # the label that recovers.
-        return _move(grip, np.array([cube[0], cube[1], max(grip[2], cube[2] + 0.03)]), OPEN)
+        return _move(grip, np.array([cube[0], cube[1], max(grip[2], cube[2] + 0.03)]), APPROACH)
     return _move(grip, np.array([cube[0], cube[1], cube[2]]), CLOSE)
 
 

@@ -108,3 +108,14 @@ def test_render_rgb_is_not_blank():
     top = e.render_rgb("top")
     assert top.shape == (120, 160, 3) and not np.array_equal(top, img)
     e.close()
+
+
+def test_no_interpenetration_at_rest(env):
+    """Cubes, bins, table and fingers at rest overlap by less than a millimetre."""
+    for seed in range(5):
+        env.reset(seed=seed)
+        env.step_physics(np.array([0.0, 0.0, 0.0, -1.0]), control_steps=10)
+        depths = [c.dist for c in env.data.contact[: env.data.ncon]]
+        assert min(depths, default=0.0) > -1e-3, (seed, min(depths))
+        for o in env.world_state().objects:  # resting cubes stay put
+            assert abs(o.pos[2] - scene.CUBE_HALF) < 2e-3
