@@ -116,8 +116,11 @@ class Pick(Skill):
             seed=int(rng.integers(2**31)), options={"cubes": cubes, "arm": sample_arm_start(rng)}
         )
         w = env.world_state()
-        free = [o.name for o in w.objects if w.under(o.name) is None and o.reachable and o.on_table
-                or (o.on is not None and w.under(o.name) is None)]
+        free = [
+            o.name
+            for o in w.objects
+            if w.under(o.name) is None and o.reachable and (o.on_table or o.on is not None)
+        ]
         if not free:
             return None
         return PickParams(object=str(rng.choice(free)))
