@@ -47,6 +47,11 @@ class ArmController:
         self.mocap = model.body_mocapid[model.body("ee_target").id]
         self._jacp = np.zeros((3, model.nv))
         self._jacr = np.zeros((3, model.nv))
+        # preallocated work arrays: the IK step runs every control step
+        self._J = np.zeros((6, 6))
+        self._err = np.zeros(6)
+        self._damp = (DLS_LAMBDA**2) * np.eye(6)
+        self._lo, self._hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
 
     # ------------------------------------------------------------------ queries
     def grip_pos(self, data: mujoco.MjData) -> np.ndarray:
@@ -66,11 +71,11 @@ class ArmController:
             raise ValueError(f"action must have shape (4,), got {a.shape}")
         if not np.all(np.isfinite(a)):
             raise ValueError(f"action must be finite, got {a.tolist()}")
-        a = np.clip(a, -1.0, 1.0)
+        a = np.minimum(np.maximum(a, -1.0), 1.0)
         grip = data.site_xpos[self.site]
         tgt = data.mocap_pos[self.mocap] + a[:3] * (scene.MAX_EE_SPEED * scene.CONTROL_DT)
-        tgt = np.clip(tgt, grip - MAX_LEAD, grip + MAX_LEAD)
-        tgt = np.clip(tgt, scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH)
+        tgt = np.minimum(np.maximum(tgt, grip - MAX_LEAD), grip + MAX_LEAD)
+        tgt = np.minimum(np.maximum(tgt, self._lo), self._hi)
         data.mocap_pos[self.mocap] = tgt
         data.ctrl[self.arm_act] = self._ik_step(data, tgt)
         data.ctrl[self.finger_act] = scene.FINGER_OPEN * (1.0 - a[3]) * 0.5
@@ -78,22 +83,21 @@ class ArmController:
     def _ik_step(self, data: mujoco.MjData, target: np.ndarray) -> np.ndarray:
         m = self.model
         mujoco.mj_jacSite(m, data, self._jacp, self._jacr, self.site)
-        J = np.vstack([self._jacp[:, self.dadr], ROT_WEIGHT * self._jacr[:, self.dadr]])
+        J, err = self._J, self._err
+        J[:3] = self._jacp[:, self.dadr]
+        np.multiply(self._jacr[:, self.dadr], ROT_WEIGHT, out=J[3:])
         # orientation error 0.5 * sum_i R[:, i] x R_DOWN[:, i], expanded for the constant
         # R_DOWN columns (-x, +y, -z): three np.cross calls cost more than the whole solve
         r = data.site_xmat[self.site]  # row-major 3x3: r[3*row + col]
-        rot_err = 0.5 * np.array(
-            [
-                -r[7] - r[5],  # (0, -x2, x1) + (-y2, 0, y0) + (-z1, z0, 0), x/y/z = columns
-                -r[6] + r[2],
-                r[3] + r[1],
-            ]
-        )
-        err = np.concatenate([target - data.site_xpos[self.site], ROT_WEIGHT * rot_err])
-        JJt = J @ J.T + (DLS_LAMBDA**2) * np.eye(6)
-        dq = J.T @ np.linalg.solve(JJt, err)
+        h = 0.5 * ROT_WEIGHT
+        err[:3] = target - data.site_xpos[self.site]
+        # (0, -x2, x1) + (-y2, 0, y0) + (-z1, z0, 0), with x, y, z the columns of R
+        err[3] = h * (-r[7] - r[5])
+        err[4] = h * (-r[6] + r[2])
+        err[5] = h * (r[3] + r[1])
+        dq = J.T @ np.linalg.solve(J @ J.T + self._damp, err)
         q = data.qpos[self.qadr] + dq
-        return np.clip(q, self.qlow, self.qhigh)
+        return np.minimum(np.maximum(q, self.qlow), self.qhigh)
 
     # ------------------------------------------------------------------ home pose
     def home_q(self) -> np.ndarray:

@@ -115,10 +115,14 @@ class TabletopEnv(gym.Env):
         for _ in range(control_steps):
             self.controller.apply(d, action)
             mujoco.mj_step(m, d, nstep=scene.CONTROL_SUBSTEPS)
-            # derived quantities (kinematics, contacts) of the *current* state, exactly as
-            # after set_state(): controller, observations and world state are then pure
-            # functions of the state, which is what makes restore-and-continue exact
-            mujoco.mj_forward(m, d)
+            # mj_step leaves derived quantities one physics step stale. Refresh what the
+            # controller and the observation read (poses, Jacobian terms, body velocities)
+            # for the *current* state, as set_state() does: both are then pure functions
+            # of the state, which is what makes restore-and-continue exact. Contacts are
+            # refreshed only when the world state asks for them.
+            mujoco.mj_kinematics(m, d)
+            mujoco.mj_comPos(m, d)
+            mujoco.mj_comVel(m, d)
 
     def move_arm_to(self, pos: np.ndarray, grip: float = -1.0, max_steps: int = 60) -> None:
         """Drive the grip site to ``pos`` with the controller (used to set start states)."""
@@ -207,6 +211,7 @@ class TabletopEnv(gym.Env):
         physics.set_state(self.model, self.data, state)
 
     def world_state(self) -> WorldState:
+        mujoco.mj_collision(self.model, self.data)  # contacts of the current state
         return extract_world_state(self.model, self.data)
 
     @property
