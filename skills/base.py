@@ -140,10 +140,6 @@ def replace_object(
     return world.model_copy(update=update)
 
 
-def table_z() -> float:
-    return scene.CUBE_HALF
-
-
 # ---------------------------------------------------------------------- execution side
 @dataclass
 class Binding:

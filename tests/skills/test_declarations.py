@@ -99,3 +99,14 @@ def test_home_success_and_no_effect():
 def test_params_reject_extra_keys():
     with pytest.raises(ValueError):
         get("pick").Params(object="red_block", force=100)
+
+
+@pytest.mark.parametrize("skill", ["pick", "place", "push", "home"])
+def test_skill_envs_registered_and_pass_check_env(skill):
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(f"skillbridge/Skill-{skill}-v0")
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=3)
+    assert obs.shape == (get(skill).obs_dim,) and "is_success" in info
