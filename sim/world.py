@@ -8,6 +8,7 @@ alone (positions and contacts), never from what a controller believes it did.
 from __future__ import annotations
 
 import json
+import math
 
 import mujoco
 import numpy as np
@@ -174,33 +175,38 @@ def _index(model: mujoco.MjModel) -> _SceneIndex:
 
 
 def _yaw(quat: np.ndarray) -> float:
-    w, x, y, z = quat
-    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+    w, x, y, z = quat.tolist()
+    return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+
+
+_BASE_X, _BASE_Y = (float(v) for v in scene.BASE_XY)
+_LOW, _HIGH = scene.WORKSPACE_LOW.tolist(), scene.WORKSPACE_HIGH.tolist()
 
 
 def reachable_xy(x: float, y: float) -> bool:
     """Whether the grip site can be brought over (x, y) pointing down."""
-    r = float(np.hypot(x - scene.BASE_XY[0], y - scene.BASE_XY[1]))
-    in_box = (
-        scene.WORKSPACE_LOW[0] - 1e-9 <= x <= scene.WORKSPACE_HIGH[0] + 1e-9
-        and scene.WORKSPACE_LOW[1] - 1e-9 <= y <= scene.WORKSPACE_HIGH[1] + 1e-9
-    )
+    r = math.hypot(x - _BASE_X, y - _BASE_Y)
+    in_box = _LOW[0] - 1e-9 <= x <= _HIGH[0] + 1e-9 and _LOW[1] - 1e-9 <= y <= _HIGH[1] + 1e-9
     return in_box and REACH_MIN_R <= r <= REACH_MAX_R
 
 
 def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldState:
     """World state from physics. ``data`` must be forward-computed (after mj_forward/step)."""
     ix = _index(model)
+    n_con = data.ncon
     touching_left: set[str] = set()
     touching_right: set[str] = set()
-    for c in data.contact[: data.ncon]:
-        g1, g2 = int(c.geom1), int(c.geom2)
-        for a, b in ((g1, g2), (g2, g1)):
-            if a in ix.cube_geoms:
-                if b in ix.left:
-                    touching_left.add(ix.cube_geoms[a])
-                elif b in ix.right:
-                    touching_right.add(ix.cube_geoms[a])
+    if n_con:
+        # whole-array reads: indexing contacts one by one is far slower in the bindings
+        pairs = zip(data.contact.geom1[:n_con].tolist(), data.contact.geom2[:n_con].tolist())
+        for g1, g2 in pairs:
+            for a, b in ((g1, g2), (g2, g1)):
+                cube = ix.cube_geoms.get(a)
+                if cube is not None:
+                    if b in ix.left:
+                        touching_left.add(cube)
+                    elif b in ix.right:
+                        touching_right.add(cube)
     held_set = touching_left & touching_right
     grip = data.site_xpos[ix.site]
     held = None
@@ -213,10 +219,10 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
     ]
     raw = {}
     for n, b in ix.cube_bodies.items():
-        p = data.xpos[b]
+        p = data.xpos[b].tolist()  # plain floats: scalar maths on numpy items is slow
         if p[0] > ABSENT_X:
             continue
-        raw[n] = (p.copy(), data.xquat[b].copy())
+        raw[n] = (p, data.xquat[b])
 
     objects = []
     for n, (p, q) in raw.items():
@@ -238,7 +244,7 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
                     continue
                 dz = p[2] - p2[2]
                 if (
-                    np.hypot(p[0] - p2[0], p[1] - p2[1]) < STACK_XY_TOL
+                    math.hypot(p[0] - p2[0], p[1] - p2[1]) < STACK_XY_TOL
                     and STACK_DZ[0] <= dz <= STACK_DZ[1]
                 ):
                     on = m
