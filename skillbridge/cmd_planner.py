@@ -31,7 +31,10 @@ def plan(
     regenerations: int = typer.Option(2, "--regenerations", min=0, max=10, help="Regenerations."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ):
-    """Plan a task without executing it: the accepted plan, the attempts, the token counts."""
+    """Plan a task without executing it: the accepted plan, the attempts, the token counts.
+
+    Exit 0 with a plan, 1 when the task is refused or ends in a safe stop, 2 on bad input.
+    """
     from planner.errors import PlannerError
     from planner.hybrid import ROUTES, HybridPlanner
 
@@ -54,7 +57,8 @@ def plan(
         typer.echo(json.dumps(data, indent=2))
     else:
         _print(data)
-    if outcome.decision in ("safe_stop", "failed"):
+    # like `run`: 0 only when there is a plan to execute; a refusal or a safe stop is 1
+    if outcome.decision in ("safe_stop", "failed", "refused"):
         raise typer.Exit(1)
 
 

@@ -88,7 +88,7 @@ def test_cli_plan_json():
 
 def test_cli_plan_text_and_refusal():
     r = runner.invoke(_app(), ["plan", "put the purple block in the green bin", "--cubes", "red"])
-    assert r.exit_code == 0 and "refused" in r.output and "purple" in r.output
+    assert r.exit_code == 1 and "refused" in r.output and "purple" in r.output
 
 
 def test_cli_bad_input_is_user_error():
