@@ -70,3 +70,4 @@ def run() -> None:
             e.show()
             sys.exit(e.exit_code)
         raise
+    sys.exit(code or 0)
