@@ -72,6 +72,10 @@ def run(
     ),
     base_url: str = typer.Option(
         None, "--base-url", help="Base URL of an OpenAI-compatible server."),
+    route: str = typer.Option(
+        "hybrid", "--route",
+        help="hybrid: rules first, the model only when rules are unsure; rules or model: force one.",
+    ),
     policy_source: str = typer.Option(
         "pretrained", "--policy-source", hidden=True,
         help="pretrained (shipped policies) or scripted (the experts; debugging aid).",
@@ -90,7 +94,7 @@ def run(
     cfg = RunConfig(
         task=task, llm=llm, seed=seed, max_replans=max_replans, out_dir=out,
         cubes=_parse_cubes(cubes),
-        policy_source=policy_source, base_url=base_url,
+        policy_source=policy_source, base_url=base_url, route=route,
         video=Path(video_path) if video and video_path else None,
         video_in_episode=video and not video_path,
     )
