@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim import scene
+from sim.world import yaw_of
 
 GAIN = 1.0 / (scene.MAX_EE_SPEED * scene.CONTROL_DT)  # metres -> action units per step
 TRAVEL_Z = 0.125  # empty-handed travel height of the grip site: fingertips clear a 2-stack
@@ -38,11 +39,6 @@ def grasp_width(yaw: float) -> float:
     """Width of a cube across the fingers (world y) when it is turned by ``yaw``."""
     phi = abs(float(yaw)) % (np.pi / 2)
     return 2 * scene.CUBE_HALF * (np.cos(phi) + np.sin(phi))
-
-
-def yaw_of(quat: np.ndarray) -> float:
-    w, x, y, z = quat
-    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
 
 
 def is_grasped(grip: np.ndarray, opening: float, cube: np.ndarray, yaw: float = 0.0) -> bool:

@@ -174,7 +174,8 @@ def _index(model: mujoco.MjModel) -> _SceneIndex:
     return _INDEX[key]
 
 
-def _yaw(quat: np.ndarray) -> float:
+def yaw_of(quat: np.ndarray) -> float:
+    """Rotation about world z of a (w, x, y, z) quaternion."""
     w, x, y, z = quat.tolist()
     return math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
 
@@ -260,7 +261,7 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
                 name=n,
                 color=scene.cube_color(n),
                 pos=(float(p[0]), float(p[1]), float(p[2])),
-                yaw=_yaw(q),
+                yaw=yaw_of(q),
                 held=is_held,
                 on_table=bool(on_table),
                 in_bin=in_bin,

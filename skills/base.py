@@ -15,7 +15,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from sim import scene
-from sim.world import ObjectState, WorldState, reachable_xy
+from sim.world import ObjectState, WorldState, reachable_xy, yaw_of
 
 #: Parameter domains: which scene names a parameter may take. The bridge turns each into
 #: an enum in the per-scene JSON Schema.
@@ -167,18 +167,14 @@ def opening_of(obs: dict) -> float:
     return float(obs["proprio"][6] + obs["proprio"][7])
 
 
+def cube_yaw(obs: dict, cube: int) -> float:
+    return yaw_of(obs["object_quat"][cube])
+
+
 def yaw_features(obs: dict, cube: int) -> np.ndarray:
     """A cube's yaw as (sin 4θ, cos 4θ): a square looks the same every quarter turn."""
-    from sim.scripted import yaw_of
-
-    y = yaw_of(obs["object_quat"][cube])
+    y = cube_yaw(obs, cube)
     return np.array([np.sin(4 * y), np.cos(4 * y)])
-
-
-def cube_yaw(obs: dict, cube: int) -> float:
-    from sim.scripted import yaw_of
-
-    return yaw_of(obs["object_quat"][cube])
 
 
 def proprio_features(obs: dict) -> list[np.ndarray]:
@@ -192,6 +188,12 @@ def sample_arm_start(rng: np.random.Generator) -> np.ndarray | None:
         return None  # home
     xy = rng.uniform([-0.2, -0.28], [0.2, 0.28])
     return np.array([xy[0], xy[1], rng.uniform(0.07, 0.22)])
+
+
+def random_cubes(rng: np.random.Generator) -> list[str]:
+    """A random non-empty subset of the cubes, in random order (the first is the subject)."""
+    k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
+    return [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
 
 
 def run_expert_until(env, act, done, max_steps: int) -> bool:

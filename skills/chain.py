@@ -6,6 +6,7 @@ import numpy as np
 
 from sim import scene
 from sim.env import TabletopEnv
+from skills.base import random_cubes
 from skills.evaluate import wilson
 from skills.runtime import SkillExecutor
 
@@ -18,8 +19,7 @@ def evaluate_chain(executor: SkillExecutor, episodes: int, seed: int = 0, progre
     rng = np.random.default_rng(seed)
     ok_count, steps = 0, []
     for ep in range(episodes):
-        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
-        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        names = random_cubes(rng)
         env.reset(seed=int(rng.integers(2**31)), options={"cubes": names})
         cube, target = names[0], str(rng.choice(scene.BIN_NAMES))
         a = executor.run(env, {"skill": "pick", "object": cube})

@@ -17,6 +17,7 @@ from skills.base import (
     moved,
     opening_of,
     proprio_features,
+    random_cubes,
     replace_object,
     run_expert_until,
     sample_arm_start,
@@ -85,8 +86,7 @@ class Home(Skill):
 
     def sample_start(self, env, rng: np.random.Generator) -> HomeParams | None:
         """Wherever a skill may end: anywhere above the table, sometimes holding a cube."""
-        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
-        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        names = random_cubes(rng)
         arm = sample_arm_start(rng)
         if arm is None:
             arm = np.array([*rng.uniform([-0.2, -0.28], [0.2, 0.28]), rng.uniform(0.05, 0.25)])

@@ -14,6 +14,7 @@ from skills.base import (
     grip_of,
     opening_of,
     proprio_features,
+    random_cubes,
     sample_arm_start,
     yaw_features,
     PRECONDITION,
@@ -105,8 +106,8 @@ class Pick(Skill):
 
     def sample_start(self, env, rng: np.random.Generator) -> PickParams | None:
         """Cubes at random (sometimes one stacked on another); the arm where others left it."""
-        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
-        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        names = random_cubes(rng)
+        k = len(names)
         cubes: dict = {n: None for n in names}
         if k >= 2 and rng.random() < 0.2:
             xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)

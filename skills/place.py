@@ -14,6 +14,7 @@ from skills.base import (
     grip_of,
     opening_of,
     proprio_features,
+    random_cubes,
     run_expert_until,
     sample_arm_start,
     yaw_features,
@@ -182,8 +183,8 @@ class Place(Skill):
 
     def sample_start(self, env, rng: np.random.Generator) -> PlaceParams | None:
         """A cube in a grasp the pick skill produced, carried somewhere above the table."""
-        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
-        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        names = random_cubes(rng)
+        k = len(names)
         cubes: dict = {n: None for n in names}
         filled = None
         if k >= 2 and rng.random() < 0.3:

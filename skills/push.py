@@ -12,6 +12,7 @@ from skills.base import (
     Binding,
     grip_of,
     proprio_features,
+    random_cubes,
     sample_arm_start,
     DOMAIN_PUSH_TARGET,
     DOMAIN_OBJECT,
@@ -166,8 +167,7 @@ class Push(Skill):
 
     def sample_start(self, env, rng: np.random.Generator) -> PushParams | None:
         """A free cube on the table and a region (or a point) it is not already at."""
-        k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
-        names = [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+        names = random_cubes(rng)
         env.reset(seed=int(rng.integers(2**31)), options={"cubes": names, "arm": sample_arm_start(rng)})
         w = env.world_state()
         o = w.object(names[0])
