@@ -55,7 +55,6 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
-    import numpy as np
     import torch
 
     torch.set_num_threads(1)

@@ -7,11 +7,11 @@ this runs whether or not trained weights are installed.
 from __future__ import annotations
 
 import json
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
 TWO = """\
 suite: two
@@ -30,20 +30,6 @@ tasks:
     refuse: true
     scene: {cubes: [red_block]}
 """
-
-
-def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    from skillbridge import cli
-
-    monkeypatch.setattr(sys, "argv", ["skillbridge", *args])
-    monkeypatch.setattr(cli.err_console, "soft_wrap", True)
-    code = 0
-    try:
-        cli.run()
-    except SystemExit as e:
-        code = 0 if e.code is None else int(e.code)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

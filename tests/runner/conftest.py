@@ -7,28 +7,12 @@ tests exercise the runner, the recorder and replay without depending on trained 
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
 TASK = "put the red block in the green bin"
 SEED = 0
-
-
-def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    """Run ``skillbridge ARGS`` in-process through the real entry point."""
-    from skillbridge import cli
-
-    monkeypatch.setattr(sys, "argv", ["skillbridge", *args])
-    monkeypatch.setattr(cli.err_console, "soft_wrap", True)  # a line is a line, not 80 cols
-    code = 0
-    try:
-        cli.run()
-    except SystemExit as e:
-        code = 0 if e.code is None else int(e.code)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="session")

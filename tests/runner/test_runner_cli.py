@@ -6,7 +6,9 @@ import pytest
 
 from skillbridge import episode as E
 
-from .conftest import TASK, run_cli
+from cli_helpers import run_cli
+
+from .conftest import TASK
 
 
 def test_run_prints_progress_and_summary(tmp_path, monkeypatch, capsys):

@@ -11,7 +11,9 @@ from skillbridge import episode as E
 from skillbridge import replay
 from skillbridge.runner import RunConfig, Runner
 
-from .conftest import SEED, TASK, run_cli
+from cli_helpers import run_cli
+
+from .conftest import SEED, TASK
 
 
 def test_pick_and_place_succeeds(recorded):

@@ -18,7 +18,9 @@ from skillbridge import episode as E
 from skillbridge import replay
 from skillbridge.runner import RunConfig, Runner
 
-from .conftest import TASK, run_cli
+from cli_helpers import run_cli
+
+from .conftest import TASK
 
 REPO = Path(__file__).resolve().parents[2]
 

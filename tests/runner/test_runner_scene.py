@@ -13,7 +13,9 @@ from skillbridge import replay
 from skillbridge.errors import UserError
 from skillbridge.runner import EXIT_INPUT, RunConfig, Runner, check_cubes, scene_options
 
-from .conftest import TASK, run_cli
+from cli_helpers import run_cli
+
+from .conftest import TASK
 
 
 # ----------------------------------------------------------------------------- check_cubes
