@@ -48,7 +48,8 @@ NO_EFFECT = "no_effect"
 
 
 class Skill:
-    """A skill declaration. Subclasses fill the class attributes and the four methods."""
+    """A skill declaration. Subclasses fill the class attributes, the four declarative
+    methods the bridge and planner read, and the execution side the policies use."""
 
     name: ClassVar[str]
     description: ClassVar[str]
@@ -66,6 +67,30 @@ class Skill:
         raise NotImplementedError
 
     def success(self, before: WorldState, after: WorldState, params: SkillParams) -> bool:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- execution side
+    #: Length of the goal-conditioned observation vector the policy reads.
+    obs_dim: ClassVar[int]
+
+    def bind(self, world: WorldState, params: SkillParams) -> Binding:
+        """Resolve the parameters against the scene at the moment the subgoal starts."""
+        raise NotImplementedError
+
+    def observe(self, obs: dict, b: Binding) -> np.ndarray:
+        """The policy's observation from the env's observation dict."""
+        raise NotImplementedError
+
+    def expert(self, obs: dict, b: Binding) -> np.ndarray:
+        """The scripted expert's action: demonstrations and DAgger labels."""
+        raise NotImplementedError
+
+    def potential(self, obs: dict, b: Binding) -> float:
+        """Shaping potential; the reward is its change plus a success bonus."""
+        raise NotImplementedError
+
+    def sample_start(self, env, rng: np.random.Generator) -> SkillParams | None:
+        """Put ``env`` in a start state from the chained distribution; None to resample."""
         raise NotImplementedError
 
     def catalogue_entry(self) -> dict:

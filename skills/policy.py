@@ -127,8 +127,8 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
     if skill is not None:
         from skills.registry import get
 
-        want = getattr(get(skill), "obs_dim", None)
-        if want is not None and int(manifest["obs_dim"]) != want:
+        want = get(skill).obs_dim
+        if int(manifest["obs_dim"]) != want:
             raise PolicyError(
                 f"{directory / 'manifest.json'}: policy observes {manifest['obs_dim']} features, "
                 f"skill {skill!r} builds {want} (trained for another version of the skill)"

@@ -42,7 +42,7 @@ def _normaliser_cls():
     return FixedNormaliser
 
 
-def _policy_kwargs(cfg: dict, bc: MLPPolicy, **extra) -> dict:
+def _policy_kwargs(bc: MLPPolicy, **extra) -> dict:
     return dict(
         activation_fn=nn.Tanh,
         features_extractor_class=_normaliser_cls(),
@@ -118,7 +118,7 @@ class PPOTrainer(Trainer):
             gamma=p["gamma"], gae_lambda=p["gae_lambda"], target_kl=p.get("target_kl"),
             seed=seed, verbose=0, device="cpu", tensorboard_log=str(tb) if tb else None,
             policy_kwargs=_policy_kwargs(
-                cfg, bc, net_arch=dict(pi=list(cfg["net_arch"]), vf=list(cfg["net_arch"])),
+                bc, net_arch=dict(pi=list(cfg["net_arch"]), vf=list(cfg["net_arch"])),
                 log_std_init=p["log_std_init"], ortho_init=False,
             ),
         )
@@ -202,7 +202,7 @@ class OffPolicyTrainer(Trainer):
             learning_starts=0, ent_coef=p.get("ent_coef", 0.005), seed=seed, verbose=0,
             device="cpu", tensorboard_log=str(tb) if tb else None,
             policy_kwargs=_policy_kwargs(
-                cfg, bc, net_arch=dict(pi=list(cfg["net_arch"]), qf=list(cfg["net_arch"])),
+                bc, net_arch=dict(pi=list(cfg["net_arch"]), qf=list(cfg["net_arch"])),
                 log_std_init=p.get("log_std_init", -1.6),
             ),
         )
