@@ -12,11 +12,17 @@ import json
 import os
 from pathlib import Path
 
+import math
+from typing import Literal
+
 import numpy as np
 import torch
-from safetensors import safe_open
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
+from safetensors.torch import load as load_safetensors
 from safetensors.torch import save_file
 from torch import nn
+
+from sim.safeio import MiB, UnsafeFile, read_regular
 
 FORMAT = "skillbridge.policy/1"
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
@@ -26,8 +32,56 @@ REQUIRED = (
 )
 
 
+#: The manifest is not covered by the weights' sha256, so its fields are bounded here: a
+#: received ``"net_arch": [1e9, 1e9]`` must not allocate 52 GB before anything is checked.
+MAX_DIM = 4096
+MAX_LAYERS = 8
+MAX_PARAMS = 8_000_000
+MANIFEST_LIMIT = 4 * MiB
+WEIGHTS_LIMIT = 4 * MAX_PARAMS + 4 * MiB  # float32 tensors plus the safetensors header
+
+
 class PolicyError(Exception):
     """A policy file is missing, tampered, truncated or does not match its manifest."""
+
+
+class Manifest(BaseModel):
+    """The fields of ``manifest.json`` the network is rebuilt from, strictly typed and bounded
+    (``"squash": "false"`` must not read as true, ``obs_dim: null`` must not reach torch).
+    Other fields (training records, evaluation) are kept as they are."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    format: Literal["skillbridge.policy/1"]
+    skill: str = Field(min_length=1, max_length=64, pattern=r"^[a-z][a-z0-9_-]*$")
+    algo: str = Field(min_length=1, max_length=32)
+    obs_dim: int = Field(ge=1, le=MAX_DIM)
+    act_dim: int = Field(ge=1, le=64)
+    net_arch: list[int] = Field(max_length=MAX_LAYERS)
+    activation: Literal["tanh"]
+    squash: StrictBool = False
+    obs_mean: list[float]
+    obs_std: list[float]
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    @model_validator(mode="after")
+    def _shapes(self) -> "Manifest":
+        if any(not 1 <= h <= MAX_DIM for h in self.net_arch):
+            raise ValueError(f"net_arch layer sizes must be 1-{MAX_DIM}")
+        dims = [self.obs_dim, *self.net_arch, self.act_dim]
+        params = sum((a + 1) * b for a, b in zip(dims, dims[1:]))
+        if params > MAX_PARAMS:
+            raise ValueError(f"the network would have {params} parameters (at most {MAX_PARAMS})")
+        for name in ("obs_mean", "obs_std"):
+            v = getattr(self, name)
+            if len(v) != self.obs_dim:
+                raise ValueError(f"{name} has {len(v)} values, obs_dim is {self.obs_dim}")
+            if not all(math.isfinite(x) for x in v):
+                raise ValueError(f"{name} holds non-finite values")
+        # a zero (or denormal) scale turns every observation into inf/NaN actions at step 1
+        if not all(x >= 1e-8 for x in self.obs_std):
+            raise ValueError("obs_std must be > 0 (a zero scale gives NaN actions)")
+        return self
 
 
 class MLPPolicy(nn.Module):
@@ -99,14 +153,24 @@ def save_policy(policy: MLPPolicy, directory: str | Path, manifest: dict) -> Pat
     return directory
 
 
-def load_manifest(directory: str | Path) -> dict:
-    path = Path(directory) / "manifest.json"
-    if not path.is_file():
-        raise PolicyError(f"{path}: manifest missing")
+def _read(path: Path, limit: int, what: str) -> bytes:
     try:
-        manifest = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise PolicyError(f"{path}: not valid JSON ({e})") from None
+        return read_regular(path, limit)
+    except FileNotFoundError:
+        raise PolicyError(f"{path}: {what} missing") from None
+    except UnsafeFile as e:
+        raise PolicyError(f"{e}") from None
+    except OSError as e:
+        raise PolicyError(f"{path}: cannot read the {what} ({e.strerror or e})") from None
+
+
+def load_manifest(directory: str | Path) -> dict:
+    """Read and validate ``manifest.json`` (a regular file, bounded size, bounded fields)."""
+    path = Path(directory) / "manifest.json"
+    try:
+        manifest = json.loads(_read(path, MANIFEST_LIMIT, "manifest").decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as e:
+        raise PolicyError(f"{path}: not valid JSON ({str(e).splitlines()[0][:200]})") from None
     if not isinstance(manifest, dict):
         raise PolicyError(f"{path}: manifest must be a JSON object")
     missing = [k for k in REQUIRED if k not in manifest]
@@ -114,7 +178,14 @@ def load_manifest(directory: str | Path) -> dict:
         raise PolicyError(f"{path}: manifest lacks field(s) {', '.join(missing)}")
     if manifest["format"] != FORMAT:
         raise PolicyError(f"{path}: format {manifest['format']!r}, expected {FORMAT!r}")
-    return manifest
+    try:
+        checked = Manifest.model_validate(manifest)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(x) for x in err.get("loc", ())) or "manifest"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        raise PolicyError(f"{path}: {loc}: {msg}") from None
+    return {**manifest, **checked.model_dump(include=set(Manifest.model_fields))}
 
 
 def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPolicy, dict]:
@@ -133,23 +204,19 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
                 f"{directory / 'manifest.json'}: policy observes {manifest['obs_dim']} features, "
                 f"skill {skill!r} builds {want} (trained for another version of the skill)"
             )
-    if not weights.is_file():
-        raise PolicyError(f"{weights}: weights file missing")
-    digest = _sha256(weights)
+    data = _read(weights, WEIGHTS_LIMIT, "weights file")
+    digest = hashlib.sha256(data).hexdigest()
     if digest != manifest["sha256"]:
         raise PolicyError(f"{weights}: sha256 {digest[:12]}... does not match the manifest (tampered or truncated)")
     try:
-        net_arch = [int(h) for h in manifest["net_arch"]]
-        obs_dim, act_dim = int(manifest["obs_dim"]), int(manifest["act_dim"])
         policy = MLPPolicy(
-            obs_dim, act_dim, net_arch, manifest["obs_mean"], manifest["obs_std"],
-            squash=bool(manifest.get("squash", False)),
+            manifest["obs_dim"], manifest["act_dim"], manifest["net_arch"],
+            manifest["obs_mean"], manifest["obs_std"], squash=manifest["squash"],
         )
     except (TypeError, ValueError) as e:
         raise PolicyError(f"{directory / 'manifest.json'}: bad network description ({e})") from None
     try:
-        with safe_open(str(weights), framework="pt") as f:
-            tensors = {k: f.get_tensor(k) for k in f.keys()}
+        tensors = load_safetensors(data)
     except Exception as e:  # safetensors raises its own types for corrupt headers
         raise PolicyError(f"{weights}: unreadable safetensors file ({e})") from None
     expected = policy.state_dict()
@@ -164,7 +231,24 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
             raise PolicyError(f"{weights}: tensor {k} holds non-finite values")
     policy.load_state_dict(tensors)
     policy.eval()
+    _check_finite_actions(policy, weights)
     return policy, manifest
+
+
+def _check_finite_actions(policy: MLPPolicy, weights: Path) -> None:
+    """Finite weights can still give NaN actions (a zero scale in the normaliser buffers, an
+    overflow): probe the network on the mean observation and a few spread around it, so such
+    a policy is refused at load instead of crashing the controller at step 1."""
+    mean = policy.obs_mean.detach().cpu().numpy().astype(np.float64)
+    std = policy.obs_std.detach().cpu().numpy().astype(np.float64)
+    if not (np.all(np.isfinite(std)) and np.all(std > 0)):
+        raise PolicyError(f"{weights}: obs_std must be finite and > 0 (gives NaN actions)")
+    rng = np.random.default_rng(0)
+    probes = np.concatenate([mean[None], mean + std * rng.standard_normal((8, mean.size))])
+    with torch.no_grad():
+        out = policy(torch.as_tensor(probes, dtype=torch.float32))
+    if not torch.isfinite(out).all():
+        raise PolicyError(f"{weights}: the network produces non-finite actions")
 
 
 def pretrained_dir(skill: str) -> Path:

@@ -106,3 +106,70 @@ def test_no_pickle_load_path_in_skills():
             assert bad not in text, f"{f}: {bad}"
         if "torch.load(" in text:
             assert "weights_only=True" in text, f"{f}: torch.load without weights_only"
+
+
+# ----------------------------------------------------------------------------- issue 10 C
+def _edit_manifest(d, **kw):
+    m = json.loads((d / "manifest.json").read_text())
+    m.update(kw)
+    (d / "manifest.json").write_text(json.dumps(m))
+
+
+@pytest.mark.parametrize("field, value, needle", [
+    ("net_arch", [1e9, 1e9], "net_arch"),
+    ("net_arch", [1_000_000_000, 1_000_000_000], "net_arch"),
+    ("net_arch", [4096] * 8, "parameters"),
+    ("obs_dim", None, "obs_dim"),
+    ("obs_dim", "13", "obs_dim"),
+    ("act_dim", -1, "act_dim"),
+    ("squash", "false", "squash"),
+    ("obs_std", [0.0] * D, "obs_std"),
+    ("obs_mean", [1.0], "obs_mean"),
+    ("activation", "relu", "activation"),
+])
+def test_manifest_fields_are_validated_with_bounds(saved, field, value, needle):
+    _, d = saved
+    _edit_manifest(d, **{field: value})
+    with pytest.raises(PolicyError, match=needle) as e:
+        load_policy(d)
+    assert "\n" not in str(e.value)
+
+
+def test_manifest_squash_is_a_real_boolean(saved):
+    _, d = saved
+    _, m = load_policy(d)
+    assert m["squash"] is False
+
+
+def test_weights_that_give_nan_actions_are_rejected_at_load(tmp_path):
+    """obs_std = 0 in the weights (the normaliser is a buffer of the safetensors file)."""
+    p = MLPPolicy(D, 4, [8], np.zeros(D), np.ones(D))
+    p.obs_std.zero_()
+    d = save_policy(p, tmp_path / "nan", {"skill": "pick", "algo": "ppo"})
+    _edit_manifest(d, obs_std=[1.0] * D)  # the manifest looks fine; the weights do not
+    with pytest.raises(PolicyError, match="obs_std|non-finite"):
+        load_policy(d, "pick")
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+@pytest.mark.parametrize("name", ["manifest.json", "model.safetensors"])
+def test_policy_files_must_be_regular(saved, tmp_path, kind, name):
+    import os
+
+    _, d = saved
+    (d / name).unlink()
+    if kind == "symlink":
+        os.symlink("/dev/zero", d / name)
+    else:
+        os.mkfifo(d / name)
+    with pytest.raises(PolicyError, match="not a regular file"):
+        load_policy(d)
+
+
+def test_oversized_manifest_rejected(saved):
+    _, d = saved
+    m = json.loads((d / "manifest.json").read_text())
+    m["padding"] = "x" * (5 << 20)
+    (d / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(PolicyError, match="allowed"):
+        load_policy(d)
