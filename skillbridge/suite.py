@@ -23,21 +23,20 @@ Goal literals are ``[not] PREDICATE(ARG, ...)`` over :class:`sim.world.WorldStat
 ``on(OBJ, OBJ)``          the first cube rests on the second
 ``held(OBJ)``             the gripper holds the cube
 ``on_table(OBJ)``         the cube rests on the table (not in a bin, not stacked)
-``in_region(OBJ, REGION)``  on the table, within the named region's radius
+``in_region(OBJ, REGION)``  on the table, within the named region's radius (also ``at``)
 ``reachable(OBJ)``        the arm can reach the cube
+``home``                  the gripper is empty and the arm at its rest pose
 ========================  ======================================================
 
 An argument is a scene name, ``*`` (*some* present name of that kind makes the literal
 true: ``held(*)`` is "something is held", ``not held(*)`` "nothing is held") or ``all``
 (*every* present name of that kind: ``in(all, blue_bin)``). Goals are parsed once, here, by a
-small grammar; nothing in a suite file is ever evaluated as code.
+small grammar (:mod:`bridge.goals`, shared with plans, the runner and the
+evaluation); nothing in a suite file is ever evaluated as code.
 """
 
 from __future__ import annotations
 
-import itertools
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -45,6 +44,19 @@ from typing import Annotated, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from bridge.goals import (  # noqa: F401  (re-exported: the suite's goals use this grammar)
+    ALL,
+    ANY,
+    BIN,
+    OBJ,
+    PREDICATES,
+    REGION,
+    GoalSyntaxError,
+    Literal_,
+    goal_holds,
+    parse_literal,
+    unmet,
+)
 from sim import scene
 from sim.world import WorldState
 
@@ -59,153 +71,23 @@ CATEGORIES = (
     "quantifier",
     "paraphrase",
     "refuse",
+    # free-language categories (issue 11): meant for a language-model planner
+    "typos",
+    "synonyms",
+    "world_knowledge",
+    "goal_state",
+    "lists",
+    "exclusions",
+    "ordering",
+    "verbose",
 )
+#: Categories the rules planner is not expected to plan (free phrasing, for a model).
+FREE_LANGUAGE_CATEGORIES = CATEGORIES[7:]
 Category = Literal[
-    "pick_place", "stacking", "push", "sequence", "quantifier", "paraphrase", "refuse"
+    "pick_place", "stacking", "push", "sequence", "quantifier", "paraphrase", "refuse",
+    "typos", "synonyms", "world_knowledge", "goal_state", "lists", "exclusions", "ordering",
+    "verbose",
 ]
-
-# ----------------------------------------------------------------------------- goals
-OBJ, BIN, REGION = "object", "bin", "region"
-#: predicate -> the kind of each argument
-PREDICATES: dict[str, tuple[str, ...]] = {
-    "in": (OBJ, BIN),
-    "on": (OBJ, OBJ),
-    "held": (OBJ,),
-    "on_table": (OBJ,),
-    "in_region": (OBJ, REGION),
-    "reachable": (OBJ,),
-}
-ANY, ALL = "*", "all"
-_KNOWN = {OBJ: set(scene.CUBE_NAMES), BIN: set(scene.BIN_NAMES), REGION: set(scene.REGIONS)}
-_LITERAL_RE = re.compile(r"^\s*(not\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.S)
-_NAME_RE = re.compile(r"^(?:[a-z][a-z0-9_]*|\*)$")
-
-
-class GoalSyntaxError(ValueError):
-    """A goal string that does not follow the grammar (the message says what is wrong)."""
-
-
-@dataclass(frozen=True)
-class Literal_:
-    """One goal literal: ``[not] pred(args)``. Parsed once, evaluated many times."""
-
-    pred: str
-    args: tuple[str, ...]
-    negated: bool = False
-
-    def __str__(self) -> str:
-        return f"{'not ' if self.negated else ''}{self.pred}({', '.join(self.args)})"
-
-    def names(self) -> list[tuple[str, str]]:
-        """(kind, name) of every concrete (non-wildcard) argument."""
-        kinds = PREDICATES[self.pred]
-        return [(k, a) for k, a in zip(kinds, self.args) if a not in (ANY, ALL)]
-
-    def holds(self, world: WorldState) -> bool:
-        value = _evaluate(self.pred, self.args, world)
-        return (not value) if self.negated else value
-
-
-def parse_literal(text: str) -> Literal_:
-    """``"not in(red_block, green_bin)"`` -> :class:`Literal_`; GoalSyntaxError otherwise."""
-    if not isinstance(text, str):
-        raise GoalSyntaxError(f"a goal must be a string like 'in(red_block, green_bin)', "
-                              f"not {type(text).__name__}")
-    m = _LITERAL_RE.match(text)
-    if not m and text.count("(") != text.count(")"):
-        raise GoalSyntaxError(
-            f"{text!r} has unbalanced parentheses; in a YAML flow list [a, b] the comma "
-            "inside in(x, y) splits the item: write one goal per '- ' line or quote it"
-        )
-    if not m:
-        raise GoalSyntaxError(f"{text!r} is not of the form [not] predicate(arg, ...)")
-    negated, pred, inner = bool(m.group(1)), m.group(2), m.group(3)
-    if pred not in PREDICATES:
-        raise GoalSyntaxError(
-            f"unknown predicate {pred!r} in {text!r}; known: {', '.join(PREDICATES)}"
-        )
-    args = tuple(a.strip() for a in inner.split(",")) if inner.strip() else ()
-    kinds = PREDICATES[pred]
-    if len(args) != len(kinds):
-        raise GoalSyntaxError(
-            f"{pred} takes {len(kinds)} argument(s) ({', '.join(kinds)}), got {len(args)} in "
-            f"{text!r}"
-        )
-    for kind, a in zip(kinds, args):
-        if not _NAME_RE.match(a):
-            raise GoalSyntaxError(f"bad argument {a!r} in {text!r}")
-        if a in (ANY, ALL):
-            continue
-        if a not in _KNOWN[kind]:
-            raise GoalSyntaxError(
-                f"{a!r} in {text!r} is not {'an' if kind == OBJ else 'a'} {kind} of the scene; known: "
-                f"{', '.join(sorted(_KNOWN[kind]))}"
-            )
-    return Literal_(pred, args, negated)
-
-
-def _domain(kind: str, world: WorldState) -> list[str]:
-    if kind == OBJ:
-        return world.object_names
-    if kind == BIN:
-        return world.bin_names
-    return world.region_names
-
-
-def _atom(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
-    if pred == "in":
-        return world.in_(*args)
-    if pred == "on":
-        return world.on(*args)
-    if pred == "held":
-        return world.held(*args)
-    if pred == "on_table":
-        return world.on_table(*args)
-    if pred == "in_region":
-        return world.in_region(*args)
-    if pred == "reachable":
-        return world.reachable(*args)
-    raise GoalSyntaxError(f"unknown predicate {pred!r}")  # unreachable after parsing
-
-
-def _evaluate(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
-    """``all`` binds outermost (every name must satisfy), then ``*`` (some name does)."""
-    kinds = PREDICATES[pred]
-    all_slots = [i for i, a in enumerate(args) if a == ALL]
-    any_slots = [i for i, a in enumerate(args) if a == ANY]
-
-    def with_any(bound: list[str]) -> bool:
-        if not any_slots:
-            return _atom(pred, tuple(bound), world)
-        pools = [_domain(kinds[i], world) for i in any_slots]
-        for combo in itertools.product(*pools):
-            b = list(bound)
-            for i, name in zip(any_slots, combo):
-                b[i] = name
-            if _atom(pred, tuple(b), world):
-                return True
-        return False
-
-    if not all_slots:
-        return with_any(list(args))
-    pools = [_domain(kinds[i], world) for i in all_slots]
-    for combo in itertools.product(*pools):
-        b = list(args)
-        for i, name in zip(all_slots, combo):
-            b[i] = name
-        if not with_any(b):
-            return False
-    return True
-
-
-def goal_holds(goal: Iterable[Literal_], world: WorldState) -> bool:
-    return all(lit.holds(world) for lit in goal)
-
-
-def unmet(goal: Iterable[Literal_], world: WorldState) -> list[str]:
-    """The literals of ``goal`` that do not hold in ``world`` (as text)."""
-    return [str(lit) for lit in goal if not lit.holds(world)]
-
 
 # ----------------------------------------------------------------------------- models
 def _check_goal_text(v: str) -> str:

@@ -1,0 +1,292 @@
+"""The goal grammar: one small language of predicates over the symbolic world state.
+
+It lives in the bridge because every layer above must agree on it: the suite's YAML goals,
+the plan's optional ``goal`` (stated by a planner and checked here before anything moves),
+the runner's success test on the world from physics, and the evaluation. One parser, one
+evaluator; nothing in a goal is ever evaluated as code.
+
+Literals are ``[not] PREDICATE(ARG, ...)`` over :class:`sim.world.WorldState`:
+
+==========================  ======================================================
+``in(OBJ, BIN)``            the cube lies in the bin
+``on(OBJ, OBJ)``            the first cube rests on the second
+``held(OBJ)``               the gripper holds the cube
+``on_table(OBJ)``           the cube rests on the table (not in a bin, not stacked)
+``at(OBJ, REGION)``         on the table, within the named region's radius
+``in_region(OBJ, REGION)``  the same as ``at`` (the suite's older spelling)
+``reachable(OBJ)``          the arm can reach the cube
+``home``                    the gripper is empty and the arm at its rest pose
+==========================  ======================================================
+
+An argument is a scene name, ``*`` (*some* present name of that kind makes the literal
+true: ``held(*)`` is "something is held", ``not held(*)`` "nothing is held") or ``all``
+(*every* present name of that kind: ``in(all, blue_bin)``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sim import scene
+from sim.world import WorldState
+
+OBJ, BIN, REGION = "object", "bin", "region"
+#: predicate -> the kind of each argument
+PREDICATES: dict[str, tuple[str, ...]] = {
+    "in": (OBJ, BIN),
+    "on": (OBJ, OBJ),
+    "held": (OBJ,),
+    "on_table": (OBJ,),
+    "at": (OBJ, REGION),
+    "in_region": (OBJ, REGION),
+    "reachable": (OBJ,),
+    "home": (),
+}
+ANY, ALL = "*", "all"
+#: Most literals in one stated goal (a plan has at most 12 steps; goals stay short).
+MAX_GOAL_LITERALS = 16
+#: Longest literal text accepted.
+MAX_LITERAL_CHARS = 120
+_KNOWN = {OBJ: set(scene.CUBE_NAMES), BIN: set(scene.BIN_NAMES), REGION: set(scene.REGIONS)}
+_LITERAL_RE = re.compile(r"^\s*(not\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.S)
+_BARE_RE = re.compile(r"^\s*(not\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*$")
+_NAME_RE = re.compile(r"^(?:[a-z][a-z0-9_]*|\*)$")
+
+
+class GoalSyntaxError(ValueError):
+    """A goal string that does not follow the grammar (the message says what is wrong)."""
+
+
+class GoalUnknownName(GoalSyntaxError):
+    """A well-formed literal naming something that is not a scene name of that kind."""
+
+    def __init__(self, message: str, name: str = "", kind: str = ""):
+        super().__init__(message)
+        self.name, self.kind = name, kind
+
+
+@dataclass(frozen=True)
+class Literal_:
+    """One goal literal: ``[not] pred(args)``. Parsed once, evaluated many times."""
+
+    pred: str
+    args: tuple[str, ...]
+    negated: bool = False
+
+    def __str__(self) -> str:
+        core = self.pred if not PREDICATES[self.pred] else f"{self.pred}({', '.join(self.args)})"
+        return f"{'not ' if self.negated else ''}{core}"
+
+    def names(self) -> list[tuple[str, str]]:
+        """(kind, name) of every concrete (non-wildcard) argument."""
+        kinds = PREDICATES[self.pred]
+        return [(k, a) for k, a in zip(kinds, self.args) if a not in (ANY, ALL)]
+
+    @property
+    def subject(self) -> str | None:
+        """The cube the literal is about (its first argument), when it names one."""
+        kinds = PREDICATES[self.pred]
+        if kinds and kinds[0] == OBJ and self.args[0] not in (ANY, ALL):
+            return self.args[0]
+        return None
+
+    def holds(self, world: WorldState) -> bool:
+        value = _evaluate(self.pred, self.args, world)
+        return (not value) if self.negated else value
+
+
+def parse_literal(text: str) -> Literal_:
+    """``"not in(red_block, green_bin)"`` -> :class:`Literal_`; GoalSyntaxError otherwise
+    (GoalUnknownName when only a name is wrong)."""
+    if not isinstance(text, str):
+        raise GoalSyntaxError(f"a goal must be a string like 'in(red_block, green_bin)', "
+                              f"not {type(text).__name__}")
+    if len(text) > MAX_LITERAL_CHARS:
+        raise GoalSyntaxError(f"a goal literal is at most {MAX_LITERAL_CHARS} characters")
+    m = _LITERAL_RE.match(text)
+    bare = None if m else _BARE_RE.match(text)
+    if not m and not bare and text.count("(") != text.count(")"):
+        raise GoalSyntaxError(
+            f"{text!r} has unbalanced parentheses; in a YAML flow list [a, b] the comma "
+            "inside in(x, y) splits the item: write one goal per '- ' line or quote it"
+        )
+    if not m and not bare:
+        raise GoalSyntaxError(f"{text!r} is not of the form [not] predicate(arg, ...)")
+    g = m or bare
+    negated, pred = bool(g.group(1)), g.group(2)
+    inner = m.group(3) if m else ""
+    if pred not in PREDICATES:
+        raise GoalSyntaxError(
+            f"unknown predicate {pred!r} in {text!r}; known: {', '.join(PREDICATES)}"
+        )
+    args = tuple(a.strip() for a in inner.split(",")) if inner.strip() else ()
+    kinds = PREDICATES[pred]
+    if len(args) != len(kinds):
+        raise GoalSyntaxError(
+            f"{pred} takes {len(kinds)} argument(s) ({', '.join(kinds) or 'none'}), got "
+            f"{len(args)} in {text!r}"
+        )
+    for kind, a in zip(kinds, args):
+        if not _NAME_RE.match(a):
+            raise GoalSyntaxError(f"bad argument {a!r} in {text!r}")
+        if a in (ANY, ALL):
+            continue
+        if a not in _KNOWN[kind]:
+            raise GoalUnknownName(
+                f"{a!r} in {text!r} is not {'an' if kind == OBJ else 'a'} {kind} of the scene; "
+                f"known: {', '.join(sorted(_KNOWN[kind]))}", a, kind)
+    return Literal_(pred, args, negated)
+
+
+def parse_goal(texts: Iterable[str]) -> tuple[Literal_, ...]:
+    """Every literal of a goal, or the first GoalSyntaxError."""
+    return tuple(parse_literal(t) for t in texts)
+
+
+def absent_names(lit: Literal_, world: WorldState) -> list[tuple[str, str]]:
+    """(kind, name) of the literal's names this particular world does not have (a scene
+    name can be absent from a scene, e.g. a cube parked off the table)."""
+    return [(k, n) for k, n in lit.names() if n not in _domain(k, world)]
+
+
+def _domain(kind: str, world: WorldState) -> list[str]:
+    if kind == OBJ:
+        return world.object_names
+    if kind == BIN:
+        return world.bin_names
+    return world.region_names
+
+
+def _home(world: WorldState) -> bool:
+    from skills.home import at_home  # the home skill's own test is what "home" means
+
+    return world.held_object is None and at_home(world)
+
+
+def _atom(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
+    if pred == "in":
+        return world.in_(*args)
+    if pred == "on":
+        return world.on(*args)
+    if pred == "held":
+        return world.held(*args)
+    if pred == "on_table":
+        return world.on_table(*args)
+    if pred in ("in_region", "at"):
+        return world.in_region(*args)
+    if pred == "reachable":
+        return world.reachable(*args)
+    if pred == "home":
+        return _home(world)
+    raise GoalSyntaxError(f"unknown predicate {pred!r}")  # unreachable after parsing
+
+
+def _evaluate(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
+    """``all`` binds outermost (every name must satisfy), then ``*`` (some name does)."""
+    kinds = PREDICATES[pred]
+    all_slots = [i for i, a in enumerate(args) if a == ALL]
+    any_slots = [i for i, a in enumerate(args) if a == ANY]
+
+    def with_any(bound: list[str]) -> bool:
+        if not any_slots:
+            return _atom(pred, tuple(bound), world)
+        pools = [_domain(kinds[i], world) for i in any_slots]
+        for combo in itertools.product(*pools):
+            b = list(bound)
+            for i, name in zip(any_slots, combo):
+                b[i] = name
+            if _atom(pred, tuple(b), world):
+                return True
+        return False
+
+    if not all_slots:
+        return with_any(list(args))
+    pools = [_domain(kinds[i], world) for i in all_slots]
+    for combo in itertools.product(*pools):
+        b = list(args)
+        for i, name in zip(all_slots, combo):
+            b[i] = name
+        if not with_any(b):
+            return False
+    return True
+
+
+def _literals(goal: Iterable[Literal_ | str]) -> list[Literal_]:
+    return [g if isinstance(g, Literal_) else parse_literal(g) for g in goal]
+
+
+def goal_holds(goal: Iterable[Literal_ | str], world: WorldState) -> bool:
+    return all(lit.holds(world) for lit in _literals(goal))
+
+
+def unmet(goal: Iterable[Literal_ | str], world: WorldState) -> list[str]:
+    """The literals of ``goal`` that do not hold in ``world`` (as text)."""
+    return [str(lit) for lit in _literals(goal) if not lit.holds(world)]
+
+
+def evaluate(goal: Iterable[Literal_ | str], world: WorldState) -> list[dict]:
+    """``[{"predicate": text, "met": bool}, ...]``: what ``run`` prints and episodes keep."""
+    return [{"predicate": str(lit), "met": bool(lit.holds(world))} for lit in _literals(goal)]
+
+
+# ----------------------------------------------------------------------------- plan effects
+def effect_goal(before: WorldState, after: WorldState, steps: Iterable[dict]) -> list[str]:
+    """What a plan without a stated goal is taken to aim at: where it leaves every cube it
+    moves, and ``home`` when it ends there. The runner then checks these in physics, so a
+    goal-less plan is still judged by the world, only against its own intent."""
+    steps = list(steps)
+    touched: list[str] = []
+    for st in steps:
+        o = st.get("object")
+        if isinstance(o, str) and o not in touched:
+            touched.append(o)
+    if before.held_object and before.held_object not in touched:
+        touched.append(before.held_object)
+    for o in after.objects:
+        b = before.object(o.name)
+        if b is not None and o.name not in touched and (
+            (b.in_bin, b.on, b.held, b.pos) != (o.in_bin, o.on, o.held, o.pos)
+        ):
+            touched.append(o.name)
+    out: list[str] = []
+    for name in touched:
+        o = after.object(name)
+        if o is None:
+            continue
+        if o.held:
+            out.append(f"held({name})")
+        elif o.in_bin:
+            out.append(f"in({name}, {o.in_bin})")
+        elif o.on:
+            out.append(f"on({name}, {o.on})")
+        else:
+            region = next((r for r in after.region_names if after.in_region(name, r)), None)
+            out.append(f"at({name}, {region})" if region else f"on_table({name})")
+    if steps and steps[-1].get("skill") == "home" and _home(after):
+        out.append("home")
+    return out
+
+
+def merge(old: Iterable[str], new: Iterable[str]) -> list[str]:
+    """``old`` updated by ``new``: a literal of ``new`` about a cube replaces ``old``'s
+    literals about that cube (the later plan moves it last); ``home`` is kept once."""
+    new = list(new)
+    subjects = {parse_literal(t).subject for t in new} - {None}
+    kept = [t for t in old if parse_literal(t).subject not in subjects and t not in new]
+    return kept + new
+
+
+def canonical(text: str) -> str:
+    """One spelling per literal (spaces, ``in_region`` as ``at``), for comparing goals."""
+    lit = parse_literal(text)
+    if lit.pred == "in_region":
+        lit = Literal_("at", lit.args, lit.negated)
+    return str(lit)
+
+
+def same_goal(a: Iterable[str], b: Iterable[str]) -> bool:
+    """Whether two goals ask for the same literals (order and spelling aside)."""
+    return {canonical(t) for t in a} == {canonical(t) for t in b}
