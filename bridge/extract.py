@@ -72,26 +72,114 @@ def _plan_like(v: Any) -> bool:
     return False
 
 
-def _scan(text: str) -> list[tuple[Any, list[str]]]:
-    """Outermost JSON objects/arrays embedded in prose, in order."""
-    found: list[tuple[Any, list[str]]] = []
-    i, attempts = 0, 0
-    n = len(text)
-    while i < n and attempts < MAX_SCAN_ATTEMPTS:
+@dataclass
+class _Scan:
+    """What a prose scan found: complete top-level values, and why the rest cannot count.
+
+    ``open_at`` is where a value starts that the text never closes (a truncated reply);
+    ``broken_at`` where a closed but unparseable value that looks like a plan starts;
+    ``over_limit`` says the scan stopped at ``MAX_SCAN_ATTEMPTS`` values without reading
+    the rest, so the rest might hold the real plan.
+    """
+
+    values: list[tuple[Any, list[str]]] = field(default_factory=list)
+    open_at: int | None = None
+    broken_at: int | None = None
+    broken_error: str = ""
+    over_limit: bool = False
+
+
+_CLOSE = {"{": "}", "[": "]"}
+_PLAN_KEY = re.compile(r"""["']?\b(?:steps|skill|refuse)\b["']?\s*:""")
+
+
+def _segment_end(text: str, start: int) -> int | None:
+    """Index just past the bracket that closes ``text[start]``, or None if the text ends
+    first. JSON strings are skipped (a raw newline ends one, as no JSON string holds one);
+    a mismatched closer ends the segment there, which is as far as it can mean anything."""
+    stack: list[str] = []
+    i, n = start, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < n and text[i] not in '"\n':
+                i += 2 if text[i] == "\\" else 1
+            if i >= n:
+                return None
+        elif ch in _CLOSE:
+            stack.append(_CLOSE[ch])
+        elif ch in "}]":
+            if ch != stack.pop():
+                return i + 1
+            if not stack:
+                return i + 1
+        i += 1
+    return None
+
+
+def _scan(text: str) -> _Scan:
+    """Top-level JSON objects/arrays embedded in prose, in order.
+
+    A value that fails to parse is skipped *whole*: nothing inside it is ever a candidate,
+    because an inner object of a broken reply is a fragment (a truncated plan's first
+    steps, a refusal's steps without the refusal), never the plan the model meant.
+    """
+    out = _Scan()
+    i, n = 0, len(text)
+    while i < n:
         j = min((k for k in (text.find("{", i), text.find("[", i)) if k >= 0), default=-1)
         if j < 0:
             break
-        attempts += 1
+        if len(out.values) >= MAX_SCAN_ATTEMPTS:
+            out.over_limit = True
+            break
         dup = _Dup()
         try:
             value, end = _decoder(dup).raw_decode(text, j)
-        except (ValueError, RecursionError):
-            i = j + 1
+        except (ValueError, RecursionError) as e:
+            end = _segment_end(text, j)
+            if end is None:
+                out.open_at = j
+                break
+            if out.broken_at is None and _PLAN_KEY.search(text, j, end):
+                out.broken_at = j
+                out.broken_error = str(e) if isinstance(e, ValueError) else "nesting too deep"
+            i = end
             continue
-        if isinstance(value, (dict, list)):
-            found.append((value, dup.keys))
+        out.values.append((value, dup.keys))
         i = end
-    return found
+    return out
+
+
+def _unreadable(text: str, scan: _Scan) -> Extracted | None:
+    """The rejection for a reply whose JSON is cut off, broken or too many to read."""
+    if scan.open_at is not None:
+        return _reject(
+            text, R.TRUNCATED_OUTPUT,
+            f"the JSON value starting at character {scan.open_at} is never closed; "
+            "the output looks cut off, and no part of it is used",
+            "reply with the whole plan as one complete JSON object (a shorter answer fits)",
+        )
+    if scan.broken_at is not None:
+        return _reject(
+            text, R.PARSE_ERROR,
+            R.bounded(f"the JSON value starting at character {scan.broken_at} does not parse "
+                      f"({scan.broken_error}); no part of it is used"),
+            _parse_hint(text, None),
+        )
+    if scan.over_limit:
+        return _reject(
+            text, R.TOO_MANY_VALUES,
+            f"more than {MAX_SCAN_ATTEMPTS} JSON values in the output; the rest was not read, "
+            "so which one is the plan is unknown",
+            'reply with exactly one JSON object {"steps": [...]} and nothing else',
+        )
+    return None
+
+
+def _reject(text: str, code: str, message: str, hint: str) -> Extracted:
+    return Extracted(text, reasons=[Reason(code, "", message, hint)])
 
 
 def _parse_hint(text: str, err: Exception) -> str:
@@ -170,6 +258,10 @@ def from_text(text: str) -> Extracted:
         return _found(text, *_loads(s))
     except (ValueError, RecursionError) as e:
         first_error: Exception = e
+    scan = _scan(s)
+    bad = _unreadable(s, scan)
+    if bad is not None:
+        return Extracted(text, reasons=bad.reasons)
     fenced: list[tuple[Any, list[str]]] = []
     for block in _FENCE.findall(s):
         try:
@@ -178,9 +270,8 @@ def from_text(text: str) -> Extracted:
             first_error = e
     if fenced:
         return _choose(text, fenced, "the code blocks")
-    cands = _scan(s)
-    if cands:
-        return _choose(text, cands, "the output")
+    if scan.values:
+        return _choose(text, scan.values, "the output")
     msg = str(first_error) if isinstance(first_error, ValueError) else "nesting too deep"
     return Extracted(
         text,

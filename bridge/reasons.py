@@ -16,6 +16,8 @@ EMPTY_OUTPUT = "empty_output"
 INPUT_TOO_LARGE = "input_too_large"
 PARSE_ERROR = "parse_error"
 AMBIGUOUS_OUTPUT = "ambiguous_output"
+TRUNCATED_OUTPUT = "truncated_output"
+TOO_MANY_VALUES = "too_many_values"
 # -- the JSON does not fit the scene's schema
 SCHEMA_VIOLATION = "schema_violation"
 HALLUCINATED_SKILL = "hallucinated_skill"
@@ -41,6 +43,9 @@ CODES: dict[str, str] = {
     INPUT_TOO_LARGE: "the raw output exceeds the size limit and was not parsed",
     PARSE_ERROR: "no JSON value could be read from the output",
     AMBIGUOUS_OUTPUT: "several different JSON plans, or duplicate keys, in one output",
+    TRUNCATED_OUTPUT: "the output ends inside a JSON value (cut off); no part of it is used",
+    TOO_MANY_VALUES: "more JSON values in the output than the bridge reads; the plan is "
+    "ambiguous",
     SCHEMA_VIOLATION: "the JSON is not a plan object (wrong envelope, type or nesting)",
     HALLUCINATED_SKILL: "a step names a skill the registry does not have",
     HALLUCINATED_OBJECT: "a step names an object that is not in the scene",
@@ -61,7 +66,8 @@ CODES: dict[str, str] = {
 
 #: Codes that mean "the planner's text was not a well-formed plan".
 FORMAT_CODES = frozenset(
-    {EMPTY_OUTPUT, INPUT_TOO_LARGE, PARSE_ERROR, AMBIGUOUS_OUTPUT, SCHEMA_VIOLATION}
+    {EMPTY_OUTPUT, INPUT_TOO_LARGE, PARSE_ERROR, AMBIGUOUS_OUTPUT, TRUNCATED_OUTPUT,
+     TOO_MANY_VALUES, SCHEMA_VIOLATION}
 )
 #: Codes found by the step-by-step symbolic simulation.
 EXECUTABILITY_CODES = frozenset({PRECONDITION_VIOLATED, UNREACHABLE, OUT_OF_WORKSPACE, NO_EFFECT})

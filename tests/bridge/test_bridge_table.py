@@ -54,6 +54,9 @@ REJECT = [
     (R.AMBIGUOUS_OUTPUT, "fresh", P({"skill": "pick", "object": "red_block"}) + " or "
      + P({"skill": "pick", "object": "blue_block"}), ""),
     (R.AMBIGUOUS_OUTPUT, "fresh", '{"skill": "pick", "object": "red_block", "object": "x"}', ""),
+    (R.TRUNCATED_OUTPUT, "fresh", '{"steps": [{"skill": "pick", "object": "red_block"}, {"sk',
+     ""),
+    (R.TOO_MANY_VALUES, "fresh", "[0] " * 65 + P([{"skill": "home"}]), ""),
     (R.SCHEMA_VIOLATION, "fresh", "42", ""),
     (R.SCHEMA_VIOLATION, "fresh", P({"steps": "pick red"}), "/steps"),
     (R.SCHEMA_VIOLATION, "fresh", P({"steps": ["pick"]}), "/steps/0"),
