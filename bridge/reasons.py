@@ -32,6 +32,10 @@ PRECONDITION_VIOLATED = "precondition_violated"
 UNREACHABLE = "unreachable"
 OUT_OF_WORKSPACE = "out_of_workspace"
 NO_EFFECT = "no_effect"
+# -- the plan's goal: stated wrongly, or not reached by its own steps
+GOAL_SYNTAX = "goal_syntax"
+GOAL_UNKNOWN_OBJECT = "goal_unknown_object"
+GOAL_NOT_ACHIEVED = "goal_not_achieved"
 # -- not errors in the plan
 REFUSED = "refused"
 PLANNER_ERROR = "planner_error"
@@ -59,6 +63,9 @@ CODES: dict[str, str] = {
     UNREACHABLE: "an object or target the arm cannot reach",
     OUT_OF_WORKSPACE: "a numeric target outside the workspace",
     NO_EFFECT: "a step that cannot change anything",
+    GOAL_SYNTAX: "the plan's goal is not a list of predicates in the goal grammar",
+    GOAL_UNKNOWN_OBJECT: "a goal predicate names an object, bin or region this scene lacks",
+    GOAL_NOT_ACHIEVED: "the steps, simulated, leave a predicate of the plan's goal unmet",
     REFUSED: "the planner declined the task with a reason (not an error)",
     PLANNER_ERROR: "the proposer raised instead of answering (policy level)",
     INTERNAL_ERROR: "a bug in the bridge itself; the input is rejected, never accepted",
@@ -71,6 +78,8 @@ FORMAT_CODES = frozenset(
 )
 #: Codes found by the step-by-step symbolic simulation.
 EXECUTABILITY_CODES = frozenset({PRECONDITION_VIOLATED, UNREACHABLE, OUT_OF_WORKSPACE, NO_EFFECT})
+#: Codes about the plan's stated goal.
+GOAL_CODES = frozenset({GOAL_SYNTAX, GOAL_UNKNOWN_OBJECT, GOAL_NOT_ACHIEVED})
 
 #: Longest message/hint we emit: values from the model are echoed truncated, never whole.
 MAX_TEXT = 300

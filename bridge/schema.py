@@ -114,6 +114,32 @@ def _step_schema(name: str, vocab: Vocabulary) -> dict:
     }
 
 
+def _goal_schema(vocab: Vocabulary) -> dict:
+    """The optional ``goal``: predicate strings over this scene's names. The pattern guides
+    constrained decoders; the bridge checks goals with the grammar itself (kinds, arity),
+    so every string the grammar accepts for this scene also matches the pattern."""
+    import re
+
+    from bridge.goals import MAX_GOAL_LITERALS, MAX_LITERAL_CHARS, PREDICATES
+
+    names = "|".join(re.escape(n) for n in (*vocab.objects, *vocab.bins, *vocab.regions))
+    arg = rf"(?:{names + '|' if names else ''}all|\*)"
+    preds = "|".join(p for p, kinds in PREDICATES.items() if kinds)
+    pattern = (rf"^\s*(?:not\s+)?(?:home(?:\s*\(\s*\))?|(?:{preds})\s*\(\s*{arg}"
+               rf"(?:\s*,\s*{arg})?\s*\))\s*$")
+    return {
+        "type": "array",
+        "maxItems": MAX_GOAL_LITERALS,
+        "items": {"type": "string", "minLength": 1, "maxLength": MAX_LITERAL_CHARS,
+                  "pattern": pattern},
+        "description": (
+            "what the instruction asks to be true at the end, one predicate per item: "
+            "in(cube, bin), on(cube, cube), at(cube, region), held(cube), home; "
+            "'not ' negates; the steps must make every predicate true"
+        ),
+    }
+
+
 def _build(vocab: Vocabulary, max_steps: int) -> dict:
     defs = {name: _step_schema(name, vocab) for name in SUBGOAL_MODELS}
     return {
@@ -130,6 +156,7 @@ def _build(vocab: Vocabulary, max_steps: int) -> dict:
                 "maxItems": max_steps,
                 "items": {"oneOf": [{"$ref": f"#/$defs/{n}"} for n in defs]},
             },
+            "goal": _goal_schema(vocab),
             "refuse": {
                 "type": ["string", "null"],
                 "minLength": 1,

@@ -11,7 +11,10 @@ Stages, each of which only runs if the previous one produced something to check:
 5. pydantic subgoal objects (the only thing that ever reaches a skill);
 6. executability: the plan is simulated step by step on the symbolic world with the
    registry's preconditions and effects. Simulation stops at the first failing step,
-   since the state after a step that cannot run is unknown.
+   since the state after a step that cannot run is unknown;
+7. the goal: a stated ``goal`` must hold in the simulated world after the last step
+   (a plan that does something other than what it says it is for never runs); without
+   one, the goal is what the steps do (``goal_source`` "effects").
 
 ``validate`` never raises: an unexpected exception becomes an ``internal_error`` rejection.
 """
@@ -25,6 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from bridge import goals as G
 from bridge import reasons as R
 from bridge.extract import extract
 from bridge.models import DEFAULT_MAX_STEPS, SUBGOAL_MODELS, skill_of, subgoal_json
@@ -58,7 +62,9 @@ class BridgeResult:
     ``accepted`` plans hold subgoal objects in ``plan`` and no reasons. A refusal
     (``{"steps": [], "refuse": "..."}``) is not accepted: ``refusal`` holds the planner's
     reason and ``reasons`` one ``refused`` entry. Every other rejection carries at least
-    one reason. ``predicted`` is the symbolic world after an accepted plan.
+    one reason. ``predicted`` is the symbolic world after an accepted plan; ``goal`` what
+    it is for: the goal it stated (``goal_source`` "plan") or, without one, its own
+    effects (``goal_source`` "effects"), so the runner can check the outcome either way.
     """
 
     accepted: bool
@@ -68,6 +74,8 @@ class BridgeResult:
     refusal: str | None = None
     predicted: WorldState | None = field(default=None, repr=False)
     latency_s: float = 0.0
+    goal: list[str] | None = None
+    goal_source: str | None = None
 
     @property
     def refused(self) -> bool:
@@ -86,6 +94,8 @@ class BridgeResult:
             "plan": self.plan_json(),
             "reasons": [r.to_dict() for r in self.reasons],
             "refusal": self.refusal,
+            "goal": self.goal,
+            "goal_source": self.goal_source,
             "raw": self.raw,
             "latency_s": self.latency_s,
         }
@@ -130,9 +140,11 @@ def _envelope_reasons(cs: CompiledSchema, doc: dict) -> list[Reason]:
     out: list[Reason] = []
     for e in cs.envelope.iter_errors(doc):
         where = list(e.absolute_path)
+        if where[:1] == ["goal"]:
+            continue  # the goal grammar reports these precisely (_goal_reasons)
         if e.validator == "additionalProperties":
             for k in doc:
-                if k not in ("steps", "refuse"):
+                if k not in PLAN_KEYS:
                     out.append(
                         Reason(R.EXTRA_FIELD, pointer([k]), f"unexpected key {clip(k)}",
                                _envelope_hint(k))
@@ -157,14 +169,16 @@ def _envelope_reasons(cs: CompiledSchema, doc: dict) -> list[Reason]:
     return out
 
 
+#: Keys of a plan object.
+PLAN_KEYS = ("steps", "goal", "refuse")
 #: Keys models use for the step list.
 STEP_LIST_ALIASES = ("plan", "subgoals", "actions", "tasks", "sequence", "commands")
 
 
 def _envelope_hint(key: str) -> str:
     if isinstance(key, str) and key.lower() in STEP_LIST_ALIASES:
-        return "did you mean 'steps'? plan keys: steps, refuse"
-    return did_you_mean(key, ["steps", "refuse"], "plan keys")
+        return "did you mean 'steps'? plan keys: " + ", ".join(PLAN_KEYS)
+    return did_you_mean(key, list(PLAN_KEYS), "plan keys")
 
 
 def _too_long(n: int, limit: int) -> Reason:
@@ -292,6 +306,61 @@ def _schema_reasons(cs: CompiledSchema, doc: Any) -> list[Reason]:
     return out
 
 
+# ------------------------------------------------------------------ goal
+_GOAL_FORM = ('a list of predicates, e.g. ["in(red_block, green_bin)", "on(blue_block, '
+              'yellow_block)", "at(red_block, table_left)", "held(red_block)", "home"]')
+
+
+def _goal_reasons(goal: Any, world: WorldState) -> tuple[list[G.Literal_], list[Reason]]:
+    """The stated goal parsed, or why it cannot be: syntax, or names the scene lacks."""
+    if not isinstance(goal, list):
+        return [], [Reason(R.GOAL_SYNTAX, "/goal", f"goal must be a list, got {clip(goal)}",
+                           _GOAL_FORM)]
+    if len(goal) > G.MAX_GOAL_LITERALS:
+        return [], [Reason(R.GOAL_SYNTAX, "/goal",
+                           f"the goal has {len(goal)} predicates; the limit is "
+                           f"{G.MAX_GOAL_LITERALS}", "state only what the instruction asks")]
+    lits: list[G.Literal_] = []
+    out: list[Reason] = []
+    for i, text in enumerate(goal):
+        path = pointer(["goal", i])
+        try:
+            lit = G.parse_literal(text)
+        except G.GoalUnknownName as e:
+            valid = {"object": world.object_names, "bin": world.bin_names,
+                     "region": world.region_names}.get(e.kind, [])
+            out.append(Reason(R.GOAL_UNKNOWN_OBJECT, path,
+                              R.bounded(f"there is no {e.kind} {clip(e.name)} in the scene"),
+                              R.bounded(did_you_mean(e.name, valid, f"{e.kind}s"))))
+            continue
+        except G.GoalSyntaxError as e:
+            out.append(Reason(R.GOAL_SYNTAX, path, R.bounded(str(e)), _GOAL_FORM))
+            continue
+        missing = G.absent_names(lit, world)
+        if missing:
+            kind, name = missing[0]
+            valid = {"object": world.object_names, "bin": world.bin_names,
+                     "region": world.region_names}[kind]
+            out.append(Reason(R.GOAL_UNKNOWN_OBJECT, path,
+                              R.bounded(f"{str(lit)!r} names {name}, which is not in the scene"),
+                              R.bounded(f"{kind}s: {', '.join(valid) or 'none'}")))
+            continue
+        lits.append(lit)
+    return lits, out[:MAX_REASONS]
+
+
+def _goal_unmet(goal: list[G.Literal_], texts: list, predicted: WorldState) -> list[Reason]:
+    missed = [(i, lit) for i, lit in enumerate(goal) if not lit.holds(predicted)]
+    if not missed:
+        return []
+    names = ", ".join(str(lit) for _, lit in missed)
+    return [Reason(R.GOAL_NOT_ACHIEVED, pointer(["goal", i]),
+                   R.bounded(f"after the last step {str(lit)!r} would not hold"),
+                   R.bounded(f"unmet: {names}; add the steps that make them true, or state "
+                             "the goal the instruction asks for"))
+            for i, lit in missed][:MAX_REASONS]
+
+
 # ------------------------------------------------------------------ executability
 def _signature(w: WorldState) -> tuple:
     """What a step can change: where each cube is and what holds it, and the gripper."""
@@ -327,6 +396,14 @@ def _simulate(world: WorldState, plan: list[BaseModel]) -> tuple[WorldState, lis
                               "drop this step")]
         w = nxt
     return w, []
+
+
+def simulate(world: WorldState, steps: list[dict]) -> tuple[WorldState, list[Reason]]:
+    """Plain subgoal dicts simulated as the bridge does: the world after them, and the
+    reasons of the first step that cannot run (then the world before it). One symbolic
+    model of the skills for the bridge, the planner and the evaluation."""
+    plan = [SUBGOAL_MODELS[st["skill"]].model_validate(st) for st in steps]
+    return _simulate(world, plan)
 
 
 def _default_hint(code: str, w: WorldState) -> str:
@@ -390,6 +467,11 @@ def _validate(raw: Any, world: WorldState, max_steps: int) -> BridgeResult:
         return _reject(ex.text, reasons)
     cs = compile_schema(Vocabulary.of(world), max_steps)
     reasons += _schema_reasons(cs, doc)
+    goal_texts = doc.get("goal") if isinstance(doc, dict) else None
+    goal: list[G.Literal_] = []
+    if goal_texts is not None:
+        goal, goal_reasons = _goal_reasons(goal_texts, world)
+        reasons += goal_reasons
     if reasons:
         return _reject(ex.text, reasons)
     if doc.get("refuse") is not None:
@@ -409,4 +491,13 @@ def _validate(raw: Any, world: WorldState, max_steps: int) -> BridgeResult:
     predicted, reasons = _simulate(world, plan)
     if reasons:
         return _reject(ex.text, reasons)
-    return BridgeResult(accepted=True, plan=plan, raw=ex.text, predicted=predicted)
+    if goal_texts is not None:
+        reasons = _goal_unmet(goal, goal_texts, predicted)
+        if reasons:
+            return _reject(ex.text, reasons)
+        stated, source = [str(lit) for lit in goal], "plan"
+    else:
+        stated = G.effect_goal(world, predicted, [subgoal_json(s) for s in plan])
+        source = "effects"
+    return BridgeResult(accepted=True, plan=plan, raw=ex.text, predicted=predicted,
+                        goal=stated, goal_source=source)

@@ -34,6 +34,11 @@ ACCEPT = [
                   {"skill": "place", "target": "table_front"}])),
     ("far", P([{"skill": "pick", "object": "green_block"},
                {"skill": "place", "target": "red_block"}])),
+    ("fresh", P({"steps": [{"skill": "pick", "object": "red_block"},
+                           {"skill": "place", "target": "green_bin"}, {"skill": "home"}],
+                 "goal": ["in(red_block, green_bin)", "home", "not held(*)"]})),
+    ("fresh", P({"steps": [{"skill": "push", "object": "blue_block", "target": "table_left"}],
+                 "goal": ["at(blue_block, table_left)"]})),
 ]
 
 
@@ -109,6 +114,18 @@ REJECT = [
     (R.NO_EFFECT, "fresh", P([{"skill": "push", "object": "blue_block",
                                "target": [0.04, 0.0]}]), "/steps/0/target"),
     (R.REFUSED, "fresh", P({"steps": [], "refuse": "there is no purple block"}), "/refuse"),
+    (R.GOAL_SYNTAX, "fresh", P({"steps": [{"skill": "pick", "object": "red_block"}],
+                                "goal": "held(red_block)"}), "/goal"),
+    (R.GOAL_SYNTAX, "fresh", P({"steps": [{"skill": "pick", "object": "red_block"}],
+                                "goal": ["grasped(red_block)"]}), "/goal/0"),
+    (R.GOAL_UNKNOWN_OBJECT, "fresh", P({"steps": [{"skill": "pick", "object": "red_block"}],
+                                        "goal": ["held(purple_block)"]}), "/goal/0"),
+    (R.GOAL_UNKNOWN_OBJECT, "three", P({"steps": [{"skill": "pick", "object": "red_block"}],
+                                        "goal": ["on(red_block, yellow_block)"]}), "/goal/0"),
+    (R.GOAL_NOT_ACHIEVED, "fresh", P({"steps": [{"skill": "pick", "object": "red_block"},
+                                                {"skill": "place", "target": "blue_bin"}],
+                                      "goal": ["in(red_block, blue_bin)",
+                                               "in(blue_block, green_bin)"]}), "/goal/1"),
     (R.PARSE_ERROR, "fresh", object(), ""),
 ]
 
