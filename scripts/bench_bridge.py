@@ -5,9 +5,13 @@
 Scenes are real ones (TabletopEnv resets for several seeds) plus states derived from them
 by running a random valid prefix symbolically (cube held, stacked, in a bin). Cases mix
 valid plans (bare, enveloped, fenced, in prose), mutated plans, random JSON and random
-text (``bridge.fuzz``). A crash is an exception out of ``validate`` or an
-``internal_error`` reason; an unsafe accept is an accepted plan that fails the
-independent re-check (full schema + fresh simulation). Both must be 0. Latency is the
+text, and replies broken around an intended plan: truncated, cut after a complete step,
+refusals that lose their ``refuse``, and corrections after many values
+(``bridge.fuzz``). A crash is an exception out of ``validate`` or an ``internal_error``
+reason; an unsafe accept is an accepted plan that fails the independent re-check (full
+schema + fresh simulation), is a strict prefix of the plan the reply meant, or comes
+from a reply that meant to refuse. Both must be 0; the broken families' figures are
+reported on their own under ``broken_families``. Latency is the
 wall time of one ``validate`` call, after the per-scene schema is compiled once; on a busy
 machine its tail includes preemption, so the thread CPU time per call is reported too.
 """
@@ -30,7 +34,7 @@ import numpy as np  # noqa: E402
 import sim  # noqa: E402,F401
 from bridge import validate  # noqa: E402
 from bridge import reasons as R  # noqa: E402
-from bridge.fuzz import case, unsafe, valid_plan  # noqa: E402
+from bridge.fuzz import BROKEN_FAMILIES, case, valid_plan, verdict  # noqa: E402
 from bridge.models import SUBGOAL_MODELS  # noqa: E402
 from bridge.schema import Vocabulary, compile_schema  # noqa: E402
 from sim.env import TabletopEnv  # noqa: E402
@@ -68,12 +72,14 @@ def run(cases: int, seed: int) -> dict:
     families: Counter = Counter()
     fam_accepted: Counter = Counter()
     crashes = unsafe_accepts = no_reason = valid_rejected = 0
+    unsafe_by_family: Counter = Counter()
+    unsafe_by_kind: Counter = Counter()
     examples: dict[str, str] = {}
     lat = np.empty(cases)
     cpu = np.empty(cases)
     for i in range(cases):
         w = worlds[rng.randrange(len(worlds))]
-        fam, raw = case(w, rng)
+        fam, raw, intent, exact = case(w, rng)
         families[fam] += 1
         t, c = time.perf_counter(), time.thread_time()
         try:
@@ -90,9 +96,12 @@ def run(cases: int, seed: int) -> dict:
         if res.accepted:
             accepted += 1
             fam_accepted[fam] += 1
-            if unsafe(res, w):
+            why = verdict(res, w, intent, exact)
+            if why is not None:
                 unsafe_accepts += 1
-                examples.setdefault("unsafe", repr(raw)[:300])
+                unsafe_by_family[fam] += 1
+                unsafe_by_kind[why] += 1
+                examples.setdefault("unsafe", f"{why}: {raw!r}"[:300])
         else:
             if not res.reasons:
                 no_reason += 1
@@ -115,6 +124,14 @@ def run(cases: int, seed: int) -> dict:
         "accepted_by_family": dict(fam_accepted),
         "crashes": crashes,
         "unsafe_accepts": unsafe_accepts,
+        "unsafe_by_family": {f: unsafe_by_family[f] for f in families},
+        "unsafe_by_kind": {k: unsafe_by_kind[k] for k in
+                           ("invalid", "prefix", "refusal_lost", "not_intended")},
+        "broken_families": {
+            f: {"cases": families[f], "accepted": fam_accepted[f],
+                "unsafe_accepts": unsafe_by_family[f]}
+            for f in BROKEN_FAMILIES
+        },
         "rejections_without_reason": no_reason,
         "valid_rejected": valid_rejected,
         "latency_ms": {
@@ -160,6 +177,11 @@ def main(argv=None) -> int:
         for k in ("accepted", "rejected", "crashes", "unsafe_accepts", "valid_rejected",
                   "rejections_without_reason"):
             t.add_row(k, str(out[k]))
+        for k, v in out["unsafe_by_kind"].items():
+            t.add_row(f"  unsafe: {k}", str(v))
+        for f, d in out["broken_families"].items():
+            t.add_row(f"{f}: cases / accepted / unsafe",
+                      f"{d['cases']} / {d['accepted']} / {d['unsafe_accepts']}")
         for k, v in out["latency_ms"].items():
             t.add_row(f"latency {k} (ms)", f"{v:.3f}")
         for k, v in out["cpu_latency_ms"].items():

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bridge import validate
 from bridge import reasons as R
-from bridge.fuzz import mutate, unsafe, valid_plan, wrap
+from bridge.fuzz import BROKEN_FAMILIES, _BROKEN, mutate, unsafe, valid_plan, verdict, wrap
 from bridge.schema import Vocabulary, compile_schema
 from bridge.validate import BridgeResult, normalise
 from bridge_worlds import WORLDS
@@ -96,3 +96,29 @@ def _leaves(v):
             yield from _leaves(x)
     else:
         yield v
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.randoms(use_true_random=False), world_keys, st.sampled_from(BROKEN_FAMILIES))
+def test_broken_replies_never_run_a_prefix_or_lose_a_refusal(rng: random.Random, key, fam):
+    """Issue 10 A: truncated plans, plans cut after a step, broken refusals and
+    corrections after many values are never accepted as anything but the meant plan."""
+    world = WORLDS[key]
+    c = _BROKEN[fam](world, rng)
+    res = validate(c.raw, world)
+    check(res, world)
+    assert verdict(res, world, c.intent, c.exact) is None, (c.raw, res.plan_json())
+
+
+def test_oracle_counts_prefixes_and_lost_refusals(world):
+    """The oracle itself can fail: a runnable strict prefix of the meant plan, or any plan
+    from a reply that meant to refuse, is unsafe; the meant plan itself is not."""
+    pick = {"skill": "pick", "object": "red_block"}
+    place = {"skill": "place", "target": "green_bin"}
+    res = validate([pick], world)
+    assert res.accepted
+    assert verdict(res, world, [pick, place], exact=True) == "prefix"
+    assert verdict(res, world, {"refuse": "no", "steps": [pick]}, exact=True) == "refusal_lost"
+    assert verdict(res, world, [place], exact=True) == "not_intended"
+    assert verdict(res, world, [pick], exact=True) is None
+    assert unsafe(res, world, intent=[pick, place])
