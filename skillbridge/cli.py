@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from skillbridge import __version__
-from skillbridge.errors import UserError
+from skillbridge.errors import UserError, plain, safe
 
 app = typer.Typer(
     name="skillbridge",
@@ -45,7 +45,33 @@ def _register_all() -> None:
         mod.register(app)
 
 
+#: Seeds go to numpy/gymnasium seeding, which refuses negatives deep inside a run.
+SEED_RANGE = (0, 2**32 - 1)
+SEED_PARAMS = ("seed", "seed_base")
+
+
+def _bound_seeds() -> None:
+    """Give every verb's ``--seed``/``--seed-base`` the same range, so a negative seed is a
+    usage error (exit 2) on every verb, present and future, before anything starts."""
+    import inspect
+
+    for cmd in app.registered_commands:
+        for name, p in inspect.signature(cmd.callback).parameters.items():
+            info = p.default
+            if name in SEED_PARAMS and isinstance(info, typer.models.OptionInfo):
+                info.min, info.max = SEED_RANGE
+
+
+def _usage_line(e) -> str:
+    """A click usage error as one line (click prints usage, a hint and the error on three)."""
+    msg = plain(e.format_message())
+    ctx = getattr(e, "ctx", None)
+    where = ctx.command_path if ctx is not None else "skillbridge"
+    return f"error: {msg} (see '{plain(where)} --help')"
+
+
 _register_all()
+_bound_seeds()
 
 
 def run() -> None:
@@ -54,7 +80,7 @@ def run() -> None:
         # without standalone mode, typer *returns* the code of typer.Exit(n)
         code = app(standalone_mode=False)
     except UserError as e:
-        err_console.print(f"[red]error:[/red] {e}", highlight=False)
+        err_console.print(f"[red]error:[/red] {safe(e)}", highlight=False)
         sys.exit(e.code)
     except typer.Exit as e:
         sys.exit(e.exit_code)
@@ -67,7 +93,10 @@ def run() -> None:
     except Exception as e:
         # click's usage errors (typer vendors click, so match by behaviour, not by class)
         if hasattr(e, "show") and hasattr(e, "exit_code"):
-            e.show()
+            if hasattr(e, "format_message") and type(e).__name__ != "NoArgsIsHelpError":
+                err_console.print(safe(_usage_line(e)), highlight=False)
+            else:
+                e.show()
             sys.exit(e.exit_code)
         raise
     sys.exit(code or 0)

@@ -42,6 +42,8 @@ from typing import Any
 
 import numpy as np
 
+from sim.safeio import MiB, UnsafeFile, read_regular
+
 FORMAT = "skillbridge.episode"
 VERSION = 1
 META = "meta.json"
@@ -52,6 +54,13 @@ INITIAL = "initial.npz"
 FLUSH_EVERY_S = 1.0  # also flush a partial chunk after this much wall time
 CHUNK_ROWS = 250  # 10 s of simulated time at 25 Hz; ~0.5 MB per chunk
 COMPLETE, INCOMPLETE = "complete", "incomplete"
+#: Size limits of a received episode's files: a hostile folder must not be able to make the
+#: reader allocate without bound (a link to /dev/zero, a deflate bomb in a chunk).
+META_LIMIT = 16 * MiB
+NPZ_LIMIT = 64 * MiB  # on disk; a real chunk of 250 steps is about 0.2 MB
+NPZ_UNPACKED_LIMIT = 256 * MiB  # the arrays of one file once inflated
+JSONL_LIMIT = 256 * MiB
+STATES_LIMIT = 4096 * MiB  # all chunks together, inflated
 
 
 class EpisodeError(Exception):
@@ -356,7 +365,9 @@ class Episode:
         out = {}
         for r in self.trace:
             if r.get("kind") == "subgoal_start" and isinstance(r.get("subgoal"), dict):
-                out[int(r.get("index", len(out)))] = format_subgoal(r["subgoal"])
+                i = r.get("index", len(out))
+                if isinstance(i, int) and not isinstance(i, bool):
+                    out[i] = format_subgoal(r["subgoal"])
         return out
 
 
@@ -365,11 +376,34 @@ def format_subgoal(sg: dict) -> str:
     return f"{sg.get('skill', '?')}({args})"
 
 
-def _load_npz(path: Path, sha: str | None, what: str) -> dict[str, np.ndarray]:
+def _read_file(path: Path, limit: int, what: str) -> bytes:
+    """Bytes of a regular file of the episode; links, devices, FIFOs and oversized files are
+    refused (the episode may come from someone else)."""
     try:
-        data = path.read_bytes()
+        return read_regular(path, limit)
     except FileNotFoundError:
         raise EpisodeError(f"{path}: {what} is missing (the episode is damaged)") from None
+    except UnsafeFile as e:
+        raise EpisodeError(f"{e} (refused: an episode holds regular files only)") from None
+    except OSError as e:
+        raise EpisodeError(f"{path}: cannot read {what}: {e.strerror or e}") from None
+
+
+def _unpacked_size(data: bytes) -> int:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            return sum(i.file_size for i in zf.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return 0  # not a zip: numpy's own error says so below
+
+
+def _load_npz(path: Path, sha: str | None, what: str) -> dict[str, np.ndarray]:
+    data = _read_file(path, NPZ_LIMIT, what)
+    if _unpacked_size(data) > NPZ_UNPACKED_LIMIT:
+        raise EpisodeError(f"{path}: {what} inflates to more than {NPZ_UNPACKED_LIMIT} bytes "
+                           "(refused)")
     if sha is not None and hashlib.sha256(data).hexdigest() != sha:
         raise EpisodeError(f"{path}: {what} does not match its sha256 in meta.json "
                            "(truncated or tampered)")
@@ -381,11 +415,11 @@ def _load_npz(path: Path, sha: str | None, what: str) -> dict[str, np.ndarray]:
 
 
 def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]) -> list[dict]:
-    if not path.exists():
+    if not os.path.lexists(path):
         if complete:
             raise EpisodeError(f"{path} is missing (the episode is damaged)")
         return []
-    data = path.read_bytes()
+    data = _read_file(path, JSONL_LIMIT, path.name)
     if complete and sha is not None and hashlib.sha256(data).hexdigest() != sha:
         raise EpisodeError(
             f"{path}: does not match its sha256 in meta.json (truncated or tampered)")
@@ -396,7 +430,7 @@ def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]
             continue
         try:
             rec = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             if i == len(lines) - 1 and not complete:
                 warnings.append(f"{path.name}: ignored a torn last line")
                 break
@@ -405,6 +439,35 @@ def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]
         if isinstance(rec, dict):
             out.append(rec)
     return out
+
+
+#: meta.json fields other code reads, with the JSON types they must have (None: absent is
+#: fine). An edited field is one line of error, not a traceback somewhere in replay.
+_META_TYPES: dict[str, tuple[type, ...]] = {
+    "task": (str,), "seed": (int,), "trace_id": (str,), "model_hash": (str,),
+    "policy_source": (str,), "created": (str,), "closed": (str,),
+    "control_dt": (int, float), "physics_dt": (int, float), "steps": (int,),
+    "result": (dict,), "planner": (dict,), "scene": (dict,), "initial": (dict,),
+    "final": (dict,), "files": (dict,), "versions": (dict,), "initial_world": (dict,),
+}
+
+
+def _check_meta_fields(meta: dict, mp: Path) -> None:
+    for key, types in _META_TYPES.items():
+        v = meta.get(key)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, types):
+            raise EpisodeError(f"{mp}: field {key!r} has the wrong type (tampered)")
+    dt = meta.get("control_dt")
+    if dt is not None and not (isinstance(dt, (int, float)) and 0 < dt < 10 and dt == dt):
+        raise EpisodeError(f"{mp}: field 'control_dt' is out of range (tampered)")
+    for key in ("result", "planner", "files", "initial", "final"):
+        sub = meta.get(key) or {}
+        for k2, v2 in sub.items():
+            if k2 in ("status", "message", "refusal", "spec", "route", "sha256", "file") and \
+                    v2 is not None and not isinstance(v2, str):
+                raise EpisodeError(f"{mp}: field {key}.{k2} has the wrong type (tampered)")
 
 
 def load(path: str | Path) -> Episode:
@@ -417,11 +480,11 @@ def load(path: str | Path) -> Episode:
     if not p.is_dir():
         raise EpisodeError(f"{p} is not an episode folder")
     mp = p / META
-    if not mp.is_file():
+    if not os.path.lexists(mp):
         raise EpisodeError(f"{p} is not an episode (no {META})")
     try:
-        meta = json.loads(mp.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        meta = json.loads(_read_file(mp, META_LIMIT, META).decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise EpisodeError(f"{mp} is not valid JSON (truncated or tampered)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise EpisodeError(f"{mp} is not a skillbridge episode (format {meta.get('format')!r})"
@@ -440,9 +503,13 @@ def load(path: str | Path) -> Episode:
         raise EpisodeError(f"{mp} lacks required fields (tampered)") from None
     if status not in (COMPLETE, INCOMPLETE):
         raise EpisodeError(f"{mp}: unknown status {status!r}")
+    _check_meta_fields(meta, mp)
+    if not 0 < S <= 100_000 or not 0 < A <= 64:
+        raise EpisodeError(f"{mp}: state_size/action_size out of range (tampered)")
     complete = status == COMPLETE
     states, actions, subgoals = [], [], []
     expect = 0
+    unpacked = 0
     for c in chunks:
         if not isinstance(c, dict) or not re.fullmatch(r"states-\d{6,}\.npz", str(c.get("file"))):
             raise EpisodeError(f"{mp}: bad chunk entry (tampered)")
@@ -457,6 +524,9 @@ def load(path: str | Path) -> Episode:
                 or (n and (stp[0] != expect or np.any(np.diff(stp) != 1)))):
             raise EpisodeError(f"{p / c['file']}: arrays do not match meta.json (tampered)")
         expect += n
+        unpacked += st.nbytes
+        if unpacked > STATES_LIMIT:
+            raise EpisodeError(f"{p}: the recorded states exceed {STATES_LIMIT} bytes (refused)")
         states.append(st)
         actions.append(ac.astype(np.float64, copy=False))
         subgoals.append(sg.astype(np.int32, copy=False))

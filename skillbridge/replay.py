@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from skillbridge.episode import Episode, EpisodeError, format_subgoal, load
+from skillbridge.errors import plain, safe
 
 
 def _episode(ep: Episode | str | Path) -> Episode:
@@ -58,12 +59,12 @@ def _labels(ep: Episode) -> list[str]:
     out = []
     for k in range(n):
         i = int(ep.subgoals[k])
-        out.append(f"[{i + 1}] {names.get(i, f'subgoal {i}')}")
+        out.append(plain(f"[{i + 1}] {names.get(i, f'subgoal {i}')}"))
     extra = len(ep.all_states()) - n
     if extra:
-        res = ep.meta.get("result") or {}
+        res = ep.meta.get("result") if isinstance(ep.meta.get("result"), dict) else {}
         end = res.get("status") or ("incomplete" if not ep.complete else "done")
-        out.extend([f"end: {end}" if n else "start"] * extra)
+        out.extend([plain(f"end: {end}") if n else "start"] * extra)
     return out
 
 
@@ -202,38 +203,66 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
 
 
 # ----------------------------------------------------------------------------- timeline
+def _int(v, default: int = 0) -> int:
+    """An edited trace field (``"step": "x"``, ``1e400``) must not break the timeline."""
+    try:
+        return int(v) if not isinstance(v, bool) else default
+    except (TypeError, ValueError, OverflowError):
+        return default
+
+
+def _float(v, default: float = 0.0) -> float:
+    try:
+        f = float(v)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return f if math.isfinite(f) else default
+
+
+def _subgoal(v) -> str:
+    return format_subgoal(v) if isinstance(v, dict) else repr(v)
+
+
+def _row_detail(r: dict) -> str:
+    k = r.get("kind")
+    if k == "planner_call":
+        tok = f"{r.get('tokens_in', 0)}+{r.get('tokens_out', 0)} tok"
+        lat = f"{1000 * _float(r.get('latency_s')):.0f} ms"
+        raw = str(r.get("raw") or "").replace("\n", " ")
+        return f"{r.get('proposer')}#{r.get('attempt')} {tok} {lat}: {raw[:80]}"
+    if k == "bridge_decision":
+        reasons = r.get("reasons") if isinstance(r.get("reasons"), list) else []
+        codes = ", ".join(str(x.get("code", "?")) if isinstance(x, dict) else "?"
+                          for x in reasons) or "-"
+        return f"{r.get('decision')} {r.get('proposer')}#{r.get('attempt')} [{codes}]"
+    if k == "plan":
+        steps = r.get("steps") if isinstance(r.get("steps"), list) else []
+        text = " → ".join(_subgoal(s) for s in steps)
+        return f"{r.get('decision')} by {r.get('source')}: " + (
+            text or (f"refused: {r.get('refusal')}" if r.get("refusal") else "(no steps)"))
+    if k == "subgoal_start":
+        return f"[{_int(r.get('index')) + 1}] {_subgoal(r.get('subgoal') or {})}"
+    if k == "skill_outcome":
+        ok = "success" if r.get("success") else f"FAILED ({r.get('reason')})"
+        return f"[{_int(r.get('index')) + 1}] {r.get('skill')} {ok} in {r.get('steps')} steps"
+    if k == "end":
+        return f"{r.get('status')}: {r.get('message')}"
+    if k == "aborted":
+        return str(r.get("reason"))
+    return ", ".join(f"{a}={b}" for a, b in r.items() if a not in ("kind", "t", "step"))
+
+
 def timeline_rows(ep: Episode) -> list[tuple[str, str, str, str]]:
-    """(step, sim time, event, detail) per trace record."""
-    dt = float(ep.meta.get("control_dt") or 0.04)
+    """(step, sim time, event, detail) per trace record, as plain text (not markup)."""
+    dt = _float(ep.meta.get("control_dt"), 0.04) or 0.04
     rows = []
     for r in ep.trace:
-        k = r.get("kind")
-        step = int(r.get("step", 0) or 0)
-        if k == "planner_call":
-            tok = f"{r.get('tokens_in', 0)}+{r.get('tokens_out', 0)} tok"
-            lat = f"{1000 * float(r.get('latency_s') or 0):.0f} ms"
-            raw = str(r.get("raw") or "").replace("\n", " ")
-            detail = f"{r.get('proposer')}#{r.get('attempt')} {tok} {lat}: {raw[:80]}"
-        elif k == "bridge_decision":
-            codes = ", ".join(x.get("code", "?") for x in r.get("reasons") or []) or "-"
-            detail = f"{r.get('decision')} {r.get('proposer')}#{r.get('attempt')} [{codes}]"
-        elif k == "plan":
-            steps = " → ".join(format_subgoal(s) for s in r.get("steps") or [])
-            detail = f"{r.get('decision')} by {r.get('source')}: " + (
-                steps or (f"refused: {r.get('refusal')}" if r.get("refusal") else "(no steps)"))
-        elif k == "subgoal_start":
-            detail = f"[{int(r.get('index', 0)) + 1}] {format_subgoal(r.get('subgoal') or {})}"
-        elif k == "skill_outcome":
-            ok = "success" if r.get("success") else f"FAILED ({r.get('reason')})"
-            i = int(r.get("index", 0)) + 1
-            detail = f"[{i}] {r.get('skill')} {ok} in {r.get('steps')} steps"
-        elif k == "end":
-            detail = f"{r.get('status')}: {r.get('message')}"
-        elif k == "aborted":
-            detail = str(r.get("reason"))
-        else:
-            detail = ", ".join(f"{a}={b}" for a, b in r.items() if a not in ("kind", "t", "step"))
-        rows.append((str(step), f"{step * dt:.2f}", str(k), detail))
+        step = _int(r.get("step", 0) or 0)
+        try:
+            detail = _row_detail(r)
+        except Exception:  # noqa: BLE001 - a received trace is data: show it, do not crash
+            detail = repr(r)[:300]
+        rows.append((str(step), f"{step * dt:.2f}", plain(r.get("kind")), plain(detail)))
     return rows
 
 
@@ -241,27 +270,30 @@ def print_timeline(ep: Episode, console=None) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from rich.text import Text
+
     c = console or Console()
     m = ep.meta
-    res = m.get("result") or {}
+    res = m.get("result") if isinstance(m.get("result"), dict) else {}
+    planner = m.get("planner") if isinstance(m.get("planner"), dict) else {}
     c.print(
-        f"[bold]{m.get('task')}[/bold]  seed {m.get('seed')}, planner "
-        f"{(m.get('planner') or {}).get('spec')}, policies {m.get('policy_source')}, "
-        f"trace {m.get('trace_id')}", highlight=False)
+        f"[bold]{safe(m.get('task'))}[/bold]  seed {safe(m.get('seed'))}, planner "
+        f"{safe(planner.get('spec'))}, policies {safe(m.get('policy_source'))}, "
+        f"trace {safe(m.get('trace_id'))}", highlight=False)
     status = m.get("status")
     colour = ("green" if res.get("status") == "success"
               else "yellow" if status != "complete" else "red")
-    c.print(f"[{colour}]{status}[/{colour}], outcome {res.get('status', '?')}; "
+    c.print(f"[{colour}]{safe(status)}[/{colour}], outcome {safe(res.get('status', '?'))}; "
             f"{ep.n_steps} control steps "
-            f"({ep.n_steps * float(m.get('control_dt') or 0.04):.2f} s simulated)",
+            f"({ep.n_steps * (_float(m.get('control_dt'), 0.04) or 0.04):.2f} s simulated)",
             highlight=False)
     for w in ep.warnings:
-        c.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+        c.print(f"[yellow]warning:[/yellow] {safe(w)}", highlight=False)
     t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("step", "sim s", "event", "detail"):
         t.add_column(col, overflow="fold", no_wrap=col != "detail")
     style = {"skill_outcome": "cyan", "plan": "bold", "bridge_decision": "magenta",
              "end": "bold", "aborted": "red"}
-    for row in timeline_rows(ep):
-        t.add_row(*row, style=style.get(row[2]))
+    for row in timeline_rows(ep):  # Text, not str: a row is data, never markup
+        t.add_row(*(Text(x) for x in row), style=style.get(row[2]))
     c.print(t)
