@@ -12,7 +12,12 @@ confidence, and the hybrid planner then asks a model instead of guessing. Instru
 name things the scene does not have ("the purple block", "the yellow bin") are declined with
 a reason: ``{"steps": [], "refuse": "..."}``.
 
-The output is the same JSON a model would write, so it goes through the same bridge.
+The output is the same JSON a model would write, so it goes through the same bridge. It
+carries the instruction's ``goal`` (what each clause asks to be true at the end, in the
+grammar of :mod:`bridge.goals`), derived from the clauses and not from the steps: the bridge
+then checks that the steps achieve it, and the runner checks it in physics. Clauses the
+world already satisfies keep their goal but get no steps, so a replan resumes where the
+last plan stopped. Quantifiers take exclusions ("every block except the red one").
 """
 
 from __future__ import annotations
@@ -73,6 +78,8 @@ PICK_LIKE = {"take", "get", "grab", "fetch", "lift", "raise"}
 PREPS = {"in", "into", "inside", "to", "onto", "on", "at", "toward", "towards", "over", "within"}
 SOURCE_PREPS = {"from", "out"}
 QUANTS = {"all", "every", "each", "both", "everything", "any"}
+#: Marks the blocks a quantifier leaves out ("every block except the red one").
+EXCEPT = "except"
 PRONOUN_ONE = {"it", "this"}
 PRONOUN_MANY = {"them", "those", "these", "they"}
 MATCH = {"same", "matching", "corresponding", "its", "their", "own", "respective", "match"}
@@ -137,6 +144,11 @@ _PHRASES: list[tuple[str, str]] = [
     (r"\bthe robot home\b", " home "),
     (r"\bcolour", " color"),
     (r"\bblock's\b", " block "),
+    # exclusions: "except (for)", "other than", "apart from", "excluding", and "but" after
+    # a quantifier ("all blocks but the blue one"; elsewhere "but" is not understood)
+    (r"\b(?:except for|except|other than|apart from|excluding|besides)\b", " except "),
+    (r"\b((?:all|every|each|everything|any)\b(?:\s+(?!but\b)[a-z]+){0,2}?)\s+but\b",
+     r"\1 except"),
 ]
 
 
@@ -149,11 +161,16 @@ class RulesResult:
     confidence: float
     refuse: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: What the instruction asks to hold at the end (goal grammar), when every clause can
+    #: be said in it (a push to an [x, y] point cannot); None otherwise.
+    goal: list[str] | None = None
 
     def to_dict(self) -> dict:
         out: dict = {"steps": list(self.steps)}
         if self.refuse:
             out["refuse"] = self.refuse[:MAX_REFUSAL]
+        elif self.goal is not None and self.confident:
+            out["goal"] = list(self.goal)
         return out
 
     def to_json(self) -> str:
@@ -183,6 +200,8 @@ class _Phrase:
     point: list[float] | None = None
     home: bool = False
     unknown: list[str] = field(default_factory=list)
+    #: colours after "except": blocks a quantifier leaves out
+    excluded: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -224,8 +243,15 @@ def _normalise(text: str) -> tuple[list[str], list[list[float]]]:
 
 def _phrase_of(tokens: list[str], points: list[list[float]]) -> _Phrase:
     p = _Phrase()
+    excluding = False
     for t in tokens:
-        if t in KNOWN_COLORS:
+        if t == EXCEPT:
+            excluding = True
+        elif excluding and t in KNOWN_COLORS:
+            p.excluded.append(t)
+        elif excluding and t in OTHER_COLORS:
+            p.other_colors.append(t)
+        elif t in KNOWN_COLORS:
             p.colors.append(t)
         elif t in OTHER_COLORS:
             p.other_colors.append(t)
@@ -389,6 +415,11 @@ def _parse_clause(tokens: list[str], points, prev_verb: str | None) -> _Clause:
             tgt_toks = [t for t in tgt_toks if t not in PREPS]
         target = _phrase_of(tgt_toks, points)
         unknown.extend(target.unknown)
+        if target.excluded:
+            # "put all blocks in the green bin except the red one": the exclusion is the
+            # object's, wherever it is said
+            obj.excluded.extend(target.excluded)
+            target.excluded = []
     unknown.extend(obj.unknown)
     return _Clause(verb, verb_word, obj, prep, target, unknown)
 
@@ -422,6 +453,13 @@ class _Plan:
     #: where each block is, symbolically: a bin name, "on <cube>", "held", or None (table);
     #: so "all"/"each" skip blocks already where asked
     where: dict[str, str | None] = field(default_factory=dict)
+    #: the goal so far: per block, where the instruction wants it last (insertion order)
+    goal: dict[str, str] = field(default_factory=dict)
+    home: bool = False
+    #: False once a clause asks for something the goal grammar cannot say
+    expressible: bool = True
+    #: blocks a step of this plan has moved (a push "already done" is judged before)
+    moved: set[str] = field(default_factory=set)
 
     @classmethod
     def start(cls, world: WorldState) -> "_Plan":
@@ -432,6 +470,29 @@ class _Plan:
         }
         return cls(world=world, held=held, last=[held] if held else [], where=where)
 
+    def want(self, obj: str, literal: str) -> None:
+        """The instruction asks ``literal`` about ``obj`` at the end. A later clause about the
+        same block replaces a ``held`` (picking is a means); two different destinations are
+        a contradiction, declined rather than resolved by whichever comes last."""
+        prev = self.goal.pop(obj, None)
+        if prev is not None and prev != literal and not prev.startswith("held("):
+            raise _Refuse(f"the instruction asks for {obj} to end in two places: "
+                          f"{prev} and {literal}")
+        self.goal[obj] = literal
+
+    def goal_list(self) -> list[str] | None:
+        if not self.expressible:
+            return None
+        regions: dict[str, str] = {}
+        for obj, lit in self.goal.items():
+            if lit.startswith("at("):
+                region = lit[lit.index(",") + 1:-1].strip()
+                if region in regions:
+                    raise _Refuse(f"{region} has room for one block; the instruction puts "
+                                  f"{regions[region]} and {obj} there")
+                regions[region] = obj
+        return list(self.goal.values()) + (["home"] if self.home else [])
+
     def move(self, obj: str, target: str) -> None:
         """pick (unless already held) and place ``obj`` on ``target``."""
         if self.held != obj:
@@ -440,6 +501,7 @@ class _Plan:
             self.steps.append({"skill": "pick", "object": obj})
         self.steps.append({"skill": "place", "target": target})
         self.held = None
+        self.moved.add(obj)
         if self.world.bin(target) is not None:
             self.where[obj] = target
         elif self.world.object(target) is not None:
@@ -501,6 +563,7 @@ class RulesPlanner:
                 confidence=max(0.0, round(1.0 - 0.25 * len(unknown), 2)),
                 notes=plan.notes + [f"words not understood: {', '.join(dict.fromkeys(unknown))}"],
             )
+        goal = plan.goal_list()
         if not plan.steps:
             return RulesResult(
                 steps=[],
@@ -508,8 +571,10 @@ class RulesPlanner:
                 confidence=1.0,
                 refuse=f"{NOTHING_TO_DO}: the scene already satisfies the instruction",
                 notes=plan.notes,
+                goal=goal,
             )
-        return RulesResult(steps=plan.steps, confident=True, confidence=1.0, notes=plan.notes)
+        return RulesResult(steps=plan.steps, confident=True, confidence=1.0, notes=plan.notes,
+                           goal=goal)
 
     @staticmethod
     def _check_exists(c: _Clause, world: WorldState) -> None:
@@ -521,6 +586,9 @@ class RulesPlanner:
             noun = p.noun
             if noun is None and p.colors:
                 noun = "bin" if role == "target" and _is_container_prep(c) else "block"
+            for col in p.excluded:
+                if world.object(f"{col}_block") is None:
+                    raise _Refuse(f"there is no {col} block in the scene")
             for col in p.colors:
                 if noun == "bin" and world.bin(f"{col}_bin") is None:
                     raise _Refuse(f"there is no {col} bin in the scene")
@@ -534,6 +602,10 @@ class RulesPlanner:
             raise _Unsure("a bin cannot be moved")
         if p.region or p.point:
             raise _Unsure("expected a block, found a place")
+        if p.excluded and not (p.quant or p.plural):
+            raise _Unsure("'except' without 'all' or 'every'")
+        if p.excluded and p.colors:
+            raise _Unsure("both named blocks and exclusions")
         if p.pronoun == "one":
             if len(plan.last) == 1:
                 return list(plan.last)
@@ -546,7 +618,10 @@ class RulesPlanner:
         if p.colors:
             return [f"{c}_block" for c in dict.fromkeys(p.colors)]
         if p.quant or (p.plural and not p.match):
-            return list(present)
+            left = [o for o in present if o.split("_", 1)[0] not in p.excluded]
+            if not left:
+                raise _Refuse("no block is left after the exclusions")
+            return left
         if p.noun == "block" and not p.match:
             if plan.held and not p.plural:
                 return [plan.held]
@@ -586,6 +661,14 @@ class RulesPlanner:
     def _emit_home(c: _Clause, plan: _Plan) -> list[str]:
         if c.obj.colors or (c.obj.noun and c.obj.noun != "bin" and c.verb != HOME):
             raise _Unsure("cannot take a block home")
+        # home opens the gripper: a block picked earlier is not held at the end
+        for obj in [o for o, lit in plan.goal.items() if lit.startswith("held(")]:
+            del plan.goal[obj]
+        plan.home = True
+        w = plan.world
+        if not plan.steps and plan.held is None and _at_home(w):
+            plan.notes.append("the arm is already at home")
+            return plan.last
         plan.steps.append({"skill": "home"})
         plan.held = None
         return plan.last
@@ -594,12 +677,14 @@ class RulesPlanner:
         objs = self._objects(c.obj, plan)
         if len(objs) != 1:
             raise _Unsure("can pick only one block at a time")
+        plan.want(objs[0], f"held({objs[0]})")
         if plan.held == objs[0]:
             return objs
         if plan.held is not None:
             raise _Unsure(f"the gripper would already hold {plan.held}")
         plan.steps.append({"skill": "pick", "object": objs[0]})
         plan.held = objs[0]
+        plan.moved.add(objs[0])
         return objs
 
     def _emit_push(self, c: _Clause, plan: _Plan) -> list[str]:
@@ -613,7 +698,20 @@ class RulesPlanner:
             target = t.region
         else:
             raise _Unsure("push needs a table region or an [x, y] point")
-        plan.steps.append({"skill": "push", "object": objs[0], "target": target})
+        o = objs[0]
+        if isinstance(target, str):
+            plan.want(o, f"at({o}, {target})")
+            if (o not in plan.moved and plan.held != o
+                    and plan.world.in_region(o, target)):
+                # already there: a push would be rejected as no_effect and end the run
+                plan.notes.append(f"{o} is already at {target}")
+                return objs
+        else:
+            plan.expressible = False  # no predicate for an [x, y] point
+            plan.goal.pop(o, None)
+        plan.steps.append({"skill": "push", "object": o, "target": target})
+        plan.moved.add(o)
+        plan.where[o] = None
         return objs
 
     def _emit_move(self, c: _Clause, plan: _Plan) -> list[str]:
@@ -640,14 +738,19 @@ class RulesPlanner:
         if world.region(target) is not None and len(objs) != 1:
             raise _Unsure("several blocks on one region would collide")
         moved = []
+        lit = ("in({o}, {t})" if world.bin(target) is not None
+               else "on({o}, {t})" if is_cube_target else "at({o}, {t})")
         for o in objs:
+            plan.want(o, lit.format(o=o, t=target))
             # a goal the scene already satisfies is skipped, so replanning the same task
             # after a partial execution continues where it stopped instead of redoing it
             done_here = (world.bin(target) is not None and plan.where.get(o) == target) or (
                 is_cube_target and plan.where.get(o) == f"on {target}"
-            )
+            ) or (world.region(target) is not None and o not in plan.moved
+                  and world.in_region(o, target))
             if done_here and plan.held != o:
-                plan.notes.append(f"{o} is already {'in' if world.bin(target) else 'on'} {target}")
+                plan.notes.append(f"{o} is already {'in' if world.bin(target) else 'on'} {target}"
+                                  if world.region(target) is None else f"{o} is already at {target}")
                 continue
             plan.move(o, target)
             moved.append(o)
@@ -665,6 +768,7 @@ class RulesPlanner:
                     raise _Refuse(f"there is no {col} bin for {o}")
                 plan.notes.append(f"{o} has no bin of its colour; left where it is")
                 continue
+            plan.want(o, f"in({o}, {b})")
             if plan.where.get(o) == b and not explicit:
                 plan.notes.append(f"{o} is already in {b}")
                 continue
@@ -703,6 +807,12 @@ class RulesPlanner:
                 raise _Unsure("which block?")
             return f"{t.colors[0]}_block"
         raise _Unsure("no destination understood")
+
+
+def _at_home(world: WorldState) -> bool:
+    from skills.home import at_home  # the home skill's own test: "already home" means that
+
+    return at_home(world)
 
 
 _DEFAULT = RulesPlanner()

@@ -353,3 +353,111 @@ def test_long_or_odd_input_never_raises():
     for text in ["x" * 10_000, "put the red block in the ((( bin", "🙂 put 🙂", ",,,;;;", "then then"]:
         r = parse(text, make_world())
         assert not r.confident or r.refuse
+
+
+# ----------------------------------------------------------------------------- exclusions
+EXCLUSIONS = [
+    ("all4", "put every block except the red one into the green bin",
+     pp("green", "green_bin") + pp("blue", "green_bin") + pp("yellow", "green_bin")),
+    ("all4", "put all blocks but the blue one in the red bin",
+     pp("red", "red_bin") + pp("green", "red_bin") + pp("yellow", "red_bin")),
+    ("all4", "move everything other than the yellow block to the blue box",
+     pp("red", "blue_bin") + pp("green", "blue_bin") + pp("blue", "blue_bin")),
+    ("all4", "put all the cubes in the green bin except the red and blue ones",
+     pp("green", "green_bin") + pp("yellow", "green_bin")),
+    ("all4", "sort every block except for the green one into the bin of its colour",
+     pp("red", "red_bin") + pp("blue", "blue_bin")),
+    ("all4", "put each block apart from the red one in the blue bin",
+     pp("green", "blue_bin") + pp("blue", "blue_bin") + pp("yellow", "blue_bin")),
+    ("some_done", "put every block except the yellow one in the red bin",
+     pp("green", "red_bin") + pp("blue", "red_bin")),
+    ("two", "put all blocks except the green one in the red bin", refuse("no green block")),
+    ("all4", "put every block except the purple one in the red bin", refuse("no purple block")),
+    ("one", "put every block except the green one in the red bin", refuse("no block is left")),
+    ("all4", "put the red block except the blue one in the green bin", UNSURE),
+    ("all4", "put the red block in the green bin but not fast", UNSURE),
+]
+
+
+@pytest.mark.parametrize("world_key,text,expected", EXCLUSIONS,
+                         ids=[c[1][:50] for c in EXCLUSIONS])
+def test_quantifier_exclusions(world_key, text, expected):
+    _check(world_key, text, expected)
+
+
+# ----------------------------------------------------------------------------- goals
+AT_LEFT = make_world(("red_block", "blue_block"))
+AT_LEFT.objects[0].pos = (0.0, 0.09, 0.02)  # red rests in table_left
+HOME_EMPTY = make_world(("red_block",))
+
+GOALS = [
+    ("all4", "put the red block in the green bin", ["in(red_block, green_bin)"]),
+    ("all4", "stack the red block on the blue block", ["on(red_block, blue_block)"]),
+    ("all4", "push the red block to the left", ["at(red_block, table_left)"]),
+    ("all4", "pick up the red block", ["held(red_block)"]),
+    ("all4", "go home", ["home"]),
+    ("all4", "pick up the blue cube and then drop it into the red box",
+     ["in(blue_block, red_bin)"]),
+    ("all4", "pick up the red block, then go home", ["home"]),
+    ("all4", "put the green cube in the red box, push the yellow cube to the left, then go home",
+     ["in(green_block, red_bin)", "at(yellow_block, table_left)", "home"]),
+    ("all4", "sort each block into the bin of its colour",
+     ["in(red_block, red_bin)", "in(green_block, green_bin)", "in(blue_block, blue_bin)"]),
+    # done clauses keep their goal (they hold already) but get no steps
+    ("some_done", "sort each block into the bin of its colour",
+     ["in(red_block, red_bin)", "in(green_block, green_bin)", "in(blue_block, blue_bin)"]),
+    ("all4", "put every block except the red one into the green bin",
+     ["in(green_block, green_bin)", "in(blue_block, green_bin)", "in(yellow_block, green_bin)"]),
+    ("all4", "put the red block on the table center, then put the yellow block on top of it",
+     ["at(red_block, table_center)", "on(yellow_block, red_block)"]),
+    ("all4", "slide the red block to (0.1, -0.05)", None),  # no predicate for a point
+]
+
+
+@pytest.mark.parametrize("world_key,text,goal", GOALS, ids=[c[1][:50] for c in GOALS])
+def test_goal_is_derived_from_the_clauses(world_key, text, goal):
+    import json
+
+    w = WORLDS[world_key]
+    r = parse(text, w)
+    assert r.confident and r.goal == goal, (r.goal, r.notes)
+    d = json.loads(r.to_json())
+    assert d.get("goal") == goal
+    res = bridge.validate(r.to_json(), w)
+    if r.steps:
+        assert res.accepted and res.goal_source == ("plan" if goal is not None else "effects")
+
+
+def test_goal_comes_from_the_instruction_not_from_the_steps():
+    """A clause the world already satisfies has no step but stays in the goal."""
+    r = parse("put the red block in the red bin, then put the green block in the blue bin",
+              SOME_DONE)
+    assert r.steps == pp("green", "blue_bin")
+    assert r.goal == ["in(red_block, red_bin)", "in(green_block, blue_bin)"]
+
+
+def test_a_push_already_done_is_not_reissued():
+    r = parse("push the red block to the left, then put the blue block in the green bin",
+              AT_LEFT)
+    assert r.steps == pp("blue", "green_bin")
+    assert r.goal == ["at(red_block, table_left)", "in(blue_block, green_bin)"]
+    r = parse("put the red block on the left side of the table", AT_LEFT)
+    assert r.steps == [] and r.refuse.startswith("nothing to do")
+
+
+def test_go_home_when_already_home_is_nothing_to_do():
+    w = HOME_EMPTY.model_copy(update={"grip_pos": (-0.08, 0.0, 0.22)})
+    r = parse("go home", w)
+    assert r.confident and r.steps == [] and r.refuse.startswith("nothing to do")
+    assert r.goal == ["home"]
+    away = HOME_EMPTY.model_copy(update={"grip_pos": (0.1, 0.0, 0.1)})
+    assert parse("go home", away).steps == HOME
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("put the red block in the green bin and put the red block in the blue bin", "two places"),
+    ("push the red block to the left, then put the blue block on the table left", "room for one"),
+])
+def test_contradictory_instructions_are_declined(text, fragment):
+    r = parse(text, ALL4)
+    assert r.confident and not r.steps and fragment in r.refuse
