@@ -32,6 +32,9 @@ def _select(suite, only: str | None):
     return suite
 
 
+#: Seeds are numpy/gymnasium seeds: non-negative and, to stay portable, 32-bit.
+SEED_MAX = 2**32 - 1
+
 def eval_suite(
     suite: Path = typer.Option(None, "--suite", help="Suite YAML file or folder of them "
                                "(default: the shipped tasks/)."),
@@ -43,76 +46,143 @@ def eval_suite(
     out: Path = typer.Option(None, "--out", help="Report folder (default: runs/eval-<time>)."),
     only: str = typer.Option(None, "--only", help="Comma-separated task ids, globs or "
                              "categories to run (default: all)."),
-    seed_base: int = typer.Option(0, "--seed-base", help="First seed."),
+    seed_base: int = typer.Option(0, "--seed-base", help="First seed (>= 0)."),
     max_replans: int = typer.Option(2, "--max-replans", help="Replans per episode."),
     base_url: str = typer.Option(None, "--base-url", help="Base URL of an OpenAI-compatible "
                                  "server."),
+    resume: Path = typer.Option(None, "--resume", metavar="DIR",
+                                help="Continue the interrupted eval in DIR with its suite and "
+                                "settings (only --workers and --json may be given with it)."),
     policy_source: str = typer.Option(
         "pretrained", "--policy-source", hidden=True,
         help="pretrained (shipped policies) or scripted (the experts; debugging aid).",
     ),
 ):
-    """Run a task suite: planning, execution and refusal success with 95% intervals."""
+    """Run a task suite: planning, execution and refusal success with 95% intervals.
+    
+    Exit status: 0 every episode ran and every target with episodes is met; 1 a target is
+    missed, an episode ended in an error, or episodes are missing (workers lost); 2 unusable
+    input (suite, options, --out in use); 130 interrupted (Ctrl-C or SIGTERM): the partial
+    report is kept, continue it with --resume DIR."""
     from skillbridge import evaluation as ev
     from skillbridge.suite import DEFAULT_SUITE, SuiteError, load_suite
 
     if seeds < 1 or seeds > 1000:
         raise UserError("--seeds must be between 1 and 1000", EXIT_INPUT)
+    if seed_base < 0 or seed_base + seeds - 1 > SEED_MAX:
+        raise UserError(f"--seed-base must be between 0 and {SEED_MAX - seeds + 1} "
+                        f"(seeds are non-negative 32-bit numbers), not {seed_base}", EXIT_INPUT)
     if workers < 1 or workers > 64:
         raise UserError("--workers must be between 1 and 64", EXIT_INPUT)
     if max_replans < 0:
         raise UserError("--max-replans must be >= 0", EXIT_INPUT)
-    try:
-        s = load_suite(suite)
-    except SuiteError as e:
-        raise UserError(str(e), EXIT_INPUT) from None
-    s = _select(s, only)
-    planner_spec = _check_planner(llm, base_url)
-    from skillbridge.runner import make_executor
+    if resume is not None:
+        given = [name for name, value, default in (
+            ("--suite", suite, None), ("--llm", llm, None), ("--seeds", seeds, 3),
+            ("--only", only, None), ("--seed-base", seed_base, 0),
+            ("--max-replans", max_replans, 2), ("--base-url", base_url, None),
+            ("--policy-source", policy_source, "pretrained"),
+        ) if value != default]
+        if out is not None and Path(out) != Path(resume):
+            given.insert(0, "--out")
+        if given:
+            raise UserError(f"--resume continues with the settings of the interrupted eval; "
+                            f"drop {', '.join(given)}", EXIT_INPUT)
+        out = resume
+        lock = _claim_out(out, resume=True)
+        try:
+            s, cfg = ev.read_state(out)
+        except ev.ResumeError as e:
+            raise UserError(str(e), EXIT_INPUT) from None
+        cfg.workers = workers
+        from skillbridge.runner import make_executor
 
-    make_executor(policy_source)  # a missing or damaged policy is one line, before any work
-    out = out or ev.default_out()
-    _check_out(out)
-    cfg = ev.EvalConfig(
-        suite_path=str(suite if suite is not None else DEFAULT_SUITE),
-        llm=llm, planner=planner_spec, seeds=seeds, seed_base=seed_base, workers=workers, out=out,
-        policy_source=policy_source, max_replans=max_replans, base_url=base_url,
-        command=ev.command_line(),
-    )
+        make_executor(cfg.policy_source)
+    else:
+        try:
+            s = load_suite(suite)
+        except SuiteError as e:
+            raise UserError(str(e), EXIT_INPUT) from None
+        s = _select(s, only)
+        planner_spec = _check_planner(llm, base_url)
+        from skillbridge.runner import make_executor
+
+        make_executor(policy_source)  # a missing or damaged policy is one line, before any work
+        out = out or ev.default_out()
+        lock = _claim_out(out, resume=False)
+        cfg = ev.EvalConfig(
+            suite_path=str(suite if suite is not None else DEFAULT_SUITE),
+            llm=llm, planner=planner_spec, seeds=seeds, seed_base=seed_base, workers=workers,
+            out=out, policy_source=policy_source, max_replans=max_replans, base_url=base_url,
+            command=ev.command_line(),
+        )
+    try:
+        report = _run(s, cfg, as_json, resume is not None)
+    finally:
+        lock.close()
+    raise typer.Exit(exit_code(report))
+
+
+
+def exit_code(report: dict) -> int:
+    """0 when the suite passed, 1 when it did not (see ``eval --help``): a CI job can gate on it."""
+    missed = any(v.get("met") is False for v in report["targets"].values())
+    errors = any(r.get("cause") == "error" for r in report.get("results") or [])
+    return 1 if missed or errors or report.get("complete") is False else 0
+
+
+def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
     from rich.console import Console
+    from rich.markup import escape
+
+    from skillbridge import evaluation as ev
 
     console = Console(stderr=True, soft_wrap=True)
-    total = len(s.tasks) * seeds
+    out = cfg.out
+    total = len(s.tasks) * cfg.seeds
+    try:
+        if as_json:
+            report = ev.evaluate(s, cfg, resume=resuming)
+        else:
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            verb = "resuming" if resuming else "eval"
+            console.print(f"[bold]{verb}[/bold] {escape(s.name)}: {len(s.tasks)} tasks × "
+                          f"{cfg.seeds} seeds = {total} episodes on {cfg.workers} worker(s) → "
+                          f"{escape(str(out))}", highlight=False)
+            with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                          MofNCompleteColumn(), TextColumn("{task.fields[tally]}"),
+                          TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
+                tally = {"ok": 0, "fail": 0}
+                tid = bar.add_task("episodes", total=total, tally="")
+
+                def progress(rec: dict, done: int, n: int) -> None:
+                    ok = rec["refusal_ok"] if rec["refuse"] else rec["execution"]
+                    tally["ok" if ok else "fail"] += 1
+                    if not ok:
+                        bar.console.print(f"  [red]✗[/red] {escape(str(rec['task']))} seed "
+                                          f"{rec['seed']}: {escape(str(rec['cause']))}",
+                                          highlight=False)
+                    bar.update(tid, completed=done,
+                               tally=f"[green]{tally['ok']} ok[/green] [red]{tally['fail']} "
+                                     f"failed[/red]")
+
+                report = ev.evaluate(s, cfg, progress, resume=resuming)
+    except ev.EvalInterrupted as e:
+        r = e.report
+        if as_json:
+            typer.echo(json.dumps(_summary(r), indent=2))
+        done = r["episodes"]
+        console.print(f"interrupted: {done} of {done + len(r['missing'])} episodes done; "
+                      f"partial report {escape(r['files']['md'])}; continue with: skillbridge "
+                      f"eval --resume {escape(str(out))}", highlight=False)
+        raise typer.Exit(130) from None
     if as_json:
-        report = ev.evaluate(s, cfg)
-    else:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
-
-        console.print(f"[bold]eval[/bold] {s.name}: {len(s.tasks)} tasks × {seeds} seeds = "
-                      f"{total} episodes on {workers} worker(s) → {out}", highlight=False)
-        with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                      MofNCompleteColumn(), TextColumn("{task.fields[tally]}"),
-                      TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
-            tally = {"ok": 0, "fail": 0}
-            tid = bar.add_task("episodes", total=total, tally="")
-
-            def progress(rec: dict, done: int, n: int) -> None:
-                ok = rec["refusal_ok"] if rec["refuse"] else rec["execution"]
-                tally["ok" if ok else "fail"] += 1
-                if not ok:
-                    bar.console.print(f"  [red]✗[/red] {rec['task']} seed {rec['seed']}: "
-                                      f"{rec['cause']}", highlight=False)
-                bar.update(tid, completed=done,
-                           tally=f"[green]{tally['ok']} ok[/green] [red]{tally['fail']} "
-                                 f"failed[/red]")
-
-            report = ev.evaluate(s, cfg, progress)
-    summary = _summary(report)
-    if as_json:
-        typer.echo(json.dumps(summary, indent=2))
+        typer.echo(json.dumps(_summary(report), indent=2))
     else:
         _print_summary(console, report)
+    return report
 
 
 def _check_planner(llm: str | None, base_url: str | None) -> str:
@@ -126,27 +196,63 @@ def _check_planner(llm: str | None, base_url: str | None) -> str:
         raise UserError(str(e).splitlines()[0], EXIT_INPUT) from None
 
 
-def _check_out(out: Path) -> None:
+def _claim_out(out: Path, resume: bool):
+    """Lock ``out`` for this eval (two evals into one folder would overwrite each other's
+    report) and check it can take one. Returns the open lock file: the lock lasts as long as
+    it is open, and the OS drops it when the process dies, however it dies."""
+    import fcntl
+    import os
+
+    from skillbridge import evaluation as ev
+
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file; give a folder", EXIT_INPUT)
-    if out.exists() and (out / "report.json").exists():
-        raise UserError(f"--out {out} already holds a report; choose a new folder", EXIT_INPUT)
+    if resume and not out.is_dir():
+        raise UserError(f"--resume {out}: no such folder", EXIT_INPUT)
     try:
         out.mkdir(parents=True, exist_ok=True)
+        lock = open(out / ".eval.lock", "a+", encoding="utf-8")  # noqa: SIM115 - held open
+    except OSError as e:
+        raise UserError(f"cannot write to --out {out}: {e.strerror or e}", EXIT_INPUT) from None
+    try:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.seek(0)
+        holder = lock.read().strip()[:20]
+        lock.close()
+        raise UserError(f"{out} is in use by another eval{f' (pid {holder})' if holder else ''}"
+                        f"; wait for it or choose another --out", EXIT_INPUT) from None
+    lock.seek(0)
+    lock.truncate()
+    lock.write(str(os.getpid()))
+    lock.flush()
+    if not resume:
+        if (out / "report.json").exists():
+            lock.close()
+            raise UserError(f"--out {out} already holds a report; choose a new folder "
+                            f"(or continue an incomplete one with --resume {out})", EXIT_INPUT)
+        if (out / ev.STATE_FILE).exists():
+            lock.close()
+            raise UserError(f"--out {out} holds an unfinished eval; continue it with "
+                            f"--resume {out} or choose a new folder", EXIT_INPUT)
+    try:
         probe = out / ".write-test"
         probe.write_text("")
         probe.unlink()
     except OSError as e:
+        lock.close()
         raise UserError(f"cannot write to --out {out}: {e.strerror or e}", EXIT_INPUT) from None
+    return lock
 
 
 def _summary(report: dict) -> dict:
-    keys = ("suite", "config", "episodes", "wall_s", "overall", "targets", "by_category",
-            "failures", "tokens", "files")
+    keys = ("suite", "config", "episodes", "complete", "missing", "wall_s", "overall",
+            "targets", "by_category", "failures", "tokens", "files")
     return {k: report.get(k) for k in keys}
 
 
 def _print_summary(console, report: dict) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     from skillbridge.evaluation import _pct
@@ -155,15 +261,21 @@ def _print_summary(console, report: dict) -> None:
     for col in ("category", "planning", "execution", "refusal"):
         t.add_column(col)
     for cat, r in report["by_category"].items():
-        t.add_row(cat, _pct(r["planning"]), _pct(r["execution"]), _pct(r["refusal"]))
+        t.add_row(escape(cat), _pct(r["planning"]), _pct(r["execution"]), _pct(r["refusal"]))
     o = report["overall"]
     t.add_row("[bold]all[/bold]", _pct(o["planning"]), _pct(o["execution"]), _pct(o["refusal"]))
     console.print(t)
     for k, v in report["targets"].items():
-        mark = "[green]met[/green]" if v["met"] else "[red]not met[/red]"
+        mark = ("n/a" if v["met"] is None else "[green]met[/green]" if v["met"]
+                else "[red]not met[/red]")
         console.print(f"{k}: {v['measured']} (target ≥ {v['target']}) {mark}", highlight=False)
     causes = report["failures"]["by_cause"]
     if causes:
-        console.print("failures: " + ", ".join(f"{k} ×{v}" for k, v in causes.items()),
+        console.print("failures: " + escape(", ".join(f"{k} ×{v}" for k, v in causes.items())),
                       highlight=False)
-    console.print(f"report: {report['files']['md']}", highlight=False)
+    missing = report.get("missing") or []
+    if missing:
+        console.print(f"[red]incomplete[/red]: {len(missing)} episode(s) lost with their "
+                      f"worker; rerun them with: skillbridge eval --resume "
+                      f"{escape(str(Path(report['files']['md']).parent))}", highlight=False)
+    console.print(f"report: {escape(report['files']['md'])}", highlight=False)

@@ -74,6 +74,7 @@ def simulate_plan(world, steps: list[dict]):
 
 # ----------------------------------------------------------------------------- one job
 _EXECUTORS: dict[str, object] = {}
+_IN_WORKER = False  # set in pool workers, whose parent stops them with SIGTERM
 
 
 def _executor(source: str):
@@ -137,6 +138,8 @@ def run_job(job: dict) -> dict:
         result = runner.run()
     except BaseException as e:  # noqa: BLE001 - one broken episode must not end the suite
         if isinstance(e, KeyboardInterrupt):
+            if _IN_WORKER:  # SIGTERM from the parent, after the runner closed the episode
+                os._exit(143)
             raise
         rec["error"] = f"{type(e).__name__}: {e}".splitlines()[0][:300]
         rec["cause"] = "error"
@@ -224,53 +227,149 @@ def make_jobs(suite: Suite, cfg: EvalConfig, episodes: Path) -> list[dict]:
     return jobs
 
 
-def run_jobs(jobs: list[dict], workers: int, progress: ProgressFn | None = None) -> list[dict]:
-    """Results in job order. ``workers`` > 1: a spawn-context process pool."""
+#: How often one job may be lost with its worker (killed by the OS, by a user, a crash of the
+#: process rather than of the robot) before it is given up and reported as missing.
+MAX_ATTEMPTS = 3
+#: How often the worker pool, broken by a lost worker, may be rebuilt in one eval.
+MAX_POOL_RESTARTS = 10
+#: Seconds between a worker's checks that the eval that started it is still alive.
+PARENT_POLL_S = 0.5
+
+SinkFn = Callable[[int, dict], None]
+
+
+def _worker_init(parent_pid: int) -> None:
+    """Workers leave Ctrl-C to the parent (which stops them once, with one message) and exit
+    by themselves when the parent is gone (SIGKILL leaves it no chance to stop them)."""
+    import signal
+    import threading
+
+    global _IN_WORKER
+    _IN_WORKER = True
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_POLL_S)
+            if os.getppid() != parent_pid:
+                os._exit(3)
+
+    threading.Thread(target=watch, name="eval-parent-watch", daemon=True).start()
+
+
+def _ignoring_sigint():
+    """SIGINT ignored while worker processes are spawned: a spawned process inherits
+    SIG_IGN through exec, so a Ctrl-C that reaches it before its initializer has run is not
+    a traceback on the terminal either."""
+    import contextlib
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def cm():
+        old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, old)
+
+    return cm()
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop every worker now (they ignore SIGINT): SIGTERM lets a running episode close as
+    incomplete, SIGKILL follows for any that do not exit."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + 5.0
+    for p in procs:
+        p.join(timeout=max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(timeout=2.0)
+
+
+def run_jobs(jobs: list[dict], workers: int, progress: ProgressFn | None = None,
+             sink: SinkFn | None = None, done_before: int = 0,
+             total: int | None = None) -> tuple[list[dict | None], dict[int, str]]:
+    """Results in job order (None where a job was lost) and the lost jobs with the reason.
+
+    ``workers`` > 1: a spawn-context process pool. A worker that dies (``kill -9``, the OOM
+    killer) is the infrastructure failing, not the robot: its jobs are run again in a fresh
+    pool, at most :data:`MAX_ATTEMPTS` times each, and then reported as lost, never as
+    failed episodes. ``sink(i, rec)`` sees each result as it arrives, so a caller keeps the
+    finished episodes when a KeyboardInterrupt ends the run."""
     results: list[dict | None] = [None] * len(jobs)
-    done = 0
+    total = len(jobs) + done_before if total is None else total
+    done = done_before
+
+    def finish(i: int, rec: dict) -> None:
+        nonlocal done
+        results[i] = rec
+        done += 1
+        if sink:
+            sink(i, rec)
+        if progress:
+            progress(rec, done, total)
+
     if workers <= 1 or len(jobs) <= 1:
         for i, job in enumerate(jobs):
-            results[i] = run_job(job)
-            done += 1
-            if progress:
-                progress(results[i], done, len(jobs))
-        return results  # type: ignore[return-value]
+            finish(i, run_job(job))
+        return results, {}
     import multiprocessing as mp
 
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"))
-    try:
-        pending: dict[Future, int] = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                i = pending.pop(fut)
-                try:
-                    results[i] = fut.result()
-                except Exception as e:  # noqa: BLE001 - e.g. a worker killed by the OS
-                    job = jobs[i]
-                    results[i] = _crashed(job, e)
-                done += 1
-                if progress:
-                    progress(results[i], done, len(jobs))
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
-    return results  # type: ignore[return-value]
-
-
-def _crashed(job: dict, e: BaseException) -> dict:
-    t = job["task"]
-    refuse = bool(t.get("refuse"))
-    return {
-        "task": t["id"], "category": t["category"], "seed": job["seed"], "refuse": refuse,
-        "instruction": t["instruction"], "status": "error", "message": "", "refused": False,
-        "planning": None if refuse else False, "execution": None if refuse else False,
-        "refusal_ok": False if refuse else None, "cause": "error", "plan": [],
-        "unmet_plan": [], "unmet_final": [], "subgoals": [], "bridge_codes": {},
-        "tokens": {"in": 0, "out": 0, "calls": 0}, "wall_s": 0.0, "episode": None,
-        "replans": 0, "error": f"worker crashed: {type(e).__name__}: {e}"[:300],
-    }
+    attempts = [0] * len(jobs)
+    lost: dict[int, str] = {}
+    todo = list(range(len(jobs)))
+    restarts = 0
+    while todo:
+        if restarts > MAX_POOL_RESTARTS:
+            for i in todo:
+                lost[i] = f"worker pool rebuilt {MAX_POOL_RESTARTS} times; giving up"
+            break
+        with _ignoring_sigint():
+            pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)),
+                                       mp_context=mp.get_context("spawn"),
+                                       initializer=_worker_init, initargs=(os.getpid(),))
+            pending: dict[Future, int] = {pool.submit(run_job, jobs[i]): i for i in sorted(todo)}
+        todo = []
+        running: set[int] = set()  # last seen running: the jobs a lost worker may have held
+        try:
+            while pending:
+                finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                broken = []
+                for fut in finished:
+                    i = pending.pop(fut)
+                    exc = fut.exception()  # run_job never raises: this is the process
+                    if exc is None:
+                        finish(i, fut.result())
+                    else:
+                        broken.append((i, exc))
+                # only the jobs that were running pay an attempt (the queued ones lost
+                # nothing), so one job that always kills its worker cannot use up the others
+                charged = [i for i, _ in broken if i in running] or [i for i, _ in broken]
+                for i, exc in broken:
+                    attempts[i] += i in charged
+                    if attempts[i] >= MAX_ATTEMPTS:
+                        lost[i] = f"worker lost {attempts[i]} times: {type(exc).__name__}"
+                    else:
+                        todo.append(i)
+                running = {i for f, i in pending.items() if f.running()}
+        except BaseException:
+            _stop_pool(pool)
+            raise
+        if todo:
+            _stop_pool(pool)
+            restarts += 1
+        else:
+            pool.shutdown(wait=True)
+    return results, lost
 
 
 # ----------------------------------------------------------------------------- report
@@ -338,7 +437,8 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
     targets = {}
     for k, thr in TARGETS.items():
         r = overall[k]["rate"]
-        targets[k] = {"target": thr, "measured": r, "met": r is not None and r >= thr}
+        # met is None when the suite has no episode for the metric: nothing was missed
+        targets[k] = {"target": thr, "measured": r, "met": None if r is None else r >= thr}
     return {
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
@@ -392,6 +492,11 @@ def write_markdown(report: dict, path: Path) -> None:
     cfg = report["config"]
     L: list[str] = []
     L.append(f"# Evaluation: suite `{report['suite']['name']}`\n")
+    if report.get("complete") is False:
+        miss = report.get("missing") or []
+        L.append(f"**Incomplete**: {len(miss)} episode(s) did not run "
+                 f"({', '.join(sorted({m['reason'] for m in miss}))}). Continue with "
+                 f"`skillbridge eval --resume {Path(path).parent}`.\n")
     L.append(f"{report['suite']['tasks']} tasks × {cfg['seeds']} seeds = {report['episodes']} "
              f"episodes; planner `{cfg['llm']}`, policies `{cfg['policy_source']}`, "
              f"{cfg['workers']} workers, {report['wall_s']:.0f} s wall, {report['created']}.\n")
@@ -407,7 +512,7 @@ def write_markdown(report: dict, path: Path) -> None:
     for k in ("planning", "execution", "refusal"):
         t = report["targets"][k]
         L.append(f"| {k} success | {_pct(o[k])} | ≥ {t['target']} | "
-                 f"{'yes' if t['met'] else '**no**'} |")
+                 f"{'n/a' if t['met'] is None else 'yes' if t['met'] else '**no**'} |")
     L.append(f"| false refusals | {_pct(o['false_refusals'])} | | |")
     L.append("")
     L.append("## By category\n")
@@ -466,7 +571,13 @@ def write_markdown(report: dict, path: Path) -> None:
     L.append("\n## Machine\n")
     L.append(f"Python {m['python']} on {m['platform']} ({m['cpus']} CPUs); " + ", ".join(
         f"{k} {v}" for k, v in (m.get("versions") or {}).items()) + "\n")
-    path.write_text("\n".join(L) + "\n", encoding="utf-8")
+    _atomic_text(path, "\n".join(L) + "\n")
+
+
+def _savefig_atomic(fig, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    fig.savefig(tmp, dpi=110, format="png")
+    os.replace(tmp, path)
 
 
 def write_plots(report: dict, out: Path) -> list[Path]:
@@ -499,7 +610,7 @@ def write_plots(report: dict, out: Path) -> list[Path]:
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     p = out / "success_by_category.png"
-    fig.savefig(p, dpi=110)
+    _savefig_atomic(fig, p)
     plt.close(fig)
     paths.append(p)
 
@@ -520,7 +631,7 @@ def write_plots(report: dict, out: Path) -> list[Path]:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
     p = out / "failure_causes.png"
-    fig.savefig(p, dpi=110)
+    _savefig_atomic(fig, p)
     plt.close(fig)
     paths.append(p)
     return paths
@@ -529,26 +640,178 @@ def write_plots(report: dict, out: Path) -> list[Path]:
 def write_report(report: dict, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     rj = out / "report.json"
-    tmp = rj.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(report, indent=2, default=str), encoding="utf-8")
-    os.replace(tmp, rj)
+    _atomic_text(rj, json.dumps(report, indent=2, default=str))
     md = out / "report.md"
     write_markdown(report, md)
     plots = write_plots(report, out)
     return {"json": rj, "md": md, **{p.stem: p for p in plots}}
 
 
-def evaluate(suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None) -> dict:
-    """Run the suite and write the report; returns the report dict."""
+STATE_FILE = "eval-state.json"
+RESULTS_FILE = "results.jsonl"
+STATE_FORMAT = "skillbridge.eval-state"
+
+
+class EvalInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM during an eval, after the partial report was written."""
+
+    def __init__(self, report: dict):
+        super().__init__("interrupted")
+        self.report = report
+
+
+class ResumeError(ValueError):
+    """An output folder that holds no eval to continue (the message says why)."""
+
+
+def _atomic_text(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _job_key(task_id: str, seed: int) -> str:
+    return f"{task_id}#{seed}"
+
+
+def write_state(suite: Suite, cfg: EvalConfig, out: Path) -> None:
+    """What ``eval --resume`` needs to run the same jobs again: the tasks themselves (not
+    their file, which may have changed since) and the settings."""
+    state = {
+        "format": STATE_FORMAT, "version": 1,
+        "suite": {"name": suite.name, "files": [str(f) for f in suite.files]},
+        "tasks": [t.model_dump(mode="json") for t in suite.tasks],
+        "config": {"suite_path": cfg.suite_path, "llm": cfg.llm, "planner": cfg.planner,
+                   "seeds": cfg.seeds, "seed_base": cfg.seed_base, "workers": cfg.workers,
+                   "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
+                   "base_url": cfg.base_url, "command": cfg.command},
+    }
+    _atomic_text(out / STATE_FILE, json.dumps(state, indent=2))
+
+
+def read_state(out: Path) -> tuple[Suite, EvalConfig]:
+    """The suite and settings of the eval begun in ``out``; ResumeError (one line) if there
+    is none, or it is damaged, or already complete."""
+    rj = out / "report.json"
+    try:
+        state = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
+        if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
+            raise ValueError("not an eval state file")
+        tasks = [Task.model_validate(t) for t in state["tasks"]]
+        c = state["config"]
+        cfg = EvalConfig(suite_path=str(c["suite_path"]), llm=c.get("llm"),
+                         planner=str(c.get("planner") or "rules"), seeds=int(c["seeds"]),
+                         seed_base=int(c["seed_base"]), workers=int(c["workers"]),
+                         out=out, policy_source=str(c["policy_source"]),
+                         max_replans=int(c["max_replans"]), base_url=c.get("base_url"),
+                         command=str(c.get("command") or ""))
+        name = str(state["suite"]["name"])
+        files = [Path(f) for f in state["suite"]["files"]]
+    except FileNotFoundError:
+        raise ResumeError(f"{out} holds no eval to resume (no {STATE_FILE})") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ResumeError(f"{out / STATE_FILE} is damaged: {why[:200]}") from None
+    if cfg.seeds < 1 or cfg.seed_base < 0 or not tasks:
+        raise ResumeError(f"{out / STATE_FILE} is damaged: bad seeds or no tasks")
+    try:
+        complete = json.loads(rj.read_text(encoding="utf-8")).get("complete", True)
+    except (OSError, ValueError, AttributeError):
+        complete = False  # no report yet (the eval was killed): resume from the results file
+    if complete:
+        raise ResumeError(f"{out} holds a complete report; nothing to resume")
+    return Suite(name=name, tasks=tasks, files=files, origin={}), cfg
+
+
+def read_results(out: Path, keys: set[str]) -> dict[str, dict]:
+    """The finished episodes recorded in ``out``, by job key. A line cut short by a kill
+    is skipped (its episode runs again)."""
+    found: dict[str, dict] = {}
+    try:
+        lines = (out / RESULTS_FILE).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return found
+    for line in lines:
+        try:
+            rec = json.loads(line)
+            key = _job_key(rec["task"], int(rec["seed"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+        if key in keys:
+            found[key] = rec
+    return found
+
+
+def evaluate(suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None,
+             resume: bool = False) -> dict:
+    """Run the suite and write the report; returns the report dict.
+
+    Each finished episode is appended to ``results.jsonl`` at once, so neither Ctrl-C nor a
+    killed eval loses it: Ctrl-C (or SIGTERM) writes a partial report marked
+    ``"complete": false`` and raises :class:`EvalInterrupted`; ``resume`` runs only the
+    episodes that are not in ``results.jsonl`` yet."""
+    import signal
+    import threading
+
     out = Path(cfg.out)
     episodes = out / "episodes"
     episodes.mkdir(parents=True, exist_ok=True)
     jobs = make_jobs(suite, cfg, episodes)
+    keys = [_job_key(j["task"]["id"], j["seed"]) for j in jobs]
+    done: dict[str, dict] = read_results(out, set(keys)) if resume else {}
+    if not resume:
+        write_state(suite, cfg, out)
+        (out / RESULTS_FILE).write_text("", encoding="utf-8")
+    prior_wall = 0.0
+    if resume:
+        try:
+            prior_wall = float(json.loads((out / "report.json").read_text())["wall_s"])
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    todo = [i for i, k in enumerate(keys) if k not in done]
+    lost: dict[str, str] = {}
+    log = (out / RESULTS_FILE).open("a", encoding="utf-8")
+
+    def sink(i: int, rec: dict) -> None:
+        done[keys[todo[i]]] = rec
+        log.write(json.dumps(rec, default=str) + "\n")
+        log.flush()
+
+    main = threading.current_thread() is threading.main_thread()
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    old_term = signal.signal(signal.SIGTERM, on_term) if main else None
     t0 = time.perf_counter()
-    results = run_jobs(jobs, cfg.workers, progress)
-    report = summarise(results, suite, cfg, time.perf_counter() - t0)
-    files = write_report(report, out)
-    report["files"] = {k: str(v) for k, v in files.items()}
+    interrupted = False
+    try:
+        _, lost_idx = run_jobs([jobs[i] for i in todo], cfg.workers, progress, sink,
+                               done_before=len(done), total=len(jobs))
+        lost = {keys[todo[i]]: why for i, why in lost_idx.items()}
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if main:  # the partial report is written once, whatever else arrives meanwhile
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            old_int = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        log.close()
+    try:
+        results = [done[k] for k in keys if k in done]
+        report = summarise(results, suite, cfg, prior_wall + time.perf_counter() - t0)
+        missing = [{"task": j["task"]["id"], "seed": j["seed"],
+                    "reason": "interrupted" if k not in lost else lost[k]}
+                   for j, k in zip(jobs, keys) if k not in done]
+        report["complete"] = not missing
+        report["missing"] = missing
+        files = write_report(report, out)
+        report["files"] = {k: str(v) for k, v in files.items()}
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, old_term if old_term is not None else signal.SIG_DFL)
+            signal.signal(signal.SIGINT, old_int)
+    if interrupted:
+        raise EvalInterrupted(report)
     return report
 
 
