@@ -12,8 +12,10 @@
 =========================  ===========================================================
 
 Options after ``?``: ``mode`` (``json_schema``, ``json_mode``, ``tool``, ``text``),
-``timeout`` (seconds per call), ``retries`` (transient-error retries per call),
-``temperature``.
+``timeout`` (seconds per call, at most 3600), ``retries`` (transient-error retries per
+call, at most 10), ``temperature`` (0 to 2), ``base_url``; ``local:`` also takes
+``threads``, ``chat_format`` (llama.cpp's name, e.g. ``chatml``, ``gemma``, ``llama-3``)
+and ``ctx``. Unknown, repeated or non-finite options are errors.
 
 Where no spec is given, ``SKILLBRIDGE_LLM`` is read, then a config file (``SKILLBRIDGE_CONFIG``,
 ``./skillbridge.yaml``, ``~/.config/skillbridge/config.yaml``: ``llm: SPEC`` and optionally
@@ -27,6 +29,7 @@ names the environment variable.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +76,80 @@ class BackendSpec:
         return self.provider if self.provider == "rules" else f"{self.provider}:{self.model}"
 
 
+#: Options every model provider takes, and the extra ones a provider adds.
+COMMON_OPTIONS = ("mode", "timeout", "retries", "temperature", "base_url")
+PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {"local": ("threads", "chat_format", "ctx")}
+#: Bounds of the numeric options: a value outside them is a typo or a trap (``inf``
+#: disables the watchdog, ``nan`` compares false with everything), never a setting.
+MAX_TIMEOUT_S = 3600.0
+MAX_RETRIES = 10
+MAX_TEMPERATURE = 2.0
+MAX_THREADS = 256
+MAX_CTX = 131_072
+
+
+def _number(name: str, text: str, lo: float, hi: float, *, integer: bool = False,
+            lo_open: bool = False) -> float | int:
+    """``text`` as a finite number in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
+    try:
+        value: float | int = int(text) if integer else float(text)
+    except ValueError:
+        kind = "an integer" if integer else "a number"
+        raise ValueError(f"{name} must be {kind}, not {text!r}") from None
+    low_ok = value > lo if lo_open else value >= lo
+    if value != value or not (low_ok and value <= hi):
+        bracket = "(" if lo_open else "["
+        raise ValueError(f"{name} must be a finite number in {bracket}{lo:g}, {hi:g}], "
+                         f"not {text!r}")
+    return value
+
+
+def check_timeout(value: Any) -> float:
+    """A per-call timeout in seconds, as the spec and the config file both give it."""
+    return float(_number("timeout", str(value).strip(), 0.0, MAX_TIMEOUT_S, lo_open=True))
+
+
+def _options(provider: str, spec: str, query: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """(BackendSpec fields, provider options) from ``k=v&...``; unknown or repeated keys
+    are errors, since a misspelt option silently ignored is a setting the user never got."""
+    pairs = parse_qsl(query, keep_blank_values=True)
+    allowed = () if provider == "rules" else COMMON_OPTIONS + PROVIDER_OPTIONS.get(provider, ())
+    seen: set[str] = set()
+    for k, _ in pairs:
+        if k not in allowed:
+            known = ", ".join(allowed) or "none"
+            raise PlannerError(f"unknown option {k!r} in --llm {spec!r}; "
+                               f"{provider} takes: {known}")
+        if k in seen:
+            raise PlannerError(f"option {k!r} given twice in --llm {spec!r}")
+        seen.add(k)
+    opts = dict(pairs)
+    kw: dict[str, Any] = {}
+    if "mode" in opts:
+        mode = opts.pop("mode")
+        if mode not in MODES:
+            raise PlannerError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+        kw["mode"] = mode
+    try:
+        if "timeout" in opts:
+            kw["timeout_s"] = check_timeout(opts.pop("timeout"))
+        if "retries" in opts:
+            kw["retries"] = _number("retries", opts.pop("retries"), 0, MAX_RETRIES, integer=True)
+        if "temperature" in opts:
+            kw["temperature"] = float(
+                _number("temperature", opts.pop("temperature"), 0.0, MAX_TEMPERATURE))
+        if "threads" in opts:
+            opts["threads"] = _number("threads", opts["threads"], 1, MAX_THREADS, integer=True)
+        if "ctx" in opts:
+            opts["ctx"] = _number("ctx", opts["ctx"], 256, MAX_CTX, integer=True)
+    except ValueError as e:
+        raise PlannerError(f"bad option in --llm {spec!r}: {e}") from None
+    if "chat_format" in opts and not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", opts["chat_format"]):
+        raise PlannerError(f"bad option in --llm {spec!r}: chat_format must be a format name "
+                           "such as chatml, gemma or llama-3")
+    return kw, opts
+
+
 def parse_spec(spec: str, *, base_url: str | None = None) -> BackendSpec:
     """Parse ``PROVIDER:MODEL[?k=v&...]``; raise :class:`PlannerError` with a usage line."""
     if spec is None or not str(spec).strip():
@@ -81,7 +158,7 @@ def parse_spec(spec: str, *, base_url: str | None = None) -> BackendSpec:
     query = ""
     if "?" in s:
         s, query = s.split("?", 1)
-    provider, _, model = s.partition(":")
+    provider, colon, model = s.partition(":")
     provider = provider.strip().lower()
     model = model.strip()
     if provider not in PROVIDERS:
@@ -89,31 +166,16 @@ def parse_spec(spec: str, *, base_url: str | None = None) -> BackendSpec:
             f"unknown provider {provider!r} in --llm {spec!r}; expected one of "
             f"{', '.join(PROVIDERS)} (as PROVIDER:MODEL)"
         )
+    if provider == "rules" and (colon or query):
+        raise PlannerError(f"--llm {spec!r}: the rules planner takes no model and no options; "
+                           "write rules")
     if provider != "rules" and not model:
         example = "local:/path/model.gguf" if provider == "local" else f"{provider}:MODEL"
         raise PlannerError(f"--llm {spec!r} names no model; write {example}")
-    opts = dict(parse_qsl(query, keep_blank_values=True))
-    kw: dict[str, Any] = {}
-    try:
-        if "mode" in opts:
-            mode = opts.pop("mode")
-            if mode not in MODES:
-                raise PlannerError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
-            kw["mode"] = mode
-        if "timeout" in opts:
-            kw["timeout_s"] = float(opts.pop("timeout"))
-            if not kw["timeout_s"] > 0:
-                raise ValueError("timeout must be positive")
-        if "retries" in opts:
-            kw["retries"] = int(opts.pop("retries"))
-            if kw["retries"] < 0:
-                raise ValueError("retries must be >= 0")
-        if "temperature" in opts:
-            kw["temperature"] = float(opts.pop("temperature"))
-    except ValueError as e:
-        raise PlannerError(f"bad option in --llm {spec!r}: {e}") from None
+    kw, opts = _options(provider, spec, query)
     if "base_url" in opts:
         base_url = base_url or opts.pop("base_url")
+    opts.pop("base_url", None)
     return BackendSpec(provider=provider, model=model, base_url=base_url, options=opts, **kw)
 
 
@@ -138,12 +200,30 @@ def load_config() -> dict:
             if not isinstance(data, dict):
                 raise PlannerError(f"config file {p} must be a mapping")
             llm = data.get("llm", data.get("planner"))
+            top = {k: data[k] for k in ("base_url", "timeout") if k in data}
             if isinstance(llm, str):
-                return {"spec": llm, "_path": str(p)}
+                return _checked_config({"spec": llm, **top}, p)
             if isinstance(llm, dict):
-                return {**llm, "_path": str(p)}
-            return {"_path": str(p)}
+                return _checked_config({**top, **llm}, p)
+            if llm is not None:
+                raise PlannerError(f"config file {p}: llm must be a spec string like "
+                                   f"openai:MODEL, not {type(llm).__name__}")
+            return _checked_config(top, p)
     return {}
+
+
+def _checked_config(cfg: dict, path: Path) -> dict:
+    """The config's planner keys with their types and bounds checked, so a bad value is
+    one line naming the file rather than a traceback or a silently ignored setting."""
+    for key in ("spec", "base_url"):
+        if key in cfg and not isinstance(cfg[key], str):
+            raise PlannerError(f"config file {path}: {key} must be a string")
+    if "timeout" in cfg:
+        try:
+            cfg["timeout"] = check_timeout(cfg["timeout"])
+        except ValueError as e:
+            raise PlannerError(f"config file {path}: {e}") from None
+    return {**cfg, "_path": str(path)}
 
 
 def resolve_spec(cli_spec: str | None = None, *, base_url: str | None = None) -> BackendSpec:
@@ -157,7 +237,7 @@ def resolve_spec(cli_spec: str | None = None, *, base_url: str | None = None) ->
     if cfg.get("spec"):
         spec = parse_spec(str(cfg["spec"]), base_url=base_url or cfg.get("base_url"))
         if "timeout" in cfg:
-            spec = BackendSpec(**{**spec.__dict__, "timeout_s": float(cfg["timeout"])})
+            spec = BackendSpec(**{**spec.__dict__, "timeout_s": cfg["timeout"]})
         return spec
     return BackendSpec(provider="rules")
 

@@ -23,7 +23,14 @@ def test_parse_specs():
 
 
 @pytest.mark.parametrize("bad", ["", "gpt4", "foo:bar", "openai:", "openai:m?mode=xml",
-                                 "openai:m?timeout=-1", "openai:m?retries=x"])
+                                 "openai:m?timeout=-1", "openai:m?retries=x",
+                                 "openai:m?timeout=inf", "openai:m?timeout=nan",
+                                 "openai:m?timeout=1e9", "openai:m?temperature=nan",
+                                 "openai:m?temperature=inf", "openai:m?temperature=-0.5",
+                                 "openai:m?retries=100", "openai:m?tmeout=5",
+                                 "openai:m?timeout=1&timeout=2", "rules:extra", "rules:",
+                                 "rules?timeout=3", "local:m.gguf?threads=0",
+                                 "local:m.gguf?chat_format=a%20b", "ollama:m?threads=2"])
 def test_bad_specs_are_one_line_errors(bad):
     with pytest.raises(PlannerError) as ei:
         parse_spec(bad)
@@ -134,3 +141,39 @@ def test_local_backend_uses_schema_constrained_decoding(monkeypatch, tmp_path):
     assert (o.usage.tokens_in, o.usage.tokens_out) == (7, 3)
     with pytest.raises(PlannerError, match="not found"):
         make_chat_model(parse_spec(f"local:{tmp_path / 'missing.gguf'}"))
+
+
+@pytest.mark.parametrize("spec", ["openai:m?timeout=inf", "openai:m?temperature=nan",
+                                  "rules:extra"])
+def test_cli_rejects_bad_llm_spec_with_exit_2(monkeypatch, capsys, spec):
+    """Issue 10 E: these were accepted, then fell back to rules silently with exit 0."""
+    from tests.cli_helpers import run_cli
+
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens
+    code, out, err = run_cli(monkeypatch, capsys, "plan", "put the red block in the green bin",
+                             "--llm", spec)
+    assert code == 2, (out, err)
+    assert len(err.strip().splitlines()) == 1 and "--llm" in err and "Traceback" not in err
+
+
+def test_config_timeout_is_checked(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SKILLBRIDGE_LLM", raising=False)
+    monkeypatch.setenv("SKILLBRIDGE_CONFIG", str(tmp_path / "c.yaml"))
+    for bad in ("-5", ".inf", "soon"):
+        (tmp_path / "c.yaml").write_text(f"llm: openai:m\ntimeout: {bad}\n")
+        with pytest.raises(PlannerError, match="timeout"):
+            resolve_spec()
+    (tmp_path / "c.yaml").write_text("llm: openai:m\ntimeout: 7\n")
+    assert resolve_spec().timeout_s == 7.0
+    (tmp_path / "c.yaml").write_text("llm: {spec: 'openai:m', timeout: 0}\n")
+    with pytest.raises(PlannerError, match="timeout"):
+        resolve_spec()
+    (tmp_path / "c.yaml").write_text("llm: 5\n")
+    with pytest.raises(PlannerError, match="llm must be"):
+        resolve_spec()
+
+
+def test_local_options_parsed():
+    s = parse_spec("local:/m/x.gguf?threads=3&chat_format=gemma&ctx=2048")
+    assert s.options == {"threads": 3, "chat_format": "gemma", "ctx": 2048}
