@@ -10,6 +10,13 @@ After each success the rest of the plan is re-validated by the bridge against th
 with the executed steps and their outcomes in the history (bounded replans). A task the
 scene cannot support ends with the planner's refusal, not a guess; a task that keeps failing
 ends with the bridge's safe stop.
+
+Success is the goal, not the steps: after the last subgoal the runner's ``verify(goal)``
+lets the physics settle and evaluates the goal (the accepted plan's stated goal, or its
+effects) on the world state. An unmet predicate is fed back in the history and replanned
+(bounded, like a failed step); the planner sees the world as it is, so the parts of the
+goal that already hold get no steps. Without ``verify`` (symbolic tests) the goal is
+checked on the world ``execute`` returned.
 """
 
 from __future__ import annotations
@@ -19,11 +26,14 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Callable
 
+from bridge import goals as G
 from planner.hybrid import HybridPlanner, PlanOutcome
 from planner.llm import Usage
 from planner.rules import NOTHING_TO_DO
 
 Executor = Callable[[dict], "tuple[bool, object]"]
+#: ``verify(goal) -> (world, [{"predicate": str, "met": bool}, ...])``
+Verifier = Callable[[list], "tuple[object, list[dict]]"]
 
 SUCCESS, REFUSED, FAILED, SAFE_STOP = "success", "refused", "failed", "safe_stop"
 
@@ -39,6 +49,19 @@ class LoopResult:
     usage: Usage = field(default_factory=Usage)
     world: object = None
     message: str = ""
+    #: the goal the run was judged by, where it came from ("plan", "effects", "rules"),
+    #: and its last evaluation on the world (None when never checked)
+    goal: list[str] | None = None
+    goal_source: str | None = None
+    goal_eval: list[dict] | None = None
+    #: replans caused by a goal found unmet after a plan's steps all succeeded
+    goal_replans: int = 0
+
+    @property
+    def goal_met(self) -> bool | None:
+        if self.goal_eval is None:
+            return None
+        return all(e["met"] for e in self.goal_eval)
 
     @property
     def ok(self) -> bool:
@@ -51,6 +74,11 @@ class LoopResult:
             "message": self.message,
             "refusal": self.refusal,
             "replans": self.replans,
+            "goal": self.goal,
+            "goal_source": self.goal_source,
+            "goal_eval": self.goal_eval,
+            "goal_met": self.goal_met,
+            "goal_replans": self.goal_replans,
             "executed": self.executed,
             "plans": [p.to_dict() for p in self.plans],
             "usage": self.usage.to_dict(),
@@ -94,6 +122,7 @@ def run_closed_loop(
     max_executed: int = 40,
     trace_id: str | None = None,
     on_event: Callable[[str, dict], None] | None = None,
+    verify: Verifier | None = None,
 ) -> LoopResult:
     """Run ``task`` to completion, refusal, or the replan bound."""
     planner = planner or HybridPlanner()
@@ -109,6 +138,30 @@ def run_closed_loop(
         emit("end", {"status": status, "message": message})
         return result
 
+    def adopt(goal: list[str] | None, source: str | None) -> None:
+        """A stated goal replaces the run's goal; effects update it cube by cube (a replan
+        of the rest must not forget what the first plan already did)."""
+        if goal is None:
+            return
+        if source == "effects" and result.goal is not None:
+            result.goal = G.merge(result.goal, goal)
+            return
+        result.goal, result.goal_source = list(goal), source
+
+    def check() -> list[str]:
+        """Evaluate the run's goal on the world now; the unmet predicates."""
+        nonlocal world
+        if result.goal is None:
+            return []
+        if verify is not None:
+            world, result.goal_eval = verify(list(result.goal))
+        else:
+            result.goal_eval = G.evaluate(result.goal, world)
+        missed = [e["predicate"] for e in result.goal_eval if not e["met"]]
+        emit("goal_check", {"goal": list(result.goal), "source": result.goal_source,
+                            "evaluation": result.goal_eval, "met": not missed})
+        return missed
+
     while True:
         outcome = planner.plan(task, world, history=list(history), trace_id=trace_id)
         result.plans.append(outcome)
@@ -118,7 +171,13 @@ def run_closed_loop(
         refusal = outcome.refusal
         if refusal:
             if refusal.startswith(NOTHING_TO_DO):
-                return finish(SUCCESS, refusal)
+                adopt(getattr(outcome.rules, "goal", None), "rules")
+                missed = check()
+                if not missed:
+                    return finish(SUCCESS, refusal)
+                # the planner sees nothing to do, the world says otherwise: no plan can help
+                return finish(FAILED, f"goal unmet but nothing left to plan: "
+                                      f"{', '.join(missed)}")
             if getattr(world, "held_object", None):
                 # never leave a cube dangling on a refusal after a partial execution
                 _safe_stop(execute, history)
@@ -126,6 +185,8 @@ def run_closed_loop(
         if outcome.plan is None:
             return finish(FAILED, f"no plan ({outcome.decision})")
         safe = _is_safe_stop(outcome)
+        if not safe and outcome.plan is not None:
+            adopt(getattr(outcome.plan, "goal", None), getattr(outcome.plan, "goal_source", None))
         if not steps:
             return finish(SUCCESS if not safe else SAFE_STOP, "nothing left to do")
         failed = False
@@ -147,12 +208,29 @@ def run_closed_loop(
                 failed = True  # the rest no longer fits the world: replan, nothing failed
                 break
         if safe:
+            if result.goal is not None:
+                check()  # recorded; a safe stop is never a success
             return finish(SAFE_STOP, "the planner could not produce a valid plan; safe stop")
+        goal_unmet: list[str] = []
         if not failed:
-            return finish(SUCCESS, "all subgoals succeeded")
+            goal_unmet = check()
+            if not goal_unmet:
+                return finish(SUCCESS, "all subgoals succeeded; goal met" if result.goal
+                              is not None else "all subgoals succeeded")
+            rec = {"step": {"check": "goal"}, "success": False, "unmet": goal_unmet,
+                   "plan": len(result.plans) - 1,
+                   "detail": "after the last subgoal the world does not satisfy: "
+                             + ", ".join(goal_unmet)}
+            history.append(rec)
+            emit("goal_unmet", {"unmet": goal_unmet})
         if result.replans >= max_replans:
             stop = _safe_stop(execute, history)
+            if goal_unmet:
+                return finish(FAILED, f"goal unmet after {max_replans} replans: "
+                                      f"{', '.join(goal_unmet)}" + stop)
             return finish(FAILED, f"still failing after {max_replans} replans" + stop)
+        if goal_unmet:
+            result.goal_replans += 1
         result.replans += 1
         emit("replan", {"replans": result.replans})
 

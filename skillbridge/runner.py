@@ -37,6 +37,11 @@ TIMING_KEYS = ("planning", "bridge", "policy", "physics", "world", "recording")
 DEFAULT_TASK = "put the red block in the green bin"
 #: Exit codes of ``skillbridge run``.
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
+#: Sim time the physics settles (a hold action) after the last subgoal before the goal is
+#: judged: a cube still rolling off a stack or bouncing out of a bin counts as it ends up.
+SETTLE_S = 0.5
+#: ``subgoal`` index of the settling steps in the episode (no subgoal is active).
+SETTLE_INDEX = -1
 
 
 @dataclass
@@ -82,10 +87,24 @@ class RunResult:
     video: str | None = None
     video_frames: int = 0
     video_error: str | None = None
+    #: the goal the run was judged by, its source (plan, effects, rules) and its final
+    #: evaluation on the world from physics, ``[{"predicate", "met"}, ...]``
+    goal: list | None = None
+    goal_source: str | None = None
+    goal_evaluation: list | None = None
+    goal_replans: int = 0
+    faults: list | None = None
 
     @property
     def success(self) -> bool:
+        """Success is the loop's verdict, which requires the goal to hold after settling."""
         return self.status == "success"
+
+    @property
+    def goal_met(self) -> bool | None:
+        if self.goal_evaluation is None:
+            return None
+        return all(e["met"] for e in self.goal_evaluation)
 
     @property
     def exit_code(self) -> int:
@@ -130,6 +149,12 @@ class RunResult:
             "video": self.video,
             "video_frames": self.video_frames,
             "video_error": self.video_error,
+            "goal": self.goal,
+            "goal_source": self.goal_source,
+            "goal_evaluation": self.goal_evaluation,
+            "goal_met": self.goal_met,
+            "goal_replans": self.goal_replans,
+            "faults": self.faults or [],
         }
 
 
@@ -161,10 +186,14 @@ class Runner:
     """One task, one episode. Construct, :meth:`prepare` (checks input), :meth:`run`."""
 
     def __init__(self, config: RunConfig, *, planner=None, executor=None,
-                 on_event: EventFn | None = None):
+                 on_event: EventFn | None = None, fault=None):
         self.config = config
         self.planner = planner
         self.executor = executor
+        #: test hook (fault injection, real physics): ``fault.after_subgoal(env, index,
+        #: subgoal, success)`` may disturb the scene and returns a description, or None
+        self.fault = fault
+        self.faults: list[dict] = []
         self.on_event = on_event or (lambda kind, data: None)
         self.timings: dict[str, float] = {k: 0.0 for k in TIMING_KEYS}
         self.trace_id = uuid.uuid4().hex[:16]
@@ -280,16 +309,24 @@ class Runner:
             loop = run_closed_loop(
                 c.task, world, self._execute, planner=_TracedPlanner(self.planner, self),
                 max_replans=c.max_replans, trace_id=self.trace_id, on_event=self._loop_event,
+                verify=self._verify,
             )
             final_world = env.world_state()
+            goal_eval = self._final_goal(loop, final_world)
             writer.trace("end", status=loop.status, message=loop.message, refusal=loop.refusal,
-                         replans=loop.replans, world=final_world.model_dump(mode="json"))
+                         replans=loop.replans, world=final_world.model_dump(mode="json"),
+                         goal=loop.goal, goal_source=loop.goal_source,
+                         goal_evaluation=goal_eval)
             self._log("run_end", f"run {loop.status}: {loop.message}", status=loop.status,
                       steps=writer.steps, replans=loop.replans)
             t0 = time.perf_counter()
             writer.close(COMPLETE, env.get_state(), result={
                 "status": loop.status, "message": loop.message, "refusal": loop.refusal,
                 "replans": loop.replans, "subgoals": len(self.subgoals),
+                "goal": loop.goal, "goal_source": loop.goal_source,
+                "goal_evaluation": goal_eval,
+                "goal_met": None if goal_eval is None else all(e["met"] for e in goal_eval),
+                "goal_replans": loop.goal_replans, "faults": self.faults,
             })
             self.timings["recording"] += time.perf_counter() - t0
             run_s = time.perf_counter() - t_loop
@@ -370,6 +407,16 @@ class Runner:
         outcome = self.executor.run(env, dict(step), on_step=on_step)
         dt = time.perf_counter() - t0
         t["policy"] += max(0.0, dt - sum(t[k] - before[k] for k in before))
+        after = outcome.after
+        if self.fault is not None:
+            info = self.fault.after_subgoal(env, idx, dict(step), outcome.success)
+            if info:
+                # the trace's ``step`` marks the state that no action led to (replay resyncs)
+                self.faults.append({"index": idx, **info})
+                writer.trace("fault", index=idx, **info)
+                self._log("fault", f"fault injected after subgoal {idx}: {info}", **info)
+                self._emit("fault", {"index": idx, **info})
+                after = env.world_state()
         rec = outcome.to_dict()
         rec.update(index=idx, sim_time_s=round(outcome.steps * _control_dt(), 4),
                    wall_s=round(dt, 4))
@@ -385,7 +432,32 @@ class Runner:
                   f"{'success' if outcome.success else 'failed'} in {outcome.steps} steps",
                   **rec)
         self._emit("subgoal_end", rec)
-        return outcome.success, outcome.after
+        return outcome.success, after
+
+    def _verify(self, goal: list[str]):
+        """Settle the physics (hold still, gripper as it is), then evaluate ``goal`` on the
+        world state: the closed loop's success test. The settling steps are recorded."""
+        from bridge import goals as G
+
+        env, writer = self.env, self.writer
+        n = max(1, math.ceil(SETTLE_S / _control_dt() - 1e-9))
+        grip = 1.0 if env.world_state().held_object else -1.0
+        action = np.array([0.0, 0.0, 0.0, grip], dtype=np.float64)
+        for _ in range(n):
+            writer.record(env.get_state(), action, SETTLE_INDEX)
+            env.step_physics(action)
+        writer.flush()
+        world = env.world_state()
+        return world, G.evaluate(goal, world)
+
+    @staticmethod
+    def _final_goal(loop, final_world) -> list | None:
+        """The goal's evaluation on the final world (after a safe stop too)."""
+        if loop.goal is None:
+            return None
+        from bridge import goals as G
+
+        return G.evaluate(loop.goal, final_world)
 
     def _record_plan(self, out, wall_s: float) -> None:
         writer = self.writer
@@ -424,7 +496,7 @@ class Runner:
         self._emit("plan", {**d, "attempt_records": [a.to_dict() for a in out.attempts]})
 
     def _loop_event(self, kind: str, data: dict) -> None:
-        if kind in ("replan", "stale"):
+        if kind in ("replan", "stale", "goal_check", "goal_unmet"):
             self.writer.trace(kind, **data)
             self._log(kind, f"{kind}: {data}", **data)
             self._emit(kind, data)
@@ -446,7 +518,9 @@ class Runner:
             tokens={"in": self.tokens["in"], "out": self.tokens["out"],
                     "calls": self.tokens["calls"]},
             timings=timings, steps=steps, sim_time_s=steps * _control_dt(), wall_s=wall,
-            episode=str(self.writer.path),
+            episode=str(self.writer.path), goal=loop.goal, goal_source=loop.goal_source,
+            goal_evaluation=self._final_goal(loop, final_world),
+            goal_replans=loop.goal_replans, faults=list(self.faults),
         )
 
     def _emit(self, kind: str, data: dict) -> None:
