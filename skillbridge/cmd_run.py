@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from skillbridge.errors import UserError
+from skillbridge.errors import UserError, safe
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -132,21 +132,22 @@ class _Progress:
 
         c = self.c
         if kind == "start":
-            c.print(f"[bold]task[/bold] {d['task']}  (seed {d['seed']}, planner {d['planner']}, "
-                    f"trace {d['trace_id']})", highlight=False)
+            c.print(f"[bold]task[/bold] {safe(d['task'])}  (seed {d['seed']}, planner "
+                    f"{safe(d['planner'])}, trace {safe(d['trace_id'])})", highlight=False)
         elif kind == "plan":
             for a in d.get("attempt_records", []):
                 codes = ", ".join(r["code"] for r in a.get("reasons", [])) or "ok"
                 col = {"accepted": "green", "refused": "magenta"}.get(a["decision"], "red")
-                c.print(f"  bridge: {a['proposer']}#{a['attempt']} [{col}]{a['decision']}[/{col}]"
-                        f" ({codes}) {a['tokens_in']}+{a['tokens_out']} tok", highlight=False)
+                c.print(f"  bridge: {safe(a['proposer'])}#{a['attempt']} "
+                        f"[{col}]{safe(a['decision'])}[/{col}] ({safe(codes)}) "
+                        f"{a['tokens_in']}+{a['tokens_out']} tok", highlight=False)
             steps = " → ".join(format_subgoal(s) for s in d["steps"]) or "(none)"
-            c.print(f"[bold]plan {d['index'] + 1}[/bold] {d['decision']} by {d['source']}: "
-                    f"{steps}", highlight=False)
+            c.print(f"[bold]plan {d['index'] + 1}[/bold] {safe(d['decision'])} by "
+                    f"{safe(d['source'])}: {safe(steps)}", highlight=False)
             if d.get("refusal"):
-                c.print(f"  [magenta]refused:[/magenta] {d['refusal']}", highlight=False)
+                c.print(f"  [magenta]refused:[/magenta] {safe(d['refusal'])}", highlight=False)
         elif kind == "subgoal_start":
-            self._label = f"[{d['index'] + 1}] {format_subgoal(d['subgoal'])}"
+            self._label = safe(f"[{d['index'] + 1}] {format_subgoal(d['subgoal'])}")
             self.status = c.status(f"{self._label} running…")
             self.status.start()
         elif kind == "progress" and self.status is not None:
@@ -154,7 +155,7 @@ class _Progress:
         elif kind == "subgoal_end":
             self.stop()
             mark = "[green]✓[/green]" if d["success"] else "[red]✗[/red]"
-            why = "" if d["success"] else f" ({d.get('reason')})"
+            why = "" if d["success"] else f" ({safe(d.get('reason'))})"
             c.print(f"  {mark} {self._label} {d['steps']} steps, {d['sim_time_s']:.2f} s sim"
                     f"{why}", highlight=False)
         elif kind == "replan":
@@ -162,7 +163,7 @@ class _Progress:
         elif kind == "stale":
             c.print("[yellow]the rest of the plan no longer fits the world[/yellow]")
         elif kind == "video_start":
-            self.status = c.status(f"rendering {d['path']}…")
+            self.status = c.status(f"rendering {safe(d['path'])}…")
             self.status.start()
         elif kind == "done":
             self.stop()
@@ -178,8 +179,9 @@ def _summary(c, r) -> None:
         t.add_column(col, justify="right" if col in ("#", "steps", "sim s", "wall s") else "left")
     for s in r.subgoals:
         ok = s.get("success")
-        t.add_row(str(s["index"] + 1), format_subgoal(s["subgoal"]),
-                  "[green]success[/green]" if ok else f"[red]failed[/red] {s.get('reason') or ''}",
+        t.add_row(str(s["index"] + 1), safe(format_subgoal(s["subgoal"])),
+                  "[green]success[/green]" if ok
+                  else f"[red]failed[/red] {safe(s.get('reason') or '')}",
                   str(s.get("steps", 0)), f"{s.get('sim_time_s', 0):.2f}",
                   f"{s.get('wall_s', 0):.2f}")
     if r.subgoals:
@@ -189,16 +191,17 @@ def _summary(c, r) -> None:
                       ("planning", "bridge", "policy", "physics", "world", "recording"))
     ok = sum(1 for s in r.subgoals if s.get("success"))
     colour = "green" if r.success else "red"
-    c.print(f"[bold {colour}]{r.status}[/bold {colour}]: {r.message}", highlight=False)
+    c.print(f"[bold {colour}]{safe(r.status)}[/bold {colour}]: {safe(r.message)}",
+            highlight=False)
     c.print(f"subgoals {ok}/{len(r.subgoals)} succeeded, replans {r.replans}, tokens "
             f"{r.tokens['in']} in / {r.tokens['out']} out ({r.tokens['calls']} planner calls)",
             highlight=False)
     c.print(f"sim {r.sim_time_s:.2f} s in {tm.get('run_s', r.wall_s):.2f} s wall "
             f"(×{r.real_time_factor:.1f} real time); {split}", highlight=False)
-    c.print(f"episode: {r.episode}", highlight=False)
+    c.print(f"episode: {safe(r.episode)}", highlight=False)
     if r.video:
-        c.print(f"video:   {r.video} ({r.video_frames} frames)", highlight=False)
-    c.print(f"replay:  skillbridge replay {r.episode} --verify", highlight=False)
+        c.print(f"video:   {safe(r.video)} ({r.video_frames} frames)", highlight=False)
+    c.print(f"replay:  skillbridge replay {safe(r.episode)} --verify", highlight=False)
 
 
 def replay(
@@ -218,39 +221,44 @@ def replay(
     from skillbridge import replay as rp
     from skillbridge.episode import EpisodeError, check_writable
 
+    from sim.video import VideoError, check_video_target
+
     c = Console(stderr=as_json, soft_wrap=True)
-    if not speed > 0:
-        raise UserError("--speed must be > 0", 2)
     try:
+        speed = rp.check_speed(speed)
         ep = rp.load(episode)
     except EpisodeError as e:
         raise UserError(str(e), 2) from None
     if video is not None:
         try:
+            check_video_target(video)
             check_writable(video.parent)
-        except EpisodeError as e:
+        except (EpisodeError, VideoError) as e:
             raise UserError(str(e), 2) from None
-        if video.is_dir():
-            raise UserError(f"--video {video} is a folder; give a file name", 2)
     out: dict = {"episode": str(ep.path), "status": ep.meta.get("status"), "steps": ep.n_steps,
                  "outcome": (ep.meta.get("result") or {}).get("status")}
     if timeline and not as_json:
         rp.print_timeline(ep, c)
     code = 0
     try:
-        if verify:
+        if verify and ep.n_steps == 0:
+            out["verify"] = {"ok": True, "steps": 0, "checked": 0,
+                             "message": "nothing to verify: the episode has no control steps"}
+            c.print("verify: nothing to verify (the episode has no control steps)",
+                    highlight=False)
+        elif verify:
             with c.status("re-simulating…"):
                 v = rp.verify(ep)
             out["verify"] = v.to_dict()
             colour = "green" if v.ok else "red"
-            c.print(f"[{colour}]verify: {v.message}[/{colour}] ({v.steps_per_s:.0f} steps/s)",
-                    highlight=False)
+            c.print(f"[{colour}]verify: {safe(v.message)}[/{colour}] "
+                    f"({v.steps_per_s:.0f} steps/s)", highlight=False)
             code = 0 if v.ok else 1
         if video is not None:
-            with c.status(f"rendering {video}…"):
+            with c.status(f"rendering {safe(video)}…"):
                 frames = rp.render_video(ep, video, speed=speed)
             out["video"], out["video_frames"] = str(video), frames
-            c.print(f"video: {video} ({frames} frames)", highlight=False)
+            c.print(f"video: {safe(video)} ({frames} frames)", highlight=False)
         if viewer:
             rp.view(ep, speed=speed)
     except EpisodeError as e:

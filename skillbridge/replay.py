@@ -43,11 +43,28 @@ def _env(ep: Episode, width: int = 480, height: int = 360):
     return env
 
 
+#: Playback speeds a video or the viewer accepts: slower than 0.1x repeats each state in 10+
+#: frames (minutes of rendering for nothing), faster than 100x shows almost no state.
+SPEED_RANGE = (0.1, 100.0)
+#: At most this many video frames (20 minutes at 25 fps), whatever the episode and speed.
+MAX_FRAMES = 30_000
+
+
+def check_speed(speed: float) -> float:
+    """``speed`` if it is in :data:`SPEED_RANGE`, else :class:`EpisodeError` (one line)."""
+    lo, hi = SPEED_RANGE
+    if not (isinstance(speed, (int, float)) and math.isfinite(speed) and lo <= speed <= hi):
+        raise EpisodeError(f"--speed must be between {lo:g} and {hi:g}, not {speed!r}")
+    return float(speed)
+
+
 def frame_indices(n_states: int, speed: float) -> np.ndarray:
     """Which recorded states become video frames at ``speed`` (25 fps output): every
     ``speed``-th state, repeated when ``speed`` < 1. ``ceil(n_states / speed)`` frames."""
-    if not speed > 0:
-        raise EpisodeError("--speed must be > 0")
+    speed = check_speed(speed)
+    if n_states / speed > MAX_FRAMES:
+        raise EpisodeError(f"the video would have {math.ceil(n_states / speed)} frames, more "
+                           f"than {MAX_FRAMES}; use a higher --speed")
     count = max(1, math.ceil(n_states / speed - 1e-9)) if n_states else 0
     return np.minimum((np.arange(count) * speed).astype(np.int64), max(0, n_states - 1))
 
@@ -73,8 +90,12 @@ def render_video(ep: Episode | str | Path, out: str | Path, *, speed: float = 1.
                  on_frame=None) -> int:
     """Render the recorded states to ``out`` (mp4, written atomically); return frames."""
     from sim import scene
-    from sim.video import VideoWriter, caption
+    from sim.video import VideoError, VideoWriter, caption, check_video_target
 
+    try:
+        check_video_target(out)
+    except VideoError as e:
+        raise EpisodeError(str(e)) from None
     ep = _episode(ep)
     states = ep.all_states()
     if not len(states):
@@ -98,7 +119,9 @@ def render_video(ep: Episode | str | Path, out: str | Path, *, speed: float = 1.
                 vw.append(frame)
                 if on_frame is not None:
                     on_frame(j + 1, len(idx))
-            return vw.frames
+        return vw.frames
+    except VideoError as e:
+        raise EpisodeError(str(e)) from None
     finally:
         env.close()
 
@@ -115,8 +138,7 @@ def view(ep: Episode | str | Path, *, speed: float = 1.0) -> None:
     if not has_display():
         raise EpisodeError("--viewer needs a display (DISPLAY/WAYLAND_DISPLAY is not set); "
                            "use --video PATH to render an mp4 instead")
-    if not speed > 0:
-        raise EpisodeError("--speed must be > 0")
+    speed = check_speed(speed)
     import mujoco.viewer
 
     from sim import scene

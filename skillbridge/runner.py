@@ -216,8 +216,12 @@ class Runner:
         c.task = " ".join(c.task.split())
         if c.max_replans < 0:
             raise UserError("--max-replans must be >= 0", EXIT_INPUT)
-        if not c.video_speed > 0:
-            raise UserError("the video speed must be > 0", EXIT_INPUT)
+        from skillbridge.replay import check_speed
+
+        try:
+            check_speed(c.video_speed)
+        except EpisodeError as e:
+            raise UserError(str(e), EXIT_INPUT) from None
         if c.cubes is not None:
             try:
                 c.cubes = check_cubes(c.cubes)
@@ -242,10 +246,11 @@ class Runner:
         try:
             check_writable(Path(c.out_dir))
             if c.video is not None:
+                from sim.video import check_video_target
+
+                check_video_target(c.video)  # never over a device, a non-video, an episode
                 check_writable(Path(c.video).parent)
-                if Path(c.video).is_dir():
-                    raise EpisodeError(f"--video {c.video} is a folder; give a file name")
-        except EpisodeError as e:
+        except (EpisodeError, OSError) as e:
             raise UserError(str(e), EXIT_INPUT) from None
         self._prepared = True
         return self
