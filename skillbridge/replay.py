@@ -72,6 +72,7 @@ def frame_indices(n_states: int, speed: float) -> np.ndarray:
 def _labels(ep: Episode) -> list[str]:
     """Caption of every state in :meth:`Episode.all_states` order."""
     names = ep.subgoal_labels()
+    names.setdefault(-1, "settling, goal check")  # the steps after the last subgoal
     n = ep.n_steps
     out = []
     for k in range(n):
@@ -196,6 +197,10 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
     n = ep.n_steps
     hash_ok = ep.meta.get("model_hash") == physics.model_hash()
     env = _env(ep)
+    # an injected fault (the runner's test hook moved a cube) is a state no action led to:
+    # the re-simulation continues from the recorded state there
+    jumps = {_int(r.get("step"), -1) for r in ep.trace
+             if isinstance(r, dict) and r.get("kind") == "fault"}
     t0 = time.perf_counter()
     checked, first, worst = 0, None, 0.0
     try:
@@ -204,6 +209,9 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
             env.step_physics(ep.actions[k])
             if k + 1 >= len(ref):
                 break  # incomplete episode: the state after the last action was not recorded
+            if k + 1 in jumps:
+                env.set_state(ref[k + 1])
+                continue
             s = env.get_state()
             checked += 1
             if not np.array_equal(s.view(np.uint64), ref[k + 1].view(np.uint64)):
@@ -268,10 +276,21 @@ def _row_detail(r: dict) -> str:
         ok = "success" if r.get("success") else f"FAILED ({r.get('reason')})"
         return f"[{_int(r.get('index')) + 1}] {r.get('skill')} {ok} in {r.get('steps')} steps"
     if k == "end":
-        return f"{r.get('status')}: {r.get('message')}"
+        goal = format_goal(r.get("goal_evaluation"))
+        return f"{r.get('status')}: {r.get('message')}" + (f"; goal: {goal}" if goal else "")
+    if k == "goal_check":
+        return ("met: " if r.get("met") else "UNMET: ") + format_goal(r.get("evaluation"))
     if k == "aborted":
         return str(r.get("reason"))
     return ", ".join(f"{a}={b}" for a, b in r.items() if a not in ("kind", "t", "step"))
+
+
+def format_goal(evaluation) -> str:
+    """``in(red_block, green_bin) met, home UNMET`` (a received trace is data: any shape)."""
+    if not isinstance(evaluation, list):
+        return ""
+    return ", ".join(f"{e.get('predicate')} {'met' if e.get('met') else 'UNMET'}"
+                     for e in evaluation if isinstance(e, dict))
 
 
 def timeline_rows(ep: Episode) -> list[tuple[str, str, str, str]]:
@@ -311,6 +330,13 @@ def print_timeline(ep: Episode, console=None) -> None:
             highlight=False)
     for w in ep.warnings:
         c.print(f"[yellow]warning:[/yellow] {safe(w)}", highlight=False)
+    if isinstance(res.get("goal"), list):
+        c.print(f"goal ({safe(res.get('goal_source'))}): "
+                f"{safe(', '.join(str(g) for g in res['goal']))}", highlight=False)
+        for e in res.get("goal_evaluation") or []:
+            if isinstance(e, dict):
+                mark = "[green]met[/green]  " if e.get("met") else "[red]unmet[/red]"
+                c.print(f"  {mark} {safe(e.get('predicate'))}", highlight=False)
     t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("step", "sim s", "event", "detail"):
         t.add_column(col, overflow="fold", no_wrap=col != "detail")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
 
 from skillbridge import episode as E
 from skillbridge import replay
-from skillbridge.runner import RunConfig, Runner
+from skillbridge.runner import SETTLE_INDEX, SETTLE_S, RunConfig, Runner
 
 from cli_helpers import run_cli
 
@@ -25,7 +26,11 @@ def test_pick_and_place_succeeds(recorded):
                                {"skill": "place", "target": "green_bin"}]
     red = next(o for o in r.world["objects"] if o["name"] == "red_block")
     assert red["in_bin"] == "green_bin"
-    assert r.steps == sum(s["steps"] for s in r.subgoals) > 0
+    # the subgoals' steps, then the settling before the goal check (recorded too)
+    settle = math.ceil(SETTLE_S / 0.04 - 1e-9)
+    assert r.steps == sum(s["steps"] for s in r.subgoals) + settle
+    assert r.goal == ["in(red_block, green_bin)"] and r.goal_source == "plan"
+    assert r.goal_evaluation == [{"predicate": "in(red_block, green_bin)", "met": True}]
     assert r.sim_time_s == pytest.approx(r.steps * 0.04)
     for k in ("planning", "bridge", "policy", "physics", "world", "recording", "run_s"):
         assert r.timings[k] >= 0
@@ -44,8 +49,13 @@ def test_episode_on_disk(recorded):
     assert ep.states.shape == (r.steps, m["state_size"]) and ep.states.dtype == np.float64
     assert ep.actions.shape == (r.steps, 4)
     # the active subgoal index: 0 during pick, 1 during place
-    n_pick = r.subgoals[0]["steps"]
-    assert (ep.subgoals[:n_pick] == 0).all() and (ep.subgoals[n_pick:] == 1).all()
+    n_pick, n_place = r.subgoals[0]["steps"], r.subgoals[1]["steps"]
+    assert (ep.subgoals[:n_pick] == 0).all()
+    assert (ep.subgoals[n_pick:n_pick + n_place] == 1).all()
+    assert (ep.subgoals[n_pick + n_place:] == SETTLE_INDEX).all()  # settling, goal check
+    res = m["result"]
+    assert res["goal"] == ["in(red_block, green_bin)"] and res["goal_met"] is True
+    assert res["goal_evaluation"] == [{"predicate": "in(red_block, green_bin)", "met": True}]
     kinds = [t["kind"] for t in ep.trace]
     for k in ("planner_call", "bridge_decision", "plan", "subgoal_start", "skill_outcome", "end"):
         assert k in kinds
