@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from skillbridge.errors import UserError
+from skillbridge.errors import UserError, safe
 
 
 def register(app: typer.Typer) -> None:
@@ -64,20 +64,17 @@ def plan(
 
 def _world(seed: int, cubes: str | None):
     import sim  # noqa: F401  (sets MUJOCO_GL)
-    from sim import scene
     from sim.env import TabletopEnv
 
+    from skillbridge.cmd_run import _parse_cubes
+    from skillbridge.runner import check_cubes, scene_options
+
     options = {}
-    if cubes:
-        names = [c.strip() for c in cubes.split(",") if c.strip()]
-        names = [n if n.endswith("_block") else f"{n}_block" for n in names]
-        bad = [n for n in names if n not in scene.CUBE_NAMES]
-        if bad or not names:
-            raise UserError(
-                f"unknown cube(s) {', '.join(bad) or '(none)'}; known: {', '.join(scene.CUBE_NAMES)}",
-                2,
-            )
-        options["cubes"] = names
+    if cubes is not None:  # the same forms and checks as `run --cubes`
+        try:
+            options = scene_options(check_cubes(_parse_cubes(cubes))) or {}
+        except ValueError as e:
+            raise UserError(str(e), 2) from None
     env = TabletopEnv()
     try:
         env.reset(seed=seed, options=options or None)
@@ -96,21 +93,21 @@ def _print(d: dict) -> None:
         d["decision"], "red"
     )
     c.print(
-        f"[bold]{d['decision']}[/bold] by [bold]{d['source']}[/bold] "
-        f"(route {d['route']}, planner {d['spec']}, trace {d['trace_id']})",
+        f"[bold]{safe(d['decision'])}[/bold] by [bold]{safe(d['source'])}[/bold] "
+        f"(route {safe(d['route'])}, planner {safe(d['spec'])}, trace {safe(d['trace_id'])})",
         style=colour,
         highlight=False,
     )
     if d.get("refuse"):
-        c.print(f"refused: {d['refuse']}", highlight=False)
+        c.print(f"refused: {safe(d['refuse'])}", highlight=False)
     for i, s in enumerate(d["steps"], 1):
         args = ", ".join(f"{k}={v}" for k, v in s.items() if k != "skill")
-        c.print(f"  {i}. {s['skill']}({args})", highlight=False)
+        c.print(f"  {i}. {safe(s['skill'])}({safe(args)})", highlight=False)
     c.print("attempts:")
     for a in d["attempts"]:
         codes = ",".join(r["code"] for r in a.get("reasons", [])) or "-"
         c.print(
-            f"  {a['proposer']}#{a['attempt']}: {a['decision']} [{codes}] "
+            f"  {safe(a['proposer'])}#{a['attempt']}: {safe(a['decision'])} [{safe(codes)}] "
             f"{a['tokens_in']}+{a['tokens_out']} tokens, {a['latency_s'] * 1000:.0f} ms",
             highlight=False,
         )

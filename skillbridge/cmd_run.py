@@ -268,13 +268,40 @@ def replay(
     _exit(code)
 
 
+CUBES_JSON_LIMIT = 10_000  # characters; a scene of four cubes needs a few hundred
+CUBES_EXAMPLE = "e.g. --cubes red,blue or --cubes '{\"red_block\": [0.1, 0.05]}'"
+
+
+def _no_duplicate_keys(pairs):
+    keys = [k for k, _ in pairs]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise UserError(f"--cubes names {', '.join(map(repr, dup))} twice", 2)
+    return dict(pairs)
+
+
 def _parse_cubes(text: str | None):
-    """``--cubes``: comma-separated names, or a JSON object of poses (checked by the runner)."""
+    """``--cubes``: comma-separated names, a JSON list of names, or a JSON object of poses
+    (checked by the runner). Duplicate keys are an error (JSON would keep the last one
+    silently), and so is deep nesting (a RecursionError in the parser)."""
     if text is None:
         return None
-    if text.lstrip().startswith("{"):
+    stripped = text.strip()
+    if stripped.startswith(("{", "[")):
+        if len(stripped) > CUBES_JSON_LIMIT:
+            raise UserError(f"--cubes is longer than {CUBES_JSON_LIMIT} characters", 2)
         try:
-            return json.loads(text)
+            value = json.loads(stripped, object_pairs_hook=_no_duplicate_keys)
+        except RecursionError:
+            raise UserError("--cubes is nested too deeply", 2) from None
         except ValueError as e:
             raise UserError(f"--cubes is not valid JSON: {e}", 2) from None
-    return [c.strip() for c in text.split(",") if c.strip()]
+        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
+            raise UserError(f"--cubes as a JSON list must list cube names; {CUBES_EXAMPLE}", 2)
+        if not value:
+            raise UserError(f"--cubes lists no cube; {CUBES_EXAMPLE}", 2)
+        return value
+    names = [c.strip() for c in text.split(",") if c.strip()]
+    if not names:
+        raise UserError(f"--cubes lists no cube; {CUBES_EXAMPLE}", 2)
+    return names
