@@ -4,7 +4,10 @@ Structured output is used where the provider has it (the plan's JSON Schema, or 
 tool call), JSON mode otherwise, plain text last; the bridge validates the text in every
 case, so nothing here parses or trusts the reply. Transient provider errors (timeouts, 429,
 5xx, dropped connections) are retried with exponential backoff *inside* one proposal; they
-are not regenerations, which the bridge asks for when a reply is invalid. Tokens come from
+are not regenerations, which the bridge asks for when a reply is invalid. A provider that
+refuses the structured-output format (any 4xx/5xx naming it) is stepped down a mode at once
+rather than retried. Regenerations sample (``REGEN_TEMPERATURE``, a new seed each), since
+at temperature 0 a model repeats the answer it was just told is wrong. Tokens come from
 the reply's ``usage_metadata``; latency is wall time of the whole proposal, retries included.
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import random
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -41,13 +45,50 @@ def is_transient(exc: BaseException) -> bool:
     return any(k in name for k in _TRANSIENT_NAMES)
 
 
-def _structured_unsupported(exc: BaseException) -> bool:
-    """A 400-class refusal of ``response_format``/tools: degrade the output mode."""
+#: Words by which an error body names the structured-output feature of a mode.
+_FORMAT_WORDS = {
+    "json_schema": ("response_format", "json_schema", "schema", "grammar", "format"),
+    "json_mode": ("response_format", "json_object", "json mode", "json_mode", "format"),
+    "tool": ("tool", "function"),
+}
+#: Sampling temperature of regenerations when the spec's is lower.
+REGEN_TEMPERATURE = 0.7
+
+
+def _status(exc: BaseException) -> int | None:
     status = getattr(exc, "status_code", None)
-    text = str(exc).lower()
-    return status in (400, 422, None) and any(
-        k in text for k in ("response_format", "json_schema", "json mode", "tool", "format")
-    )
+    if status is None:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _structured_unsupported(exc: BaseException, mode: str = "json_schema") -> bool:
+    """Whether the provider refused the output format of ``mode``: a 4xx *or* 5xx (llama.cpp's
+    server answers an unsupported ``json_schema`` with 500) whose body names the format, or
+    a client-side error naming it. Retrying such a refusal only repeats it."""
+    words = _FORMAT_WORDS.get(mode)
+    if not words:
+        return False
+    status = _status(exc)
+    if status is None and is_transient(exc):
+        return False  # a timeout or dropped connection says nothing about the format
+    if status is not None and not 400 <= status <= 599:
+        return False
+    text = f"{exc} {getattr(exc, 'body', '') or ''}".lower()
+    return any(w in text for w in words)
+
+
+def _sampling_kwargs(model: Any, temperature: float, seed: int) -> dict:
+    """Per-call sampling settings in the form each client takes; {} for clients that take
+    none (a scripted test model), which then simply answer as they would."""
+    name = type(model).__name__
+    if name == "ChatOpenAI" or getattr(model, "accepts_sampling_kwargs", False):
+        return {"temperature": temperature, "seed": seed}
+    if name == "ChatAnthropic":
+        return {"temperature": min(temperature, 1.0)}
+    if name == "ChatOllama":
+        return {"options": {"temperature": temperature, "seed": seed}}
+    return {}
 
 
 def _text_of(content: Any) -> str:
@@ -127,6 +168,7 @@ class LLMProposer:
         sleep: Callable[[float], None] = time.sleep,
         schema_fn: Callable | None = None,
         catalogue: list[dict] | None = None,
+        temperature: float = 0.0,
     ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
@@ -142,6 +184,7 @@ class LLMProposer:
         self._sleep = sleep
         self._schema_fn = schema_fn
         self._catalogue = catalogue
+        self.temperature = float(temperature)
         self._rng = random.Random(0)  # jitter, deterministic per proposer
         self.calls: list[CallRecord] = []
 
@@ -156,6 +199,7 @@ class LLMProposer:
             mode=spec.output_mode,
             timeout_s=spec.timeout_s,
             retries=spec.retries,
+            temperature=spec.temperature,
             **kw,
         )
 
@@ -208,16 +252,44 @@ class LLMProposer:
                 return json.dumps(c.get("args", {}))
         return _text_of(getattr(msg, "content", msg))
 
+    def _sampled(self, runnable, attempt: int):
+        """``runnable`` sampling for a regeneration (attempt > 0), as configured otherwise."""
+        if attempt <= 0:
+            return runnable
+        kw = _sampling_kwargs(self.model, max(self.temperature, REGEN_TEMPERATURE), attempt)
+        return runnable.bind(**kw) if kw else runnable
+
     def _invoke(self, runnable, messages):
-        """One call under a wall-clock watchdog (clients also get ``timeout`` natively)."""
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        fut = pool.submit(runnable.invoke, messages)
-        try:
-            return fut.result(timeout=self.timeout_s + 1.0)
-        except concurrent.futures.TimeoutError:
-            raise TimeoutError(f"model call exceeded {self.timeout_s:.1f}s") from None
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+        """One call under a wall-clock watchdog (clients also get ``timeout`` natively).
+
+        The call runs on a daemon thread: on a timeout or Ctrl-C the caller returns at once,
+        and the process can exit without joining a call that may hang until the provider's
+        own timeout (a pool's worker is joined at exit; that made Ctrl-C take 25 s).
+        """
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work():
+            try:
+                box["value"] = runnable.invoke(messages)
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
+                box["error"] = e
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="skillbridge-model-call", daemon=True).start()
+        if not done.wait(self.timeout_s + 1.0):
+            raise TimeoutError(f"model call exceeded {self.timeout_s:.1f}s")
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _transient(self, exc: BaseException) -> bool:
+        """Retry-worthy, except a timeout of a model that runs one call at a time (local
+        llama.cpp): the timed-out generation still holds it, so a retry only queues."""
+        if isinstance(exc, TimeoutError) and getattr(self.model, "serial_calls", False):
+            return False
+        return is_transient(exc)
 
     def _backoff(self, attempt: int, exc: BaseException) -> float:
         delay = min(self.backoff_max_s, self.backoff_s * (2**attempt))
@@ -265,17 +337,18 @@ class LLMProposer:
                 self._built_for = mode
             t1 = time.monotonic()
             try:
-                msg = self._invoke(self._bound(mode, schema), messages)
+                bound = self._sampled(self._bound(mode, schema), getattr(request, "attempt", 0))
+                msg = self._invoke(bound, messages)
                 records.append(CallRecord(True, time.monotonic() - t1, mode=mode))
                 break
             except Exception as e:  # noqa: BLE001 - classified below, re-raised as ours
-                transient = is_transient(e)
+                transient = self._transient(e)
                 err = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
                 records.append(
                     CallRecord(False, time.monotonic() - t1, err, transient, mode=mode)
                 )
-                if not transient and mode != "text" and _structured_unsupported(e):
-                    mode = DEGRADE[mode]
+                if mode != "text" and _structured_unsupported(e, mode):
+                    mode = self.mode = DEGRADE[mode]  # sticky: later calls skip the refusal
                     continue
                 if not transient or tries >= self.retries:
                     self.calls.extend(records)

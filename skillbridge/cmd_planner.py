@@ -50,6 +50,9 @@ def plan(
         outcome = planner.plan(task, world)
     except PlannerError as e:
         raise UserError(str(e), 2) from None
+    except KeyboardInterrupt:
+        # typer would turn it into a silent exit 130; say what happened, like `run` does
+        raise UserError("interrupted", 130) from None
     data = outcome.to_dict()
     data["spec"] = planner.spec
     data["seed"] = seed

@@ -38,10 +38,12 @@ class Script:
     """Queue of actions: ("ok", content) | ("status", code) | ("slow", seconds, content)
     | ("malformed", body)."""
 
-    def __init__(self, *actions):
+    def __init__(self, *actions, refuse_formats=()):
         self.actions = list(actions)
         self.requests: list[dict] = []
         self.lock = threading.Lock()
+        #: response_format types answered with a 500 naming them, as llama.cpp's server does
+        self.refuse_formats = set(refuse_formats)
 
     def next(self):
         with self.lock:
@@ -75,6 +77,11 @@ def server():
             script.requests.append({"path": self.path, "body": body})
             if not self.path.endswith("/chat/completions"):
                 return self._send(404, b'{"error": {"message": "not found"}}')
+            fmt = (body.get("response_format") or {}).get("type")
+            if fmt in script.refuse_formats:
+                err = {"error": {"code": 500, "type": "server_error",
+                                 "message": f"response_format type {fmt} failed to compile"}}
+                return self._send(500, json.dumps(err).encode())
             act = script.next()
             kind = act[0]
             if kind == "ok":
@@ -195,3 +202,71 @@ def test_plain_400_is_not_retried(server):
     o = make_planner(server, script, regen=0, route="model", rules_fallback=False).plan(
         VAGUE, make_world())
     assert [a.decision for a in o.attempts] == ["error"] and len(script.requests) == 1
+
+
+def test_500_naming_the_format_steps_down_instead_of_retrying(server):
+    """Issue 11 item 10: llama.cpp's server answers json_schema with a 500; that was retried,
+    then fell back to rules with 0 tokens recorded."""
+    script = Script(("ok", json.dumps(VALID)), refuse_formats={"json_schema"})
+    o = make_planner(server, script, retries=8, route="model").plan(VAGUE, make_world())
+    assert o.decision == "accepted" and o.source != "rules"
+    assert o.attempts[0].meta["mode"] == "json_mode"
+    kinds = [(r["body"].get("response_format") or {}).get("type") for r in script.requests]
+    assert kinds == ["json_schema", "json_object"]
+    assert (o.usage.tokens_in, o.usage.tokens_out) == (120, 30)
+
+
+def test_step_down_continues_to_plain_text_and_sticks(server):
+    script = Script(("ok", "no plan here"), ("ok", json.dumps(VALID)),
+                    refuse_formats={"json_schema", "json_object"})
+    o = make_planner(server, script, retries=8, route="model").plan(VAGUE, make_world())
+    assert o.decision == "accepted"
+    kinds = [(r["body"].get("response_format") or {}).get("type") for r in script.requests]
+    # one refusal of each format, then plain text for the first answer and the regeneration
+    assert kinds == ["json_schema", "json_object", None, None]
+
+
+def test_regenerations_sample_with_new_seeds(server):
+    """Issue 11 item 10: at temperature 0 a regeneration repeated the rejected answer word
+    for word; regenerations now sample, each with its own seed."""
+    script = Script(("ok", "I pick it."), ("ok", "I pick it."), ("ok", json.dumps(VALID)))
+    o = make_planner(server, script, regen=2, route="model").plan(VAGUE, make_world())
+    assert [a.decision for a in o.attempts] == ["rejected", "rejected", "accepted"]
+    bodies = [r["body"] for r in script.requests]
+    assert bodies[0]["temperature"] == 0.0 and "seed" not in bodies[0]
+    assert bodies[1]["temperature"] >= 0.7 and bodies[2]["temperature"] >= 0.7
+    assert bodies[1]["seed"] != bodies[2]["seed"]
+
+
+def test_ctrl_c_during_a_model_call_exits_at_once_with_a_message(server, tmp_path):
+    """Issue 10 D: Ctrl-C waited for the provider's timeout (25 s) and printed nothing."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = Script(("slow", 30.0, json.dumps(VALID)))
+    server["script"] = script
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "SKILLBRIDGE_"))}
+    env.update(MUJOCO_GL="egl", SKILLBRIDGE_CONFIG=str(tmp_path / "none.yaml"))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from skillbridge.cli import run; run()", "plan", VAGUE,
+         "--llm", "openai:scripted?timeout=60&retries=0", "--base-url", server["url"],
+         "--route", "model"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 120
+        while not script.requests and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        assert script.requests, proc.communicate(timeout=5)
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, (out, err)
+    assert took < 5.0, took
+    assert "interrupted" in err and "Traceback" not in err
