@@ -303,5 +303,10 @@ def make_chat_model(spec: BackendSpec):
     if spec.provider == "local":
         from planner.local import LlamaCppChatModel
 
-        return LlamaCppChatModel.from_path(spec.model, temperature=spec.temperature)
+        kw = {"temperature": spec.temperature, "busy_wait_s": spec.timeout_s}
+        for opt, field_name in (("threads", "n_threads"), ("chat_format", "chat_format"),
+                                ("ctx", "n_ctx")):
+            if opt in spec.options:
+                kw[field_name] = spec.options[opt]
+        return LlamaCppChatModel.from_path(spec.model, **kw)
     raise PlannerError(f"unknown provider {spec.provider!r}")

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from skillbridge.errors import UserError, safe
+from skillbridge.errors import UserError, echo, safe
 
 
 def register(app: typer.Typer) -> None:
@@ -57,7 +57,7 @@ def plan(
     data["spec"] = planner.spec
     data["seed"] = seed
     if as_json:
-        typer.echo(json.dumps(data, indent=2))
+        echo(json.dumps(data, indent=2))
     else:
         _print(data)
     # like `run`: 0 only when there is a plan to execute; a refusal or a safe stop is 1
@@ -89,9 +89,9 @@ def _world(seed: int, cubes: str | None):
 
 
 def _print(d: dict) -> None:
-    from rich.console import Console
+    from skillbridge.errors import console
 
-    c = Console()
+    c = console()
     colour = {"accepted": "green", "fallback_accepted": "yellow", "refused": "magenta"}.get(
         d["decision"], "red"
     )

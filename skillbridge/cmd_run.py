@@ -9,7 +9,8 @@ from pathlib import Path
 
 import typer
 
-from skillbridge.errors import UserError, safe
+from skillbridge.errors import UserError, echo, safe
+from skillbridge.errors import console as make_console
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -82,15 +83,13 @@ def run(
     ),
 ):
     """Run a natural-language task in simulation, recorded as an episode; exit 0 on success."""
-    from rich.console import Console
-
     from skillbridge.runner import RunConfig, Runner
 
     if video_path is not None and not video:
         raise UserError(f"unexpected argument {video_path!r} after the task "
                         "(quote the task; for a video write --video PATH)", 2)
-    console = Console(stderr=as_json, soft_wrap=True)  # paths stay copyable
-    _terminal_logging(log_level, Console(stderr=True))
+    console = make_console(stderr=as_json, soft_wrap=True)  # paths stay copyable
+    _terminal_logging(log_level, make_console(stderr=True))
     cfg = RunConfig(
         task=task, llm=llm, seed=seed, max_replans=max_replans, out_dir=out,
         cubes=_parse_cubes(cubes),
@@ -107,7 +106,7 @@ def run(
         if ui is not None:
             ui.stop()
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), indent=2, default=str))
+        echo(json.dumps(result.to_dict(), indent=2, default=str))
     else:
         _summary(console, result)
     if result.video_error:
@@ -216,14 +215,12 @@ def replay(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
 ):
     """Replay a recorded episode: the trace as a timeline, a video or the viewer, --verify."""
-    from rich.console import Console
-
     from skillbridge import replay as rp
     from skillbridge.episode import EpisodeError, check_writable
 
     from sim.video import VideoError, check_video_target
 
-    c = Console(stderr=as_json, soft_wrap=True)
+    c = make_console(stderr=as_json, soft_wrap=True)
     try:
         speed = rp.check_speed(speed)
         ep = rp.load(episode)
@@ -264,7 +261,7 @@ def replay(
     except EpisodeError as e:
         raise UserError(str(e), 2) from None
     if as_json:
-        typer.echo(json.dumps(out, indent=2))
+        echo(json.dumps(out, indent=2))
     _exit(code)
 
 
