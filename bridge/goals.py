@@ -290,3 +290,52 @@ def canonical(text: str) -> str:
 def same_goal(a: Iterable[str], b: Iterable[str]) -> bool:
     """Whether two goals ask for the same literals (order and spelling aside)."""
     return {canonical(t) for t in a} == {canonical(t) for t in b}
+
+
+#: Predicates a planner states about a cube's destination (what instructions ask for).
+_STATED = ("in", "on", "at", "in_region", "held")
+
+
+def _expand(lit: Literal_, world: WorldState) -> list[str]:
+    """Concrete canonical texts of a positive literal; ``all`` in the subject expands over
+    the world's cubes; a ``*`` anywhere, or a predicate planners do not state, gives none."""
+    if lit.negated or ANY in lit.args:
+        return []
+    if lit.pred == "home":
+        return ["home"]
+    if lit.pred not in _STATED:
+        return []
+    pred = "at" if lit.pred == "in_region" else lit.pred
+    subjects = world.object_names if lit.args[0] == ALL else [lit.args[0]]
+    if ALL in lit.args[1:]:
+        return []
+    return [str(Literal_(pred, (s, *lit.args[1:]))) for s in subjects]
+
+
+def mismatch(stated: Iterable[str], required: Iterable[Literal_ | str],
+             world: WorldState) -> list[str]:
+    """How a planner's stated goal differs from the task's (``world``: the scene it was
+    stated for): destinations the task asks for that it omits, and destinations of cubes
+    the task does not mention. Conditions a suite adds (``not held(*)``, ``on_table``) and
+    a stated ``home`` are not differences. Empty when the goals agree."""
+    req = _literals(required)
+    need: list[str] = []
+    mentioned: set[str] = set()
+    for lit in req:
+        need += _expand(lit, world)
+        kinds = PREDICATES[lit.pred]
+        if kinds and kinds[0] == OBJ:
+            if lit.args[0] in (ALL, ANY):
+                mentioned |= set(world.object_names)
+            else:
+                mentioned.add(lit.args[0])
+    have: list[str] = []
+    for text in stated:
+        lit = parse_literal(text)
+        have += _expand(lit, world)
+    out = [f"missing {t}" for t in need if t not in have]
+    for t in have:
+        lit = parse_literal(t)
+        if lit.subject is not None and lit.subject not in mentioned:
+            out.append(f"extra {t}")
+    return out

@@ -346,6 +346,12 @@ def _join_fronted_destinations(clauses: list[list[str]]) -> list[list[str]]:
     i = 0
     while i < len(clauses):
         c = clauses[i]
+        lead = next((t for t in c if _content(t)), None)
+        if i + 1 < len(clauses) and _verb_index(c) is None and lead == EXCEPT:
+            # "except for the blue block, move every cube ...": the exclusion goes last
+            out.append(clauses[i + 1] + c)
+            i += 2
+            continue
         if i + 1 < len(clauses) and _verb_index(c) is None and _fronted_prep(
             c + clauses[i + 1]
         ) is not None:

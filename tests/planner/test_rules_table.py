@@ -375,6 +375,8 @@ EXCLUSIONS = [
     ("all4", "put every block except the purple one in the red bin", refuse("no purple block")),
     ("one", "put every block except the green one in the red bin", refuse("no block is left")),
     ("all4", "put the red block except the blue one in the green bin", UNSURE),
+    ("all4", "except for the blue block, move every cube to the red bin",
+     pp("red", "red_bin") + pp("green", "red_bin") + pp("yellow", "red_bin")),
     ("all4", "put the red block in the green bin but not fast", UNSURE),
 ]
 
