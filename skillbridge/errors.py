@@ -35,3 +35,47 @@ def safe(text: object) -> str:
     from rich.markup import escape
 
     return escape(plain(text))
+
+
+def silence(stream=None) -> None:
+    """Point the file descriptor of ``stream`` (stdout by default) at /dev/null.
+
+    Called when the reader of a pipe went away (``skillbridge run ... | head -1``): the run
+    must go on to finish and complete its episode, with nothing more to print there, and
+    Python must not complain about a broken pipe when it flushes at exit."""
+    import os
+    import sys
+
+    stream = stream if stream is not None else sys.stdout
+    try:
+        fd = stream.fileno()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, fd)
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (tests capture output): nothing to redirect
+
+
+def console(**kw):
+    """A rich Console that survives a closed pipe: rich's default answer to EPIPE is
+    ``SystemExit(1)``, which aborted ``run ... | head -1`` at step 0."""
+    from rich.console import Console
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            silence(self.file)
+
+    return _Console(**kw)
+
+
+def echo(text: str) -> None:
+    """``typer.echo`` to stdout, ignoring a reader that went away (see :func:`silence`)."""
+    import typer
+
+    try:
+        typer.echo(text)
+    except BrokenPipeError:
+        silence()

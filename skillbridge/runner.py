@@ -265,7 +265,13 @@ class Runner:
         from planner.loop import run_closed_loop
         from sim import physics, scene
         from sim.env import TabletopEnv
-        from skillbridge.episode import COMPLETE, EpisodeWriter, EventLogHandler, library_versions
+        from skillbridge.episode import (
+            COMPLETE,
+            EpisodeError,
+            EpisodeWriter,
+            EventLogHandler,
+            library_versions,
+        )
 
         c = self.config
         t_start = time.perf_counter()
@@ -336,6 +342,13 @@ class Runner:
             self.timings["recording"] += time.perf_counter() - t0
             run_s = time.perf_counter() - t_loop
             result = self._result(loop, final_world, run_s, t_start)
+        except (OSError, EpisodeError) as e:
+            # the disk filled up mid-run (or the folder went away): one line, not a chain of
+            # tracebacks; what reached the disk stays a readable episode marked incomplete
+            error = e
+            msg = (e.strerror or str(e)) if isinstance(e, OSError) else str(e)
+            raise UserError(f"the run stopped: {msg}; the episode {writer.path} is left "
+                            "incomplete", EXIT_FAILED) from None
         except BaseException as e:
             error = e
             raise
@@ -348,7 +361,11 @@ class Runner:
                     writer.trace("aborted", reason=why)
                 except Exception:  # noqa: BLE001
                     pass
-                writer.close("incomplete", None, result={"status": "incomplete", "error": why})
+                try:
+                    writer.close("incomplete", None,
+                                 result={"status": "incomplete", "error": why})
+                except EpisodeError:
+                    pass  # still no room: meta.json on disk already says incomplete
             root.removeHandler(handler)
             root.setLevel(old_level)
             env.close()
