@@ -159,6 +159,12 @@ class _Progress:
                     f"{why}", highlight=False)
         elif kind == "replan":
             c.print(f"[yellow]replan {d.get('replans')}[/yellow]", highlight=False)
+        elif kind == "fault":
+            c.print(f"[yellow]fault injected:[/yellow] {safe(d.get('fault'))} "
+                    f"{safe(d.get('cube'))} ({safe(d.get('was'))})", highlight=False)
+        elif kind == "goal_unmet":
+            c.print("[yellow]goal unmet in the world:[/yellow] "
+                    f"{safe(', '.join(d.get('unmet') or []))}", highlight=False)
         elif kind == "stale":
             c.print("[yellow]the rest of the plan no longer fits the world[/yellow]")
         elif kind == "video_start":
@@ -192,6 +198,12 @@ def _summary(c, r) -> None:
     colour = "green" if r.success else "red"
     c.print(f"[bold {colour}]{safe(r.status)}[/bold {colour}]: {safe(r.message)}",
             highlight=False)
+    if r.goal_evaluation is not None:
+        c.print(f"goal ({safe(r.goal_source)}), checked in the world after settling:",
+                highlight=False)
+        for e in r.goal_evaluation:
+            mark = "[green]met[/green]  " if e["met"] else "[red]unmet[/red]"
+            c.print(f"  {mark} {safe(e['predicate'])}", highlight=False)
     c.print(f"subgoals {ok}/{len(r.subgoals)} succeeded, replans {r.replans}, tokens "
             f"{r.tokens['in']} in / {r.tokens['out']} out ({r.tokens['calls']} planner calls)",
             highlight=False)
