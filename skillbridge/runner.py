@@ -511,6 +511,9 @@ class Runner:
             "refusal": out.refusal,
             "attempts": len(out.attempts),
             "wall_s": round(wall_s, 6),
+            # what the accepted plan is for: its stated goal ("plan") or its effects
+            "goal": getattr(out.plan, "goal", None) if out.steps() else None,
+            "goal_source": getattr(out.plan, "goal_source", None) if out.steps() else None,
         }
         self.plans.append(d)
         writer.trace("plan", **d)
