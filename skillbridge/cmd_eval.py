@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from skillbridge.errors import UserError
+from skillbridge.errors import UserError, safe
 
 EXIT_INPUT = 2
 
@@ -133,7 +133,6 @@ def exit_code(report: dict) -> int:
 
 def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
     from rich.console import Console
-    from rich.markup import escape
 
     from skillbridge import evaluation as ev
 
@@ -148,9 +147,9 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
                                        TimeElapsedColumn, TimeRemainingColumn)
 
             verb = "resuming" if resuming else "eval"
-            console.print(f"[bold]{verb}[/bold] {escape(s.name)}: {len(s.tasks)} tasks × "
+            console.print(f"[bold]{verb}[/bold] {safe(s.name)}: {len(s.tasks)} tasks × "
                           f"{cfg.seeds} seeds = {total} episodes on {cfg.workers} worker(s) → "
-                          f"{escape(str(out))}", highlight=False)
+                          f"{safe(str(out))}", highlight=False)
             with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
                           MofNCompleteColumn(), TextColumn("{task.fields[tally]}"),
                           TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
@@ -161,8 +160,8 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
                     ok = rec["refusal_ok"] if rec["refuse"] else rec["execution"]
                     tally["ok" if ok else "fail"] += 1
                     if not ok:
-                        bar.console.print(f"  [red]✗[/red] {escape(str(rec['task']))} seed "
-                                          f"{rec['seed']}: {escape(str(rec['cause']))}",
+                        bar.console.print(f"  [red]✗[/red] {safe(str(rec['task']))} seed "
+                                          f"{rec['seed']}: {safe(str(rec['cause']))}",
                                           highlight=False)
                     bar.update(tid, completed=done,
                                tally=f"[green]{tally['ok']} ok[/green] [red]{tally['fail']} "
@@ -175,8 +174,8 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
             typer.echo(json.dumps(_summary(r), indent=2))
         done = r["episodes"]
         console.print(f"interrupted: {done} of {done + len(r['missing'])} episodes done; "
-                      f"partial report {escape(r['files']['md'])}; continue with: skillbridge "
-                      f"eval --resume {escape(str(out))}", highlight=False)
+                      f"partial report {safe(r['files']['md'])}; continue with: skillbridge "
+                      f"eval --resume {safe(str(out))}", highlight=False)
         raise typer.Exit(130) from None
     if as_json:
         typer.echo(json.dumps(_summary(report), indent=2))
@@ -252,7 +251,6 @@ def _summary(report: dict) -> dict:
 
 
 def _print_summary(console, report: dict) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     from skillbridge.evaluation import _pct
@@ -261,7 +259,7 @@ def _print_summary(console, report: dict) -> None:
     for col in ("category", "planning", "execution", "refusal"):
         t.add_column(col)
     for cat, r in report["by_category"].items():
-        t.add_row(escape(cat), _pct(r["planning"]), _pct(r["execution"]), _pct(r["refusal"]))
+        t.add_row(safe(cat), _pct(r["planning"]), _pct(r["execution"]), _pct(r["refusal"]))
     o = report["overall"]
     t.add_row("[bold]all[/bold]", _pct(o["planning"]), _pct(o["execution"]), _pct(o["refusal"]))
     console.print(t)
@@ -271,11 +269,11 @@ def _print_summary(console, report: dict) -> None:
         console.print(f"{k}: {v['measured']} (target ≥ {v['target']}) {mark}", highlight=False)
     causes = report["failures"]["by_cause"]
     if causes:
-        console.print("failures: " + escape(", ".join(f"{k} ×{v}" for k, v in causes.items())),
+        console.print("failures: " + safe(", ".join(f"{k} ×{v}" for k, v in causes.items())),
                       highlight=False)
     missing = report.get("missing") or []
     if missing:
         console.print(f"[red]incomplete[/red]: {len(missing)} episode(s) lost with their "
                       f"worker; rerun them with: skillbridge eval --resume "
-                      f"{escape(str(Path(report['files']['md']).parent))}", highlight=False)
-    console.print(f"report: {escape(report['files']['md'])}", highlight=False)
+                      f"{safe(str(Path(report['files']['md']).parent))}", highlight=False)
+    console.print(f"report: {safe(report['files']['md'])}", highlight=False)

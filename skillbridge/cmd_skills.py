@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from skillbridge.errors import UserError
+from skillbridge.errors import UserError, safe
 
 console = Console()
 
@@ -33,10 +33,14 @@ def _check_skill(skill: str, allow_chain: bool = False) -> None:
         raise UserError(f"unknown skill {skill!r}; choose from {', '.join(valid)}")
 
 
-def _bar() -> Progress:
+#: Seeds are numpy/gymnasium seeds: non-negative and, to stay portable, 32-bit.
+SEED_MAX = 2**32 - 1
+
+
+def _bar(on: Console | None = None) -> Progress:
     return Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeRemainingColumn(), console=console, transient=False,
+        TimeRemainingColumn(), console=on or console, transient=False,
     )
 
 
@@ -114,11 +118,29 @@ def eval_skill(
     seed: int = typer.Option(0, "--seed", help="Seed of the start states."),
     policy_dir: Path = typer.Option(None, "--policy", "-f", help="Policy folder (default: pretrained)."),
     expert: bool = typer.Option(False, "--expert", help="Evaluate the scripted expert instead."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (progress goes "
+                                 "to stderr)."),
     record: bool = typer.Option(False, "--record", help="Store the result in the policy's manifest."),
+    replace: bool = typer.Option(False, "--replace", help="With --record: overwrite an "
+                                 "evaluation the manifest already records."),
 ):
     """Success rate (95% Wilson interval) of a skill from its chained start distribution."""
     _check_skill(skill, allow_chain=True)
+    from skills.chain import CHAIN
+
+    if seed < 0 or seed > SEED_MAX:
+        raise UserError(f"--seed must be between 0 and {SEED_MAX}, not {seed}")
+    if skill == CHAIN and policy_dir is not None:
+        raise UserError(f"-f/--policy does not apply to {CHAIN}: it chains the installed pick "
+                        "and place policies")
+    if expert and policy_dir is not None:
+        raise UserError("-f/--policy and --expert exclude each other (the expert has no "
+                        "policy folder)")
+    if record and (skill == CHAIN or expert):
+        raise UserError(f"--record stores a policy's result in its manifest; "
+                        f"{'the expert' if expert else CHAIN} has none")
+    if replace and not record:
+        raise UserError("--replace only goes with --record")
     import torch
 
     import sim  # noqa: F401
@@ -140,7 +162,9 @@ def eval_skill(
             policy, manifest = load_policy(directory, skill)
     except PolicyError as e:
         raise UserError(str(e)) from None
-    with _bar() as bar:
+    previous = _recorded(Path(directory) / "manifest.json", skill, replace) if record else None
+    # stdout carries the result only (one JSON object with --json): progress goes to stderr
+    with _bar(Console(stderr=True) if as_json else None) as bar:
         task = bar.add_task(f"eval {skill}", total=episodes)
         hook = lambda ep, ok: bar.advance(task)  # noqa: E731
         if skill == CHAIN:
@@ -150,10 +174,20 @@ def eval_skill(
     if record and skill != CHAIN and not expert:
         path = Path(directory) / "manifest.json"
         m = json.loads(path.read_text())
-        m["evaluation"] = {**result, "seed": seed, "command": f"skillbridge eval-skill {skill} -n {episodes} --seed {seed}"}
+        where = f" -f {policy_dir}" if policy_dir is not None else ""
+        m["evaluation"] = {**result, "seed": seed, "command": f"skillbridge eval-skill {skill} -n {episodes} --seed {seed}{where}"}
         tmp = path.with_name(".manifest.json.tmp")
-        tmp.write_text(json.dumps(m, indent=2) + "\n")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(json.dumps(m, indent=2) + "\n")
+            os.replace(tmp, path)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise UserError(f"cannot record the result in {path}: {e.strerror or e}",
+                            1) from None
+        if previous:
+            Console(stderr=True, highlight=False, soft_wrap=True).print(
+                f"replaced the recorded evaluation in {safe(str(path))}: {safe(previous)} -> "
+                f"{_figure(result, seed)}")
     if as_json:
         typer.echo(json.dumps(result))
     else:
@@ -167,6 +201,31 @@ def eval_skill(
                 f"  target {kind}: {r['success_rate']:.3f} over {r['episodes']} "
                 f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
             )
+
+
+def _figure(ev: dict, seed) -> str:
+    rate = ev.get("success_rate")
+    rate = f"{rate:.3f}" if isinstance(rate, (int, float)) else "?"
+    return f"success {rate} (n={ev.get('episodes', '?')}, seed {seed})"
+
+
+def _recorded(path: Path, skill: str, replace: bool) -> str | None:
+    """The evaluation ``path`` already records, as text, checked before any episode runs: a
+    --record must not clobber the shipped figures unasked, nor fail after the work."""
+    try:
+        m = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    if not os.access(path.parent, os.W_OK):
+        raise UserError(f"--record: cannot write to {path.parent}")
+    ev = m.get("evaluation") if isinstance(m, dict) else None
+    if not isinstance(ev, dict) or not ev:
+        return None
+    old = _figure(ev, ev.get("seed", "?"))
+    if not replace:
+        raise UserError(f"the manifest of {skill} ({path}) already records {old}; add "
+                        "--replace to overwrite it")
+    return old
 
 
 def skills(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):

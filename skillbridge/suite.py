@@ -123,6 +123,11 @@ class SceneSpec(BaseModel):
             for n, pose in v.items():
                 if pose is not None and len(pose) not in (2, 3, 4):
                     raise ValueError(f"pose of {n} must be [x, y], [x, y, yaw] or [x, y, z, yaw]")
+            # the checks a run applies to --cubes (finite, on the table and in reach, not
+            # overlapping), here at load: a bad pose is the suite's error, not an episode's
+            from skillbridge.runner import check_cubes
+
+            check_cubes(v)
         return v
 
     @property
@@ -246,8 +251,12 @@ def load_file(path: str | Path) -> SuiteFile:
         raise SuiteError(f"{p}: no such suite file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise SuiteError(f"{p}: cannot read: {e}") from None
+    too_deep = SuiteError(f"{p}: nested too deeply to be a suite file (a suite is a few "
+                          "levels deep: suite, tasks, scene, cubes)")
     try:
         data = yaml.safe_load(text)
+    except RecursionError:  # the YAML composer recurses once per nesting level
+        raise too_deep from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
@@ -258,6 +267,8 @@ def load_file(path: str | Path) -> SuiteFile:
                          f"{type(data).__name__}")
     try:
         return SuiteFile.model_validate(data)
+    except RecursionError:  # parsed, but too deep for validation and error reporting
+        raise too_deep from None
     except ValidationError as e:
         lines = []
         for err in e.errors()[:5]:
