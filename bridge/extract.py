@@ -4,7 +4,10 @@ Chat models wrap JSON in code fences, surround it with prose, or return it as a 
 call; tests and rules planners hand over Python objects. This module turns all of those
 into exactly one JSON value or a reason why not. It is deliberately strict where guessing
 would be unsafe: two *different* plans in one reply, or a key given twice, are
-``ambiguous_output`` rather than "take the last one".
+``ambiguous_output`` rather than "take the last one". A value that fails to parse is never
+mined for a plan inside it: a cut-off reply is ``truncated_output`` (its first steps, or a
+refusal's steps without the refusal, must not run as if they were the plan), and a reply
+with more values than the scan reads is ``too_many_values``, not its first plan.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from bridge.reasons import Reason
 
 #: Raw outputs longer than this are not parsed at all (a plan is a few hundred bytes).
 MAX_RAW_CHARS = 64_000
-#: At most this many start positions are tried when scanning prose for JSON.
+#: At most this many top-level JSON values are read from prose; a reply with more is
+#: rejected (``too_many_values``), since the plan meant may be among the unread ones.
 MAX_SCAN_ATTEMPTS = 64
 
 _FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_+.-]*[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -235,7 +239,8 @@ def _found(text: str, value: Any, dups: list[str]) -> Extracted:
 
 
 def from_text(text: str) -> Extracted:
-    """One JSON value from model text: the whole text, else code fences, else prose."""
+    """One JSON value from model text: the whole text, else code fences, else prose; but
+    nothing at all when any value in it is cut off, or broken while looking like a plan."""
     if len(text) > MAX_RAW_CHARS:
         return Extracted(
             text[:MAX_RAW_CHARS],
