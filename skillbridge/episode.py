@@ -268,28 +268,45 @@ class EpisodeWriter:
             return
         self.closed = True
         t0 = time.perf_counter()
+        failed: OSError | None = None
         try:
             self._flush_chunk()
-        finally:
-            self._trace.close()
-            self._events.close()
-        if status == COMPLETE and final_state is not None:
-            data = _npz_bytes(state=np.asarray(final_state, np.float64),
-                              step=np.array(self.steps, np.int64))
-            _atomic_write_bytes(self.path / FINAL, data, fsync=True)
-            self.meta["final"] = {"file": FINAL, "sha256": hashlib.sha256(data).hexdigest()}
-            self.meta["files"] = {
-                TRACE: _sha256_file(self.path / TRACE),
-                EVENTS: _sha256_file(self.path / EVENTS),
-            }
-        else:
-            status = INCOMPLETE
+        except OSError as e:  # e.g. the disk is full: those rows are lost, the rest is not
+            failed, self._n = e, 0
+        for f in (self._trace, self._events):
+            try:
+                f.close()
+            except OSError as e:
+                failed = failed or e
+        try:
+            if status == COMPLETE and final_state is not None and failed is None:
+                data = _npz_bytes(state=np.asarray(final_state, np.float64),
+                                  step=np.array(self.steps, np.int64))
+                _atomic_write_bytes(self.path / FINAL, data, fsync=True)
+                self.meta["final"] = {"file": FINAL,
+                                      "sha256": hashlib.sha256(data).hexdigest()}
+                self.meta["files"] = {
+                    TRACE: _sha256_file(self.path / TRACE),
+                    EVENTS: _sha256_file(self.path / EVENTS),
+                }
+            else:
+                status = INCOMPLETE
+        except OSError as e:
+            failed, status = e, INCOMPLETE
+            self.meta.pop("final", None)
+            self.meta.pop("files", None)
         self.meta.update(extra)
         self.meta["status"] = status
-        self.meta["steps"] = self.steps
+        self.meta["steps"] = sum(int(c["rows"]) for c in self.meta["chunks"])
         self.meta["closed"] = datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
-        _atomic_write_json(self.path / META, self.meta, fsync=True)
+        try:
+            _atomic_write_json(self.path / META, self.meta, fsync=True)
+        except OSError as e:
+            failed = failed or e  # the meta.json on disk is the last one written: incomplete
         self.write_s += time.perf_counter() - t0
+        if failed is not None:
+            raise EpisodeError(f"cannot finish writing the episode {self.path}: "
+                               f"{failed.strerror or failed}; it is left incomplete")
 
 
 def _json_default(o: Any) -> Any:
@@ -328,8 +345,8 @@ class EventLogHandler(logging.Handler):
             if isinstance(data, dict):
                 rec.update({k: v for k, v in data.items() if k not in rec})
             self.writer.event(rec)
-        except Exception:  # noqa: BLE001 - logging must never break a run
-            self.handleError(record)
+        except Exception:  # noqa: BLE001 - logging must never break a run, nor print a
+            pass  # traceback per record when the disk is full (the run reports that once)
 
 
 # ----------------------------------------------------------------------------- reader
