@@ -55,21 +55,18 @@ class EvalConfig:
     max_replans: int = 2
     base_url: str | None = None
     command: str = ""
+    #: inject one seeded fault per episode (skillbridge.faults.seeded) and report recovery
+    faults: bool = False
 
 
 # ----------------------------------------------------------------------------- symbolic
 def simulate_plan(world, steps: list[dict]):
-    """The world after ``steps`` by the skills' symbolic ``effect()``; None if a step's
-    preconditions fail (the plan is then wrong for this world)."""
-    from skills.registry import get
+    """The world after ``steps``, simulated as the bridge simulates a plan (one symbolic
+    model of the skills); None if a step cannot run (the plan is then wrong here)."""
+    from bridge.validate import simulate
 
-    for st in steps:
-        skill = get(st["skill"])
-        params = skill.Params(**{k: v for k, v in st.items() if k != "skill"})
-        if skill.preconditions(world, params):
-            return None
-        world = skill.effect(world, params)
-    return world
+    after, reasons = simulate(world, steps)
+    return None if reasons else after
 
 
 # ----------------------------------------------------------------------------- one job
@@ -134,7 +131,13 @@ def run_job(job: dict) -> dict:
             base_url=job.get("base_url"),
         )
         Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
-        runner = Runner(cfg, executor=_executor(job["policy_source"]), on_event=on_event)
+        fault = None
+        if job.get("faults"):
+            from skillbridge.faults import seeded
+
+            fault = seeded(seed)
+        runner = Runner(cfg, executor=_executor(job["policy_source"]), on_event=on_event,
+                        fault=fault)
         result = runner.run()
     except BaseException as e:  # noqa: BLE001 - one broken episode must not end the suite
         if isinstance(e, KeyboardInterrupt):
@@ -161,6 +164,10 @@ def run_job(job: dict) -> dict:
     final = WorldState.model_validate(result.world)
     first = result.plans[0] if result.plans else {}
     rec["plan"] = list(first.get("steps") or [])
+    rec["claimed_success"] = result.status == "success"
+    rec["run_goal"], rec["run_goal_met"] = result.goal, result.goal_met
+    rec["goal_replans"] = result.goal_replans
+    rec["fault"] = (result.faults or [None])[0]
     executed = len(result.subgoals)
     if task.refuse:
         rec["refusal_ok"] = rec["refused"] and executed == 0
@@ -178,8 +185,21 @@ def run_job(job: dict) -> dict:
                            and task.achieved(predicted))
     rec["unmet_plan"] = (unmet(task.literals, predicted) if predicted is not None
                          else ["(the plan fails its preconditions)"])
+    # a plan that states a goal other than the instruction's is a wrong plan, even if its
+    # steps happen to do the task: the run would be judged against the wrong goal
+    if first.get("goal_source") == "plan" and first.get("goal") is not None and initial:
+        from bridge.goals import mismatch
+
+        rec["goal_mismatch"] = mismatch(first["goal"], task.literals, initial)
+        if rec["goal_mismatch"]:
+            rec["planning"] = False
     rec["unmet_final"] = unmet(task.literals, final)
     rec["execution"] = bool(not rec["refused"] and not rec["unmet_final"])
+    # the check the runner's success must never fail: it claimed success, the world disagrees
+    rec["false_success"] = bool(rec["claimed_success"] and rec["unmet_final"])
+    if rec["fault"] is not None:
+        rec["recovered"] = rec["execution"]
+        rec["repaired_by_replan"] = bool(rec["execution"] and result.replans > 0)
     if not rec["execution"]:
         rec["cause"] = _cause(rec)
     return rec
@@ -201,6 +221,8 @@ def _cause(rec: dict) -> str:
         return "false_refusal"
     if not rec["plan"]:
         return f"no_plan:{rec['status']}"
+    if rec.get("goal_mismatch"):
+        return "wrong_goal"
     if not rec["planning"]:
         return "wrong_plan"
     failed = next((s for s in rec["subgoals"] if not s["success"]), None)
@@ -222,7 +244,7 @@ def make_jobs(suite: Suite, cfg: EvalConfig, episodes: Path) -> list[dict]:
             jobs.append({
                 "task": task.model_dump(mode="json"), "seed": cfg.seed_base + k, "llm": cfg.llm,
                 "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
-                "base_url": cfg.base_url, "episodes": str(episodes),
+                "base_url": cfg.base_url, "episodes": str(episodes), "faults": cfg.faults,
             })
     return jobs
 
@@ -390,6 +412,30 @@ def _rates(recs: list[dict]) -> dict:
     }
 
 
+def claims(recs: list[dict]) -> dict:
+    """Whether the runner's success can be trusted: runs that claimed success while the
+    task's goal is unmet in the world (must be 0), and, under ``--faults``, how many runs
+    with an injected fault still ended with the goal met, and how many of those a replan
+    repaired."""
+    goal_runs = [r for r in recs if not r["refuse"] and r.get("claimed_success") is not None]
+    claimed = [r for r in goal_runs if r.get("claimed_success")]
+    faulted = [r for r in goal_runs if r.get("fault")]
+    false = [r for r in claimed if r.get("false_success")]
+    return {
+        "claimed_success": len(claimed),
+        "false_success_claims": len(false),
+        "false_success_rate": rate(len(false), len(claimed)),
+        "false_success_episodes": [{"task": r["task"], "seed": r["seed"],
+                                    "unmet": r.get("unmet_final"), "episode": r["episode"]}
+                                   for r in false],
+        "faults_injected": len(faulted),
+        "recovery": rate(sum(bool(r.get("recovered")) for r in faulted), len(faulted)),
+        "repaired_by_replan": sum(bool(r.get("repaired_by_replan")) for r in faulted),
+        "faults_by_kind": dict(Counter(r["fault"]["fault"] for r in faulted)),
+        "wrong_goal": sum(bool(r.get("goal_mismatch")) for r in goal_runs),
+    }
+
+
 def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float) -> dict:
     overall = _rates(results)
     by_cat = {}
@@ -449,11 +495,12 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
         "config": {"llm": cfg.planner, "seeds": cfg.seeds,
                    "seed_base": cfg.seed_base, "workers": cfg.workers,
                    "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
-                   "command": cfg.command},
+                   "faults": cfg.faults, "command": cfg.command},
         "machine": machine_info(),
         "episodes": len(results),
         "wall_s": round(wall_s, 2),
         "overall": overall,
+        "claims": claims(results),
         "targets": targets,
         "by_category": by_cat,
         "failures": {"by_cause": dict(causes.most_common()),
@@ -514,6 +561,18 @@ def write_markdown(report: dict, path: Path) -> None:
         L.append(f"| {k} success | {_pct(o[k])} | ≥ {t['target']} | "
                  f"{'n/a' if t['met'] is None else 'yes' if t['met'] else '**no**'} |")
     L.append(f"| false refusals | {_pct(o['false_refusals'])} | | |")
+    cl = report.get("claims")
+    if cl:
+        L.append(f"| false success claims (claimed success, goal unmet in the world) | "
+                 f"{cl['false_success_claims']} of {cl['claimed_success']} | 0 | "
+                 f"{'yes' if cl['false_success_claims'] == 0 else '**no**'} |")
+        if cl["faults_injected"]:
+            L.append(f"| recovery from an injected fault | {_pct(cl['recovery'])} | ≥ 0.8 | "
+                     f"{'yes' if (cl['recovery']['rate'] or 0) >= 0.8 else '**no**'} |")
+            L.append(f"| faults repaired by a replan | {cl['repaired_by_replan']} of "
+                     f"{cl['faults_injected']} ({', '.join(f'{k} ×{v}' for k, v in cl['faults_by_kind'].items())}) | | |")
+        if cl["wrong_goal"]:
+            L.append(f"| plans stating a goal other than the task's | {cl['wrong_goal']} | | |")
     L.append("")
     L.append("## By category\n")
     L.append("| category | tasks | planning | execution | refusal |")
@@ -684,7 +743,7 @@ def write_state(suite: Suite, cfg: EvalConfig, out: Path) -> None:
         "config": {"suite_path": cfg.suite_path, "llm": cfg.llm, "planner": cfg.planner,
                    "seeds": cfg.seeds, "seed_base": cfg.seed_base, "workers": cfg.workers,
                    "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
-                   "base_url": cfg.base_url, "command": cfg.command},
+                   "base_url": cfg.base_url, "command": cfg.command, "faults": cfg.faults},
     }
     _atomic_text(out / STATE_FILE, json.dumps(state, indent=2))
 
@@ -704,7 +763,7 @@ def read_state(out: Path) -> tuple[Suite, EvalConfig]:
                          seed_base=int(c["seed_base"]), workers=int(c["workers"]),
                          out=out, policy_source=str(c["policy_source"]),
                          max_replans=int(c["max_replans"]), base_url=c.get("base_url"),
-                         command=str(c.get("command") or ""))
+                         command=str(c.get("command") or ""), faults=bool(c.get("faults")))
         name = str(state["suite"]["name"])
         files = [Path(f) for f in state["suite"]["files"]]
     except FileNotFoundError:
