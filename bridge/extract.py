@@ -138,14 +138,18 @@ def _scan(text: str) -> _Scan:
         if len(out.values) >= MAX_SCAN_ATTEMPTS:
             out.over_limit = True
             break
+        end = _segment_end(text, j)
+        if end is None:
+            out.open_at = j
+            break
+        # decode the segment alone: an error's line/column count then costs the segment,
+        # not the whole text again for every "{" in prose
         dup = _Dup()
         try:
-            value, end = _decoder(dup).raw_decode(text, j)
+            value, used = _decoder(dup).raw_decode(text[j:end])
+            if used != end - j:
+                raise ValueError("the value ends before its closing bracket")
         except (ValueError, RecursionError) as e:
-            end = _segment_end(text, j)
-            if end is None:
-                out.open_at = j
-                break
             if out.broken_at is None and _PLAN_KEY.search(text, j, end):
                 out.broken_at = j
                 out.broken_error = str(e) if isinstance(e, ValueError) else "nesting too deep"

@@ -191,11 +191,19 @@ def load_config() -> dict:
     """The ``llm`` section of the first config file found (YAML, ``safe_load``)."""
     import yaml
 
+    from sim.safeio import MiB, UnsafeFile, read_regular
+
     for p in _config_paths():
-        if p.is_file():
+        if os.path.lexists(p) and not p.is_dir():
             try:
-                data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-            except yaml.YAMLError as e:
+                text = read_regular(p, MiB).decode("utf-8")
+            except (UnsafeFile, UnicodeDecodeError) as e:  # a FIFO would hang every verb
+                raise PlannerError(f"config file {p}: {e}".splitlines()[0]) from None
+            except OSError as e:
+                raise PlannerError(f"config file {p}: {e.strerror or e}") from None
+            try:
+                data = yaml.safe_load(text) or {}
+            except (yaml.YAMLError, RecursionError) as e:
                 raise PlannerError(f"config file {p} is not valid YAML: {e}".splitlines()[0])
             if not isinstance(data, dict):
                 raise PlannerError(f"config file {p} must be a mapping")
@@ -215,6 +223,20 @@ def load_config() -> dict:
 def _checked_config(cfg: dict, path: Path) -> dict:
     """The config's planner keys with their types and bounds checked, so a bad value is
     one line naming the file rather than a traceback or a silently ignored setting."""
+    from pydantic import BaseModel, ConfigDict, ValidationError
+
+    class _Keys(BaseModel):  # which keys exist; the values are checked below
+        model_config = ConfigDict(extra="forbid")
+        spec: object = None
+        base_url: object = None
+        timeout: object = None
+
+    try:
+        _Keys.model_validate(cfg)
+    except ValidationError as e:
+        bad = sorted(str(x["loc"][0]) for x in e.errors() if x.get("loc"))
+        raise PlannerError(f"config file {path}: unknown key(s) {', '.join(bad)} in llm "
+                           "(known: spec, base_url, timeout)") from None
     for key in ("spec", "base_url"):
         if key in cfg and not isinstance(cfg[key], str):
             raise PlannerError(f"config file {path}: {key} must be a string")
