@@ -48,6 +48,9 @@ def eval_suite(
                              "categories to run (default: all)."),
     seed_base: int = typer.Option(0, "--seed-base", help="First seed (>= 0)."),
     max_replans: int = typer.Option(2, "--max-replans", help="Replans per episode."),
+    faults: bool = typer.Option(False, "--faults", help="Inject one seeded fault per episode "
+                                "(after the first place or push, that cube is moved off its "
+                                "target) and report recovery."),
     base_url: str = typer.Option(None, "--base-url", help="Base URL of an OpenAI-compatible "
                                  "server."),
     resume: Path = typer.Option(None, "--resume", metavar="DIR",
@@ -61,7 +64,8 @@ def eval_suite(
     """Run a task suite: planning, execution and refusal success with 95% intervals.
     
     Exit status: 0 every episode ran and every target with episodes is met; 1 a target is
-    missed, an episode ended in an error, or episodes are missing (workers lost); 2 unusable
+    missed, a run claimed success with its goal unmet in the world, an episode ended in an
+    error, or episodes are missing (workers lost); 2 unusable
     input (suite, options, --out in use); 130 interrupted (Ctrl-C or SIGTERM): the partial
     report is kept, continue it with --resume DIR."""
     from skillbridge import evaluation as ev
@@ -81,6 +85,7 @@ def eval_suite(
             ("--suite", suite, None), ("--llm", llm, None), ("--seeds", seeds, 3),
             ("--only", only, None), ("--seed-base", seed_base, 0),
             ("--max-replans", max_replans, 2), ("--base-url", base_url, None),
+            ("--faults", faults, False),
             ("--policy-source", policy_source, "pretrained"),
         ) if value != default]
         if out is not None and Path(out) != Path(resume):
@@ -114,7 +119,7 @@ def eval_suite(
             suite_path=str(suite if suite is not None else DEFAULT_SUITE),
             llm=llm, planner=planner_spec, seeds=seeds, seed_base=seed_base, workers=workers,
             out=out, policy_source=policy_source, max_replans=max_replans, base_url=base_url,
-            command=ev.command_line(),
+            command=ev.command_line(), faults=faults,
         )
     try:
         report = _run(s, cfg, as_json, resume is not None)
@@ -128,7 +133,9 @@ def exit_code(report: dict) -> int:
     """0 when the suite passed, 1 when it did not (see ``eval --help``): a CI job can gate on it."""
     missed = any(v.get("met") is False for v in report["targets"].values())
     errors = any(r.get("cause") == "error" for r in report.get("results") or [])
-    return 1 if missed or errors or report.get("complete") is False else 0
+    # a run that claims success with the goal unmet in the world is never acceptable
+    false_claims = (report.get("claims") or {}).get("false_success_claims", 0) > 0
+    return 1 if missed or errors or false_claims or report.get("complete") is False else 0
 
 
 def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
@@ -246,7 +253,7 @@ def _claim_out(out: Path, resume: bool):
 
 def _summary(report: dict) -> dict:
     keys = ("suite", "config", "episodes", "complete", "missing", "wall_s", "overall",
-            "targets", "by_category", "failures", "tokens", "files")
+            "claims", "targets", "by_category", "failures", "tokens", "files")
     return {k: report.get(k) for k in keys}
 
 
@@ -267,6 +274,14 @@ def _print_summary(console, report: dict) -> None:
         mark = ("n/a" if v["met"] is None else "[green]met[/green]" if v["met"]
                 else "[red]not met[/red]")
         console.print(f"{k}: {v['measured']} (target ≥ {v['target']}) {mark}", highlight=False)
+    cl = report.get("claims") or {}
+    if cl:
+        colour = "green" if cl["false_success_claims"] == 0 else "red"
+        console.print(f"false success claims: [{colour}]{cl['false_success_claims']}[/{colour}] "
+                      f"of {cl['claimed_success']} runs that claimed success", highlight=False)
+        if cl["faults_injected"]:
+            console.print(f"recovery from injected faults: {_pct(cl['recovery'])}; repaired by "
+                          f"a replan: {cl['repaired_by_replan']}", highlight=False)
     causes = report["failures"]["by_cause"]
     if causes:
         console.print("failures: " + safe(", ".join(f"{k} ×{v}" for k, v in causes.items())),

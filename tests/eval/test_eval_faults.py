@@ -1,0 +1,92 @@
+"""``eval`` trusts no claim: false success claims, recovery from injected faults (real
+physics), and a stated goal other than the task's counted as a planning failure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cli_helpers import run_cli
+
+from skillbridge import evaluation as ev
+from skillbridge.suite import Task
+
+TASK = Task(id="red-green", instruction="put the red block in the green bin",
+            category="pick_place", goal=("in(red_block, green_bin)", "not held(*)"),
+            scene={"cubes": ["red_block", "blue_block"]})
+
+
+def _job(tmp_path, *, faults=False, source="scripted", seed=0):
+    return {"task": TASK.model_dump(mode="json"), "seed": seed, "llm": None,
+            "policy_source": source, "max_replans": 2, "base_url": None,
+            "episodes": str(tmp_path), "faults": faults}
+
+
+def test_fault_in_an_episode_is_recovered_and_counted(tmp_path):
+    rec = ev.run_job(_job(tmp_path, faults=True, source="pretrained"))
+    assert rec["fault"]["fault"] == "teleport" and rec["fault"]["cube"] == "red_block"
+    assert rec["recovered"] is True and rec["repaired_by_replan"] is True
+    assert rec["claimed_success"] is True and rec["false_success"] is False
+    assert rec["goal_replans"] == 1 and rec["run_goal_met"] is True
+    c = ev.claims([rec])
+    assert c["faults_injected"] == 1 and c["recovery"]["successes"] == 1
+    assert c["repaired_by_replan"] == 1 and c["false_success_claims"] == 0
+
+
+def test_claims_count_a_success_the_world_contradicts():
+    base = {"refuse": False, "task": "t", "seed": 0, "episode": "e", "fault": None}
+    recs = [
+        {**base, "claimed_success": True, "false_success": True, "unmet_final": ["x"]},
+        {**base, "claimed_success": True, "false_success": False, "unmet_final": []},
+        {**base, "claimed_success": False, "false_success": False, "unmet_final": ["x"],
+         "fault": {"fault": "topple"}, "recovered": False},
+    ]
+    c = ev.claims(recs)
+    assert c["claimed_success"] == 2 and c["false_success_claims"] == 1
+    assert c["false_success_episodes"][0]["unmet"] == ["x"]
+    assert c["faults_injected"] == 1 and c["recovery"]["successes"] == 0
+    assert c["faults_by_kind"] == {"topple": 1}
+
+
+def test_a_model_stating_a_goal_other_than_the_instruction_fails_planning(tmp_path, monkeypatch):
+    """The steps do the task, but the stated goal ('nothing held') is not the instruction's:
+    the run would be judged against the wrong goal, so eval counts a planning failure."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    from planner.hybrid import HybridPlanner
+    from planner.llm import LLMProposer
+
+    plan = {"steps": [{"skill": "pick", "object": "red_block"},
+                      {"skill": "place", "target": "green_bin"}],
+            "goal": ["not held(*)"]}
+
+    def from_spec(cls, spec=None, **kw):
+        model = GenericFakeChatModel(messages=iter([AIMessage(content=json.dumps(plan))] * 4))
+        llm = LLMProposer(model, name="fake", mode="text", sleep=lambda s: None)
+        return HybridPlanner(llm, route="model")
+
+    monkeypatch.setattr(HybridPlanner, "from_spec", classmethod(from_spec))
+    rec = ev.run_job(_job(tmp_path))
+    assert rec["goal_mismatch"] == ["missing in(red_block, green_bin)"]
+    assert rec["planning"] is False
+    assert ev.claims([rec])["wrong_goal"] == 1
+
+
+def test_eval_faults_cli_reports_recovery_and_claims(monkeypatch, capsys, tmp_path):
+    suite = tmp_path / "one.yaml"
+    suite.write_text(
+        "suite: one\ntasks:\n  - id: red-green\n    instruction: put the red block in the "
+        "green bin\n    category: pick_place\n    scene: {cubes: [red_block, blue_block]}\n"
+        "    goal:\n      - in(red_block, green_bin)\n")
+    out = tmp_path / "rep"
+    code, stdout, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(suite), "--seeds",
+                                "1", "--workers", "1", "--out", str(out), "--json",
+                                "--faults", "--policy-source", "scripted")
+    assert code == 0, err
+    s = json.loads(stdout)
+    assert s["config"]["faults"] is True
+    assert s["claims"]["faults_injected"] == 1 and s["claims"]["false_success_claims"] == 0
+    assert s["claims"]["recovery"]["rate"] == 1.0
+    md = (out / "report.md").read_text()
+    assert "false success claims" in md and "recovery from an injected fault" in md
