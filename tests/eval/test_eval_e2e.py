@@ -151,13 +151,14 @@ def test_poses_pass_through_the_run_config(tmp_path):
     assert evaluation._scene_cubes(t) == ["red_block"]
 
 
-def test_an_unreachable_pose_is_an_error_record_not_a_crash(tmp_path):
-    from skillbridge.evaluation import run_job
+def test_an_unreachable_pose_never_becomes_an_episode():
+    """Refused when the suite is read (issue 10 E), not run into an "error" episode."""
+    from pydantic import ValidationError
+
+    from skillbridge.suite import Task
 
     task = {"id": "far", "instruction": "put the red block in the green bin",
             "category": "pick_place", "scene": {"cubes": {"red_block": [0.9, 0.0]}},
             "goal": ["in(red_block, green_bin)"]}
-    rec = run_job({"task": task, "seed": 0, "policy_source": "scripted",
-                   "episodes": str(tmp_path / "episodes")})
-    assert rec["cause"] == "error" and rec["planning"] is False
-    assert "red_block at (0.9, 0) is off the table" in rec["error"], rec["error"]
+    with pytest.raises(ValidationError, match=r"red_block at \(0.9, 0\) is off the table"):
+        Task.model_validate(task)

@@ -130,6 +130,7 @@ def test_two_evals_into_one_folder_at_once(tmp_path, suite):
     codes = sorted([a.returncode, b.returncode])
     assert codes == [0, 2], (ea, eb)
     loser = eb if b.returncode == 2 else ea
+    assert json.loads(oa if a.returncode == 0 else ob)["episodes"] == 2  # stdout: JSON only
     assert "in use by another eval" in loser or "already holds a report" in loser
     assert _report(out)["episodes"] == 2 and _report(out)["complete"] is True
 
