@@ -184,6 +184,11 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
                       f"partial report {safe(r['files']['md'])}; continue with: skillbridge "
                       f"eval --resume {safe(str(out))}", highlight=False)
         raise typer.Exit(130) from None
+    except OSError as e:  # a full disk, a folder removed under us: the episodes so far are
+        # in results.jsonl, line by line, and --resume continues from them
+        raise UserError(f"cannot write the report in {out}: {e.strerror or e}; the finished "
+                        f"episodes are kept, continue with: skillbridge eval --resume {out}",
+                        1) from None
     if as_json:
         typer.echo(json.dumps(_summary(report), indent=2))
     else:

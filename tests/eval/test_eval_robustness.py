@@ -308,3 +308,26 @@ def test_a_job_that_always_kills_its_worker_is_given_up_after_bounded_retries(mo
     results, lost = ev.run_jobs(jobs, workers=2)
     assert list(lost) == [1] and "worker lost 3 times" in lost[1]
     assert [r and r["n"] for r in results] == [0, None, 2, 3]
+
+
+def test_a_full_disk_is_one_line_and_resumable(monkeypatch, capsys, tmp_path, suite):
+    import errno
+
+    from skillbridge import evaluation as ev
+
+    def full(report, out):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(ev, "write_report", full)
+    out = tmp_path / "rep"
+    code, _, err = run_cli(monkeypatch, capsys, *_eval_args(suite, out, 1, 1, "--json"))
+    assert code == 1
+    assert len(err.strip().splitlines()) == 1, err
+    line = err.strip()
+    assert "No space left on device" in line and f"--resume {out}" in line
+    assert "Traceback" not in err
+    assert len((out / "results.jsonl").read_text().splitlines()) == 2  # nothing lost
+    monkeypatch.undo()
+    code, stdout, err = run_cli(monkeypatch, capsys, "eval", "--resume", str(out), "--json")
+    assert code == 0, err
+    assert json.loads(stdout)["episodes"] == 2
