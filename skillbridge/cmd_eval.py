@@ -62,12 +62,14 @@ def eval_suite(
     ),
 ):
     """Run a task suite: planning, execution and refusal success with 95% intervals.
-    
-    Exit status: 0 every episode ran and every target with episodes is met; 1 a target is
-    missed, a run claimed success with its goal unmet in the world, an episode ended in an
-    error, or episodes are missing (workers lost); 2 unusable
-    input (suite, options, --out in use); 130 interrupted (Ctrl-C or SIGTERM): the partial
-    report is kept, continue it with --resume DIR."""
+
+    Exit status:
+      0    every episode ran and every target with episodes is met
+      1    a target is missed, a run claimed success with its goal unmet,
+           an episode ended in an error, or episodes are missing (workers lost)
+      2    unusable input (suite, options, --out in use by another eval)
+      130  interrupted (Ctrl-C or SIGTERM): the partial report is kept;
+           continue it with --resume DIR"""
     from skillbridge import evaluation as ev
     from skillbridge.suite import DEFAULT_SUITE, SuiteError, load_suite
 
