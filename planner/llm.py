@@ -16,6 +16,7 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import random
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -72,10 +73,11 @@ def _structured_unsupported(exc: BaseException, mode: str = "json_schema") -> bo
     status = _status(exc)
     if status is None and is_transient(exc):
         return False  # a timeout or dropped connection says nothing about the format
-    if status is not None and not 400 <= status <= 599:
+    if status is not None and (not 400 <= status <= 599 or status == 429):
         return False
     text = f"{exc} {getattr(exc, 'body', '') or ''}".lower()
-    return any(w in text for w in words)
+    # whole words: "format" must not match "for more information" in a rate-limit body
+    return any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", text) for w in words)
 
 
 def _sampling_kwargs(model: Any, temperature: float, seed: int) -> dict:

@@ -270,3 +270,12 @@ def test_ctrl_c_during_a_model_call_exits_at_once_with_a_message(server, tmp_pat
     assert proc.returncode == 130, (out, err)
     assert took < 5.0, took
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_errors_that_merely_mention_information_are_retried_not_stepped_down(server):
+    """'format' in 'For more information' is no refusal of the response format."""
+    busy = "Overloaded. For more information on this error, see the docs."
+    script = Script(("status", 503, busy), ("status", 429, busy), ("ok", json.dumps(VALID)))
+    o = make_planner(server, script, route="model").plan(VAGUE, make_world())
+    assert o.decision == "accepted" and o.attempts[0].meta["mode"] == "json_schema"
+    assert o.usage.retries == 2
