@@ -77,7 +77,7 @@ def _structured_unsupported(exc: BaseException, mode: str = "json_schema") -> bo
         return False
     text = f"{exc} {getattr(exc, 'body', '') or ''}".lower()
     # whole words: "format" must not match "for more information" in a rate-limit body
-    return any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", text) for w in words)
+    return any(re.search(rf"(?<![a-z]){re.escape(w)}s?(?![a-z])", text) for w in words)
 
 
 def _sampling_kwargs(model: Any, temperature: float, seed: int) -> dict:
