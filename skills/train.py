@@ -27,10 +27,11 @@ from pathlib import Path
 import numpy as np
 import torch
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from skills.bc import collect, fit, normaliser
 from skills.evaluate import evaluate_policy
-from skills.policy import MLPPolicy, load_policy, save_policy
+from skills.policy import MLPPolicy, PolicyError, load_policy, save_policy
 from skills.registry import get
 from skills.skill_env import SkillEnv
 from skills.trainers import OFF_POLICY, ON_POLICY, make_trainer
@@ -40,22 +41,110 @@ ALGOS = ON_POLICY + OFF_POLICY
 
 
 class TrainError(Exception):
-    pass
+    """Bad training input or a damaged run folder: one line for the user."""
+
+
+#: Environments stepped at once: each is a MuJoCo model in memory, so bound it.
+MAX_ENVS = 64
+#: A run folder is set up (config, args, versions written) before it gets its final name;
+#: until then it is ``.<skill>_<n>.tmp<pid>`` and ``--resume`` never picks it.
+SETUP_DONE = "args.yml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class _Dagger(_Strict):
+    expert_episodes: int = Field(ge=1, le=100_000)
+    noise: float = Field(ge=0, le=5)
+    iterations: int = Field(ge=0, le=100)
+    student_episodes: int = Field(ge=0, le=100_000)
+    epochs: int = Field(ge=1, le=10_000)
+    lr: float = Field(gt=0, le=1)
+
+
+class _PPO(_Strict):
+    n_steps: int = Field(ge=2, le=1_000_000)
+    batch_size: int = Field(ge=2, le=1_000_000)
+    n_epochs: int = Field(ge=1, le=1000)
+    learning_rate: float = Field(gt=0, le=1)
+    clip_range: float = Field(gt=0, le=1)
+    gamma: float = Field(gt=0, le=1)
+    gae_lambda: float = Field(ge=0, le=1)
+    target_kl: float | None = Field(default=None, gt=0, le=10)
+    log_std_init: float = Field(ge=-20, le=5)
+    value_warmup_episodes: int = Field(default=0, ge=0, le=100_000)
+
+
+class _SAC(_Strict):
+    learning_rate: float = Field(default=3e-4, gt=0, le=1)
+    buffer_size: int = Field(default=200_000, ge=1, le=10_000_000)
+    batch_size: int = Field(default=256, ge=1, le=1_000_000)
+    gamma: float = Field(default=0.98, gt=0, le=1)
+    tau: float = Field(default=0.005, gt=0, le=1)
+    train_freq: int = Field(default=1, ge=1, le=100_000)
+    gradient_steps: int = Field(default=1, ge=-1, le=100_000)
+    ent_coef: float = Field(default=0.005, ge=0, le=10)
+    log_std_init: float = Field(default=-1.6, ge=-20, le=5)
+    demo_episodes: int = Field(default=30, ge=0, le=100_000)
+    critic_warmup_steps: int = Field(default=500, ge=0, le=10_000_000)
+
+
+class _Eval(_Strict):
+    episodes: int = Field(ge=1, le=100_000)
+    freq: int = Field(ge=1, le=100_000_000)
+
+
+class TrainConfig(_Strict):
+    """A skill's hyperparameters (``skills/config/<skill>.yaml`` or ``-c FILE``), typed and
+    bounded, so a bad value is one line naming it before any run folder exists rather than
+    a traceback from deep inside stable-baselines3 minutes later."""
+
+    net_arch: list[int] = Field(min_length=1, max_length=8)
+    dagger: _Dagger
+    ppo: _PPO
+    timesteps: int = Field(ge=1, le=1_000_000_000)
+    eval: _Eval
+    sac: _SAC | None = None
+
+    @field_validator("net_arch")
+    @classmethod
+    def _layers(cls, v: list[int]) -> list[int]:
+        if any(not 1 <= h <= 4096 for h in v):
+            raise ValueError("net_arch layer sizes must be 1-4096")
+        return v
 
 
 def load_config(skill: str, path: str | Path | None = None) -> dict:
+    from sim.safeio import MiB, UnsafeFile, read_regular
+
     path = Path(path) if path else CONFIG_DIR / f"{skill}.yaml"
-    if not path.is_file():
-        raise TrainError(f"{path}: config file not found")
     try:
-        cfg = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as e:
-        raise TrainError(f"{path}: invalid YAML ({str(e).splitlines()[0]})") from None
+        text = read_regular(path, MiB).decode("utf-8")
+    except FileNotFoundError:
+        raise TrainError(f"{path}: config file not found") from None
+    except (UnsafeFile, UnicodeDecodeError) as e:
+        raise TrainError(f"{path}: {str(e).splitlines()[0]}") from None
+    except OSError as e:
+        raise TrainError(f"{path}: cannot read the config file ({e.strerror or e})") from None
+    try:
+        cfg = yaml.safe_load(text)
+    except (yaml.YAMLError, RecursionError) as e:
+        raise TrainError(f"{path}: invalid YAML ({(str(e) or type(e).__name__).splitlines()[0]})"
+                         ) from None
     if not isinstance(cfg, dict):
         raise TrainError(f"{path}: config must be a mapping")
     for key in ("net_arch", "dagger", "ppo", "timesteps", "eval"):
         if key not in cfg:
             raise TrainError(f"{path}: missing key {key!r}")
+    try:
+        TrainConfig.model_validate(cfg)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(x) for x in err.get("loc", ())) or "config"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        raise TrainError(f"{path}: {loc}: {msg} (got {err.get('input')!r:.60})") from None
     return cfg
 
 
@@ -89,18 +178,62 @@ def _json_dump(path: Path, obj) -> None:
     os.replace(tmp, path)
 
 
-def new_run_dir(logdir: Path, algo: str, skill: str) -> Path:
+def check_log_folder(logdir: Path, algo: str) -> Path:
+    """``<logdir>/<algo>``, created and probed for writing, or :class:`TrainError`."""
     base = logdir / algo
-    base.mkdir(parents=True, exist_ok=True)
-    ids = [int(p.name.rsplit("_", 1)[1]) for p in base.glob(f"{skill}_*") if p.name.rsplit("_", 1)[1].isdigit()]
-    run = base / f"{skill}_{max(ids, default=0) + 1}"
-    run.mkdir()
-    return run
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        probe = base / f".probe-{os.getpid()}"
+        probe.mkdir()
+        probe.rmdir()
+    except OSError as e:
+        raise TrainError(f"log folder {base} is not writable: {e.strerror or e}") from None
+    return base
+
+
+def _run_ids(base: Path, skill: str) -> list[tuple[int, Path]]:
+    out = []
+    for p in base.glob(f"{skill}_*") if base.is_dir() else ():
+        tail = p.name[len(skill) + 1:]
+        if tail.isdigit() and p.is_dir():
+            out.append((int(tail), p))
+    return out
+
+
+def new_run_dir(logdir: Path, algo: str, skill: str, setup: Callable[[Path], None]) -> Path:
+    """A new run folder ``<skill>_<n>``, populated by ``setup`` under a hidden temporary name
+    and renamed into place only once that succeeded (a half-made folder never looks like a
+    run, so ``--resume`` cannot pick it)."""
+    base = check_log_folder(logdir, algo)
+    tmp = base / f".{skill}.tmp{os.getpid()}"
+    try:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        setup(tmp)
+        for _ in range(100):
+            run = base / f"{skill}_{max((i for i, _ in _run_ids(base, skill)), default=0) + 1}"
+            try:
+                os.rename(tmp, run)  # fails if another run took the name meanwhile
+                return run
+            except OSError:
+                if not run.exists():
+                    raise
+        raise TrainError(f"cannot find a free run folder name under {base}")
+    except OSError as e:
+        raise TrainError(f"cannot set up a run folder under {base}: {e.strerror or e}") from None
+    finally:
+        if tmp.exists():
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def latest_run_dir(logdir: Path, algo: str, skill: str) -> Path | None:
-    runs = [p for p in (logdir / algo).glob(f"{skill}_*") if p.name.rsplit("_", 1)[1].isdigit()]
-    return max(runs, key=lambda p: int(p.name.rsplit("_", 1)[1]), default=None)
+    """The newest completely set-up run of ``skill`` (see :data:`SETUP_DONE`)."""
+    runs = [(i, p) for i, p in _run_ids(logdir / algo, skill) if (p / SETUP_DONE).is_file()]
+    return max(runs, default=(0, None))[1]
 
 
 # ---------------------------------------------------------------------- stage 1: DAgger
@@ -157,37 +290,55 @@ def train(
     get(skill)  # unknown skill -> KeyError with the known names
     if algo not in ALGOS:
         raise TrainError(f"algo {algo!r} is not supported; choose from {', '.join(ALGOS)}")
-    cfg = load_config(skill, config)
+    if not 1 <= n_envs <= MAX_ENVS:
+        raise TrainError(f"--n-envs must be between 1 and {MAX_ENVS}, not {n_envs}")
+    if not 0 <= seed <= 2**32 - 1:
+        raise TrainError(f"--seed must be between 0 and {2**32 - 1}, not {seed}")
+    cfg = load_config(skill, config)  # everything is checked before a folder is made
     total = int(timesteps if timesteps is not None else cfg["timesteps"])
+    if not 1 <= total <= 1_000_000_000:
+        raise TrainError(f"--n-timesteps must be between 1 and 1e9, not {total}")
     n_eval = int(eval_episodes or cfg["eval"]["episodes"])
     logdir = Path(logdir)
     run = latest_run_dir(logdir, algo, skill) if resume else None
     if resume and run is None:
         raise TrainError(f"nothing to resume under {logdir / algo}/{skill}_*")
     if run is None:
-        run = new_run_dir(logdir, algo, skill)
-        (run / "config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False))
         if algo in OFF_POLICY:
             n_envs = 1  # off-policy: one env, one gradient step per env step
         args = {"skill": skill, "algo": algo, "timesteps": total, "seed": seed, "n_envs": n_envs}
-        (run / "args.yml").write_text(yaml.safe_dump(args, sort_keys=False))
-        (run / "command.txt").write_text(shlex.join(argv or sys.argv) + "\n")
-        _json_dump(run / "versions.json", versions())
+
+        def setup(d: Path) -> None:
+            (d / "config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+            (d / "command.txt").write_text(shlex.join(argv or sys.argv) + "\n")
+            _json_dump(d / "versions.json", versions())
+            (d / SETUP_DONE).write_text(yaml.safe_dump(args, sort_keys=False))  # last
+
+        run = new_run_dir(logdir, algo, skill, setup)
     prog.log(f"run folder: {run}")
     t_start = time.time()
     torch.manual_seed(seed)
-    bc, bc_info = warm_start(skill, cfg, run, seed, prog, squash=algo in OFF_POLICY)
+    try:
+        bc, bc_info = warm_start(skill, cfg, run, seed, prog, squash=algo in OFF_POLICY)
+    except PolicyError as e:
+        raise TrainError(f"cannot resume: the warm start in {run / 'bc'} is damaged ({e}); "
+                         "start a new run without --resume") from None
     tb = run / "tensorboard" if tensorboard else None
     try:
         trainer = make_trainer(algo, skill, cfg, bc, n_envs, seed, tb)
     except ImportError as e:
         raise TrainError(str(e)) from None
-    progress = trainer.load_checkpoint(run / "checkpoint") or {}
+    progress = _load_checkpoint(trainer, run / "checkpoint")
     done_steps = int(progress.get("timesteps", 0))
     best = float(progress.get("best_success", -1.0))
     wall_before = float(progress.get("wall_s", 0.0))
     evals_path = run / "evaluations.json"
-    evals = json.loads(evals_path.read_text()) if evals_path.is_file() else []
+    try:
+        evals = json.loads(evals_path.read_text()) if evals_path.is_file() else []
+        if not isinstance(evals, list):
+            raise ValueError("not a list")
+    except (ValueError, UnicodeDecodeError) as e:
+        raise TrainError(f"cannot resume: {evals_path} is damaged ({e})".splitlines()[0]) from None
     if done_steps == 0:
         trainer.warm_up(prog)
         r = evaluate_policy(skill, bc, n_eval, seed=10_000 + seed)
@@ -215,6 +366,36 @@ def train(
             run / "checkpoint", {"timesteps": done_steps, "best_success": best, "wall_s": wall}
         )
     return run
+
+
+def _load_checkpoint(trainer, ck: Path) -> dict:
+    """The resumable state of a run, or :class:`TrainError` naming the damaged checkpoint
+    (safetensors, torch and JSON each raise their own types for a truncated file)."""
+    if ck.exists():
+        from sim.safeio import UnsafeFile, check_regular
+
+        try:
+            for f in ck.iterdir():
+                if not f.name.startswith("."):
+                    check_regular(f)  # a FIFO or a device would hang or never end
+        except (UnsafeFile, OSError) as e:
+            raise TrainError(f"cannot resume: {e}") from None
+    try:
+        progress = trainer.load_checkpoint(ck) or {}
+        if not isinstance(progress, dict):
+            raise ValueError("progress.json is not an object")
+        for key in ("timesteps", "best_success", "wall_s"):
+            v = progress.get(key, 0)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
+                raise ValueError(f"progress.json: {key} is not a number")
+        if progress.get("timesteps", 0) < 0:
+            raise ValueError("progress.json: negative timesteps")
+    except Exception as e:  # noqa: BLE001 - any decoding failure is a damaged checkpoint
+        msg = (str(e).strip().splitlines() or [""])[0][:160]
+        raise TrainError(f"cannot resume: the checkpoint in {ck} is damaged "
+                         f"({type(e).__name__}{': ' + msg if msg else ''}); start a new run "
+                         "without --resume") from None
+    return progress
 
 
 def _manifest(skill, algo, steps, wall, bc, bc_info, train_eval, seed) -> dict:
