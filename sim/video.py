@@ -104,6 +104,15 @@ def check_mp4(path: str | Path, frames: int | None = None, shown: str | Path | N
                              "written (is the disk full?)")
 
 
+def _remove(path: Path) -> None:
+    """Remove a temporary file if it is there; on a read-only disk even a missing file's
+    unlink fails (EROFS), and that must not replace the error being reported."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 class VideoWriter:
     """mp4 writer that only exposes the file once it is complete and checked (temp file +
     rename); any failure is a :class:`VideoError` and leaves no temporary file."""
@@ -126,7 +135,7 @@ class VideoWriter:
                 ffmpeg_log_level="quiet",
             )
         except OSError as e:
-            self._tmp.unlink(missing_ok=True)
+            _remove(self._tmp)
             raise VideoError(f"cannot write --video {self.path}: {e.strerror or e}") from None
         self.frames = 0
 
@@ -150,12 +159,12 @@ class VideoWriter:
             check_video_target(self.path)  # still nothing but an older video there
             os.replace(self._tmp, self.path)
         except OSError as e:
-            self._tmp.unlink(missing_ok=True)
+            _remove(self._tmp)
             if isinstance(e, VideoError):
                 raise
             raise VideoError(f"writing the video {self.path} failed: {e.strerror or e}") from None
         except BaseException:
-            self._tmp.unlink(missing_ok=True)
+            _remove(self._tmp)
             raise
         return self.path
 
@@ -165,7 +174,7 @@ class VideoWriter:
         except Exception:  # noqa: BLE001 - already failing; the temp file goes either way
             pass
         finally:
-            self._tmp.unlink(missing_ok=True)
+            _remove(self._tmp)
 
     def __enter__(self):
         return self
