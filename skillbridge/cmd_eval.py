@@ -259,7 +259,7 @@ def _claim_out(out: Path, resume: bool):
 
 
 def _summary(report: dict) -> dict:
-    keys = ("suite", "config", "episodes", "complete", "missing", "wall_s", "overall",
+    keys = ("suite", "config", "episodes", "complete", "missing", "infrastructure", "wall_s", "overall",
             "claims", "targets", "by_category", "failures", "tokens", "files")
     return {k: report.get(k) for k in keys}
 

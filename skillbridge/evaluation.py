@@ -319,14 +319,16 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 def run_jobs(jobs: list[dict], workers: int, progress: ProgressFn | None = None,
              sink: SinkFn | None = None, done_before: int = 0,
-             total: int | None = None) -> tuple[list[dict | None], dict[int, str]]:
+             total: int | None = None,
+             stats: dict | None = None) -> tuple[list[dict | None], dict[int, str]]:
     """Results in job order (None where a job was lost) and the lost jobs with the reason.
 
     ``workers`` > 1: a spawn-context process pool. A worker that dies (``kill -9``, the OOM
     killer) is the infrastructure failing, not the robot: its jobs are run again in a fresh
     pool, at most :data:`MAX_ATTEMPTS` times each, and then reported as lost, never as
     failed episodes. ``sink(i, rec)`` sees each result as it arrives, so a caller keeps the
-    finished episodes when a KeyboardInterrupt ends the run."""
+    finished episodes when a KeyboardInterrupt ends the run. ``stats`` (if given) counts
+    the jobs rerun after a lost worker and the pools rebuilt, for the report."""
     results: list[dict | None] = [None] * len(jobs)
     total = len(jobs) + done_before if total is None else total
     done = done_before
@@ -376,6 +378,8 @@ def run_jobs(jobs: list[dict], workers: int, progress: ProgressFn | None = None,
                 # only the jobs that were running pay an attempt (the queued ones lost
                 # nothing), so one job that always kills its worker cannot use up the others
                 charged = [i for i, _ in broken if i in running] or [i for i, _ in broken]
+                if broken and stats is not None:
+                    stats["jobs_rerun"] = stats.get("jobs_rerun", 0) + len(broken)
                 for i, exc in broken:
                     attempts[i] += i in charged
                     if attempts[i] >= MAX_ATTEMPTS:
@@ -389,6 +393,8 @@ def run_jobs(jobs: list[dict], workers: int, progress: ProgressFn | None = None,
         if todo:
             _stop_pool(pool)
             restarts += 1
+            if stats is not None:
+                stats["pool_restarts"] = restarts
         else:
             pool.shutdown(wait=True)
     return results, lost
@@ -842,11 +848,12 @@ def evaluate(suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None,
         raise KeyboardInterrupt
 
     old_term = signal.signal(signal.SIGTERM, on_term) if main else None
+    infra: dict = {}
     t0 = time.perf_counter()
     interrupted = False
     try:
         _, lost_idx = run_jobs([jobs[i] for i in todo], cfg.workers, progress, sink,
-                               done_before=len(done), total=len(jobs))
+                               done_before=len(done), total=len(jobs), stats=infra)
         lost = {keys[todo[i]]: why for i, why in lost_idx.items()}
     except KeyboardInterrupt:
         interrupted = True
@@ -863,6 +870,9 @@ def evaluate(suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None,
                    for j, k in zip(jobs, keys) if k not in done]
         report["complete"] = not missing
         report["missing"] = missing
+        # lost workers are the machine's failures, not the robot's: counted apart
+        report["infrastructure"] = {"jobs_rerun": infra.get("jobs_rerun", 0),
+                                    "pool_restarts": infra.get("pool_restarts", 0)}
         files = write_report(report, out)
         report["files"] = {k: str(v) for k, v in files.items()}
     finally:

@@ -295,6 +295,8 @@ def test_kill_9_of_a_worker_is_retried_not_counted(tmp_path, suite):
     assert summary["complete"] is True and summary["episodes"] == 6
     assert summary["failures"]["by_cause"] == {}
     assert summary["overall"]["execution"]["rate"] == 1.0
+    infra = summary["infrastructure"]  # the loss happened, and is reported apart
+    assert infra["pool_restarts"] >= 1 and infra["jobs_rerun"] >= 1
 
 
 @pytest.mark.slow
@@ -305,8 +307,10 @@ def test_a_job_that_always_kills_its_worker_is_given_up_after_bounded_retries(mo
 
     monkeypatch.setattr(ev, "run_job", _crashy.run_job)
     jobs = [{"n": 0}, {"n": 1, "crash": True}, {"n": 2}, {"n": 3}]
-    results, lost = ev.run_jobs(jobs, workers=2)
+    stats: dict = {}
+    results, lost = ev.run_jobs(jobs, workers=2, stats=stats)
     assert list(lost) == [1] and "worker lost 3 times" in lost[1]
+    assert stats["pool_restarts"] == ev.MAX_ATTEMPTS - 1  # a pool per try, none after
     assert [r and r["n"] for r in results] == [0, None, 2, 3]
 
 
