@@ -550,6 +550,10 @@ def write_markdown(report: dict, path: Path) -> None:
         L.append(f"**Incomplete**: {len(miss)} episode(s) did not run "
                  f"({', '.join(sorted({m['reason'] for m in miss}))}). Continue with "
                  f"`skillbridge eval --resume {Path(path).parent}`.\n")
+    rerun = (report.get("infrastructure") or {}).get("jobs_rerun", 0)
+    if rerun:
+        L.append(f"{rerun} job(s) ran again after their worker process was lost; a lost "
+                 "worker is not a robot failure and is not counted as one.\n")
     L.append(f"{report['suite']['tasks']} tasks × {cfg['seeds']} seeds = {report['episodes']} "
              f"episodes; planner `{cfg['llm']}`, policies `{cfg['policy_source']}`, "
              f"{cfg['workers']} workers, {report['wall_s']:.0f} s wall, {report['created']}.\n")

@@ -297,6 +297,7 @@ def test_kill_9_of_a_worker_is_retried_not_counted(tmp_path, suite):
     assert summary["overall"]["execution"]["rate"] == 1.0
     infra = summary["infrastructure"]  # the loss happened, and is reported apart
     assert infra["pool_restarts"] >= 1 and infra["jobs_rerun"] >= 1
+    assert "worker process was lost" in (out / "report.md").read_text()
 
 
 @pytest.mark.slow
