@@ -99,12 +99,16 @@ def eval_suite(
         lock = _claim_out(out, resume=True)
         try:
             s, cfg = ev.read_state(out)
-        except ev.ResumeError as e:
-            raise UserError(str(e), EXIT_INPUT) from None
-        cfg.workers = workers
-        from skillbridge.runner import make_executor
+            cfg.workers = workers
+            from skillbridge.runner import make_executor
 
-        make_executor(cfg.policy_source)
+            make_executor(cfg.policy_source)
+        except ev.ResumeError as e:
+            lock.close()
+            raise UserError(str(e), EXIT_INPUT) from None
+        except BaseException:
+            lock.close()
+            raise
     else:
         try:
             s = load_suite(suite)
@@ -128,7 +132,6 @@ def eval_suite(
     finally:
         lock.close()
     raise typer.Exit(exit_code(report))
-
 
 
 def exit_code(report: dict) -> int:
@@ -259,8 +262,8 @@ def _claim_out(out: Path, resume: bool):
 
 
 def _summary(report: dict) -> dict:
-    keys = ("suite", "config", "episodes", "complete", "missing", "infrastructure", "wall_s", "overall",
-            "claims", "targets", "by_category", "failures", "tokens", "files")
+    keys = ("suite", "config", "episodes", "complete", "missing", "infrastructure", "wall_s",
+            "overall", "claims", "targets", "by_category", "failures", "tokens", "files")
     return {k: report.get(k) for k in keys}
 
 

@@ -175,7 +175,8 @@ def eval_skill(
         path = Path(directory) / "manifest.json"
         m = json.loads(path.read_text())
         where = f" -f {policy_dir}" if policy_dir is not None else ""
-        m["evaluation"] = {**result, "seed": seed, "command": f"skillbridge eval-skill {skill} -n {episodes} --seed {seed}{where}"}
+        m["evaluation"] = {**result, "seed": seed, "command": f"skillbridge eval-skill {skill} "
+                                                            f"-n {episodes} --seed {seed}{where}"}
         tmp = path.with_name(".manifest.json.tmp")
         try:
             tmp.write_text(json.dumps(m, indent=2) + "\n")
