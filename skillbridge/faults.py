@@ -36,7 +36,7 @@ def move_cube(env, name: str, xy, yaw: float = 0.0, z: float = scene.CUBE_HALF) 
 
 def free_spot(world: WorldState, cube: str, rng: np.random.Generator,
               near: tuple[float, float] | None = None) -> tuple[float, float] | None:
-    """A reachable table spot clear of the other cubes, of the bins and of every region
+    """A table spot where cubes start, clear of the other cubes, of the bins and of every region
     (so a displaced cube never lands where some goal wants it); ``near``: within 12 cm of
     that point (a toppled cube falls beside its stack)."""
     others = [o.pos[:2] for o in world.objects if o.name != cube]
@@ -49,7 +49,10 @@ def free_spot(world: WorldState, cube: str, rng: np.random.Generator,
             ang, r = rng.uniform(0, 2 * math.pi), rng.uniform(0.07, 0.12)
             xy = np.array([near[0] + r * math.cos(ang), near[1] + r * math.sin(ang)])
         x, y = float(xy[0]), float(xy[1])
-        if not reachable_xy(x, y):
+        lo, hi = scene.SPAWN_LOW, scene.SPAWN_HIGH
+        # where cubes start at reset: the skills' start distribution (a cube against a bin
+        # wall is a different fault, one the skills were never trained for)
+        if not (lo[0] <= x <= hi[0] and lo[1] <= y <= hi[1]) or not reachable_xy(x, y):
             continue
         if any(math.hypot(x - p[0], y - p[1]) < MIN_CLEARANCE for p in others):
             continue
@@ -96,7 +99,7 @@ class Displace:
             return None
         was = ("in " + o.in_bin if o.in_bin else "on " + base if base else
                f"at ({o.pos[0]:.3f}, {o.pos[1]:.3f})")
-        move_cube(env, cube, spot, yaw=float(self.rng.uniform(-0.6, 0.6)))
+        move_cube(env, cube, spot, yaw=float(self.rng.uniform(-0.3, 0.3)))  # as at reset
         self.fired = {"fault": kind, "cube": cube, "was": was,
                       "to": [round(spot[0], 4), round(spot[1], 4)], "after": dict(step)}
         return dict(self.fired)

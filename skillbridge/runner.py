@@ -457,15 +457,21 @@ class Runner:
         return outcome.success, after
 
     def _verify(self, goal: list[str]):
-        """Settle the physics (hold still, gripper as it is), then evaluate ``goal`` on the
-        world state: the closed loop's success test. The settling steps are recorded."""
+        """Settle the physics, then evaluate ``goal`` on the world state: the closed loop's
+        success test. The arm holds still where it is (its motion target is drawn back onto
+        the gripper: a zero action would let it finish the lead it was given and push on),
+        the gripper stays as it is. The settling steps are recorded like any other."""
         from bridge import goals as G
+        from sim import scene
 
         env, writer = self.env, self.writer
+        ctl, data = env.controller, env.data
         n = max(1, math.ceil(SETTLE_S / _control_dt() - 1e-9))
         grip = 1.0 if env.world_state().held_object else -1.0
-        action = np.array([0.0, 0.0, 0.0, grip], dtype=np.float64)
+        speed = scene.MAX_EE_SPEED * scene.CONTROL_DT
         for _ in range(n):
+            back = (ctl.grip_pos(data) - ctl.target(data)) / speed
+            action = np.array([*np.clip(back, -1.0, 1.0), grip], dtype=np.float64)
             writer.record(env.get_state(), action, SETTLE_INDEX)
             env.step_physics(action)
         writer.flush()
