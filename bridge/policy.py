@@ -154,6 +154,22 @@ def _text(raw: Any, fallback: str) -> str:
     return fallback if fallback else (raw if isinstance(raw, str) else repr(raw)[:2000])
 
 
+def _from_model(prop: Proposal) -> bool:
+    """Whether a proposal came from a model (rules plans are built from the words)."""
+    return isinstance(prop.meta, dict) and prop.meta.get("source") == "model"
+
+
+def _grounded(res: BridgeResult, task: str, world: WorldState) -> BridgeResult:
+    """``res`` unchanged when its plan is grounded in ``task``, else a rejection."""
+    from bridge.grounding import check
+
+    reasons = check(task, res.plan_json(), world)
+    if not reasons:
+        return res
+    return BridgeResult(accepted=False, raw=res.raw, reasons=reasons,
+                        latency_s=res.latency_s)
+
+
 def negotiate(
     task: str,
     world: WorldState,
@@ -192,6 +208,8 @@ def negotiate(
                 continue
             wall = time.perf_counter() - t0
             res = validate(prop.raw, world, max_steps=max_steps)
+            if res.accepted and _from_model(prop):
+                res = _grounded(res, task, world)
             decision = (ATTEMPT_ACCEPTED if res.accepted
                         else ATTEMPT_REFUSED if res.refused else ATTEMPT_REJECTED)
             attempts.append(AttemptRecord(

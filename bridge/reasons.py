@@ -36,6 +36,8 @@ NO_EFFECT = "no_effect"
 GOAL_SYNTAX = "goal_syntax"
 GOAL_UNKNOWN_OBJECT = "goal_unknown_object"
 GOAL_NOT_ACHIEVED = "goal_not_achieved"
+# -- a model plan that moves what the instruction never asked about
+NOT_GROUNDED = "not_grounded"
 # -- not errors in the plan
 REFUSED = "refused"
 PLANNER_ERROR = "planner_error"
@@ -66,6 +68,8 @@ CODES: dict[str, str] = {
     GOAL_SYNTAX: "the plan's goal is not a list of predicates in the goal grammar",
     GOAL_UNKNOWN_OBJECT: "a goal predicate names an object, bin or region this scene lacks",
     GOAL_NOT_ACHIEVED: "the steps, simulated, leave a predicate of the plan's goal unmet",
+    NOT_GROUNDED: "a model's plan moves a cube or uses a target the instruction never asks "
+    "about",
     REFUSED: "the planner declined the task with a reason (not an error)",
     PLANNER_ERROR: "the proposer raised instead of answering (policy level)",
     INTERNAL_ERROR: "a bug in the bridge itself; the input is rejected, never accepted",

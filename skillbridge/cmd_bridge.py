@@ -27,8 +27,12 @@ def _world(seed: int, world_file: Path | None):
 
         from sim.world import WorldState
 
-        try:
-            return WorldState.model_validate_json(world_file.read_text(encoding="utf-8"))
+        from sim.safeio import MiB, UnsafeFile, read_regular
+
+        try:  # a regular file only: a FIFO would hang, /dev/zero would never end
+            return WorldState.model_validate_json(read_regular(world_file, 16 * MiB))
+        except UnsafeFile as e:
+            raise UserError(f"world file {e}", 2) from None
         except OSError as e:
             raise UserError(f"cannot read world file {world_file}: {e.strerror}", 2) from None
         except (ValidationError, ValueError) as e:
@@ -52,11 +56,14 @@ def _read(source: str) -> str:
         data = sys.stdin.buffer.read()
         name = "stdin"
     else:
-        path = Path(source)
-        if not path.is_file():
-            raise UserError(f"no such file: {source}", 2)
-        try:
-            data = path.read_bytes()
+        from sim.safeio import MiB, UnsafeFile, read_regular
+
+        try:  # a regular file only: a FIFO would hang, /dev/zero would never end
+            data = read_regular(Path(source), 16 * MiB)
+        except FileNotFoundError:
+            raise UserError(f"no such file: {source}", 2) from None
+        except UnsafeFile as e:
+            raise UserError(str(e), 2) from None
         except OSError as e:
             raise UserError(f"cannot read {source}: {e.strerror}", 2) from None
         name = source

@@ -244,11 +244,15 @@ def _loc(loc: tuple, data) -> str:
 
 
 def load_file(path: str | Path) -> SuiteFile:
+    from sim.safeio import MiB, UnsafeFile, read_regular
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
+    try:  # a regular file only: a FIFO given as --suite would hang
+        text = read_regular(p, 16 * MiB).decode("utf-8")
     except FileNotFoundError:
         raise SuiteError(f"{p}: no such suite file") from None
+    except UnsafeFile as e:
+        raise SuiteError(str(e)) from None
     except (OSError, UnicodeDecodeError) as e:
         raise SuiteError(f"{p}: cannot read: {e}") from None
     too_deep = SuiteError(f"{p}: nested too deeply to be a suite file (a suite is a few "

@@ -1,0 +1,128 @@
+"""Grounding: a model's plan may move only what the instruction asked about.
+
+Why: a schema-valid, executable plan can still be the wrong plan. A small model asked to
+"open the drawer" may answer with a pick and a place of whatever cube it likes; nothing in
+the schema or the simulation objects. So every cube a model's plan moves and every bin or
+cube it places onto must be *grounded* in the instruction's words: named by its colour (or a
+synonym, or a thing of that colour: "the colour of grass"), possibly misspelt by a letter,
+or covered by a quantifier ("every block", "sort the blocks"), or by a pronoun for the
+block already in the gripper. Regions need a region word. Rules plans are built from the
+words themselves and are not checked.
+
+The lexicon is deliberately generous (a false "grounded" only lets a valid plan through to
+the other checks; a false "ungrounded" costs a regeneration), but a plan for an instruction
+with no cue at all, such as "open the drawer", never passes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from bridge import reasons as R
+from bridge.reasons import Reason
+
+#: Words that point at a colour: the name, shades, and familiar things of that colour.
+COLOUR_CUES: dict[str, frozenset[str]] = {
+    "red": frozenset("""red reddish crimson scarlet ruby cherry maroon rouge rosso cardinal
+        burgundy vermilion carmine blood tomato tomatoes strawberry strawberries firetruck
+        fire truck engine stop ladybug ladybird rose roses ketchup apple brick-red rojo rot
+        rouge raspberry cranberry lobster chili chilli pepper wine garnet mars""".split()),
+    "green": frozenset("""green greenish emerald jade lime olive mint sage kelly forest grass
+        grassy leaf leaves frog cucumber broccoli spinach pine moss lettuce hulk avocado
+        pea peas kiwi shamrock clover basil verde vert grun grün fern jungle shrek
+        zucchini courgette celery""".split()),
+    "blue": frozenset("""blue bluish navy azure cobalt sapphire cerulean indigo royal baby
+        sky ocean sea blueberry blueberries smurf water jeans denim bluebird cookie monster
+        azul bleu blau teal turquoise aqua ultramarine periwinkle lapis""".split()),
+    "yellow": frozenset("""yellow yellowish golden gold amber lemon lemons mustard canary
+        sunflower sun sunny banana bananas bus taxi cab butter yolk egg duck corn pikachu
+        honey dandelion gelb amarillo jaune saffron blonde daffodil minion cheese""".split()),
+}
+#: Words under which every cube is meant.
+QUANTIFIERS = frozenset("""all every each everything both remaining rest whole sort tidy
+    clear other others everyone any""".split())
+#: Words for "the bin of its colour".
+MATCHING = frozenset("""its their own matching match matches same corresponding respective
+    sort sorted colour color colours colors""".split())
+#: Words for the block in the gripper.
+PRONOUNS = frozenset("""it them this that holding held hand gripper grip one""".split())
+REGION_CUES = frozenset("""left right center centre middle front back rear central
+    leftmost rightmost""".split())
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-zà-ÿ]+", text.lower())
+
+
+def _near(word: str, cue: str) -> bool:
+    """Equal, or one typing slip apart: two letters swapped, one letter dropped or doubled
+    (words of three letters and more), or one letter mistyped (four letters and more)."""
+    if word == cue:
+        return True
+    if min(len(word), len(cue)) < 3 or abs(len(word) - len(cue)) > 1:
+        return False
+    if len(word) == len(cue):
+        diff = [i for i, (a, b) in enumerate(zip(word, cue)) if a != b]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and (
+            word[diff[0]] == cue[diff[1]] and word[diff[1]] == cue[diff[0]])
+        return swapped or (len(diff) == 1 and len(cue) >= 4)
+    short, long_ = (word, cue) if len(word) < len(cue) else (cue, word)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _has(words: Iterable[str], cues: frozenset[str]) -> bool:
+    return any(_near(w, c) for w in words for c in cues)
+
+
+def colours_named(text: str) -> set[str]:
+    """The colours the text points at."""
+    words = _words(text)
+    return {c for c, cues in COLOUR_CUES.items() if _has(words, cues)}
+
+
+def check(task: str, steps: list[dict], world) -> list[Reason]:
+    """Reasons (code ``not_grounded``) for every moved cube or target the task never asked
+    about; empty when the plan is grounded."""
+    words = _words(task)
+    named = colours_named(task)
+    quant = _has(words, QUANTIFIERS) or any(w.endswith(("blocks", "cubes", "bricks"))
+                                            for w in words)
+    matching = _has(words, MATCHING)
+    pronoun = any(w in PRONOUNS for w in words)
+    held = getattr(world, "held_object", None)
+    out: list[Reason] = []
+
+    def colour_of(name: str) -> str:
+        return name.split("_", 1)[0]
+
+    for i, step in enumerate(steps):
+        skill = step.get("skill")
+        obj = step.get("object")
+        if isinstance(obj, str):
+            ok = colour_of(obj) in named or quant or (pronoun and obj == held)
+            if not ok:
+                out.append(Reason(R.NOT_GROUNDED, f"/steps/{i}/object",
+                                  f"the instruction never asks about {obj}",
+                                  f"move only what the instruction names: {_names(named)}"))
+        tgt = step.get("target")
+        if isinstance(tgt, str):
+            if tgt.startswith("table_"):
+                ok = _has(words, REGION_CUES)
+            else:
+                ok = colour_of(tgt) in named or (tgt.endswith("_bin") and matching) or (
+                    tgt.endswith("_bin") and len(getattr(world, "bins", []) or []) == 1)
+            if not ok:
+                out.append(Reason(R.NOT_GROUNDED, f"/steps/{i}/target",
+                                  f"the instruction never asks about {tgt}",
+                                  f"use only targets the instruction names: {_names(named)}"))
+        elif isinstance(tgt, list) and skill == "push":
+            if not re.search(r"\d", task):
+                out.append(Reason(R.NOT_GROUNDED, f"/steps/{i}/target",
+                                  "the instruction gives no coordinates",
+                                  "push to a region the instruction names"))
+    return out
+
+
+def _names(named: set[str]) -> str:
+    return ", ".join(sorted(named)) or "nothing in this scene, so refuse"
