@@ -116,17 +116,17 @@ def _step_schema(name: str, vocab: Vocabulary) -> dict:
 
 def _goal_schema(vocab: Vocabulary) -> dict:
     """The optional ``goal``: predicate strings over this scene's names. The pattern guides
-    constrained decoders; the bridge checks goals with the grammar itself (kinds, arity),
-    so every string the grammar accepts for this scene also matches the pattern."""
+    constrained decoders; the bridge checks goals with the grammar itself (kinds, arity), so
+    every string the grammar accepts for this scene, spaced with plain spaces, matches it."""
     import re
 
     from bridge.goals import MAX_GOAL_LITERALS, MAX_LITERAL_CHARS, PREDICATES
 
+    # plain groups and spaces only: grammar-constrained decoders (llama.cpp) convert this
     names = "|".join(re.escape(n) for n in (*vocab.objects, *vocab.bins, *vocab.regions))
-    arg = rf"(?:{names + '|' if names else ''}all|\*)"
+    arg = f"({names + '|' if names else ''}all|[*])"
     preds = "|".join(p for p, kinds in PREDICATES.items() if kinds)
-    pattern = (rf"^\s*(?:not\s+)?(?:home(?:\s*\(\s*\))?|(?:{preds})\s*\(\s*{arg}"
-               rf"(?:\s*,\s*{arg})?\s*\))\s*$")
+    pattern = (f"^ *(not +)?(home( *[(] *[)])?|({preds}) *[(] *{arg}( *, *{arg})? *[)]) *$")
     return {
         "type": "array",
         "maxItems": MAX_GOAL_LITERALS,
