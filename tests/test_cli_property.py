@@ -196,7 +196,8 @@ def _check(argv, monkeypatch, capsys):
 
 
 def _property(verb: str, examples: int):
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+    @settings(max_examples=examples, deadline=None, database=None,
+              derandomize=not os.environ.get("SKILLBRIDGE_PROPERTY_RANDOM"),
               suppress_health_check=[HealthCheck.function_scoped_fixture,
                                      HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(data=st.data())
