@@ -38,10 +38,21 @@ def _terminal_logging(level: str, console) -> None:
         if getattr(h, "_skillbridge_terminal", False):
             root.removeHandler(h)
     h = RichHandler(console=console, show_path=False, show_time=False, markup=False)
+    h.setFormatter(_PlainFormatter())
     h.setLevel(getattr(logging, level.upper()))
     h._skillbridge_terminal = True  # type: ignore[attr-defined]
     root.addHandler(h)
     root.propagate = False
+
+
+class _PlainFormatter(logging.Formatter):
+    """Log lines carry task and model text: escape control characters so a task holding
+    ``\x1b]0;...`` cannot drive the terminal through a log line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from skillbridge.errors import plain
+
+        return plain(super().format(record))
 
 
 def run(

@@ -74,7 +74,8 @@ class _Model:
 def test_negotiation_rejects_an_ungrounded_model_plan_and_regenerates():
     model = _Model([PICK_PLACE, PICK_PLACE, PICK_PLACE])
     neg = negotiate("open the drawer", make_world(), [model], max_regenerations=2)
-    assert not neg.executable
+    assert neg.decision == "safe_stop"  # nothing but the safe stop moves
+    assert len(neg.attempts) == 3
     assert all(R.NOT_GROUNDED in {r.code for r in a.reasons} for a in neg.attempts)
 
 
