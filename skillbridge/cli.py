@@ -39,9 +39,18 @@ def main(
 
 
 def _register_all() -> None:
-    from skillbridge import cmd_bridge, cmd_eval, cmd_planner, cmd_run, cmd_sim, cmd_skills
+    from skillbridge import (
+        cmd_bridge,
+        cmd_eval,
+        cmd_planner,
+        cmd_run,
+        cmd_sim,
+        cmd_skills,
+        cmd_train_planner,
+    )
 
-    for mod in (cmd_run, cmd_skills, cmd_planner, cmd_bridge, cmd_eval, cmd_sim):
+    for mod in (cmd_run, cmd_skills, cmd_planner, cmd_train_planner, cmd_bridge, cmd_eval,
+                cmd_sim):
         mod.register(app)
 
 

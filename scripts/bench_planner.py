@@ -1,0 +1,175 @@
+"""Planner accuracy and speed on the hand-written free-language test set.
+
+Runs every instruction of ``tests/planner/data/freeform.yaml`` through the rules planner,
+the embedded model alone and the hybrid route (rules when they understand everything, the
+model otherwise), each plan through the bridge, and judges it by its meaning: a doable
+instruction is right when the accepted plan, simulated with the skills' effects, makes the
+entry's goal true; a request that must be refused is right when nothing executable comes
+back. Prints accuracy with Wilson 95% intervals per route and category, refusal accuracy,
+plan latency p50/p95, decode tokens/s, model load time and peak RSS.
+
+    python scripts/bench_planner.py [--routes rules,model,hybrid] [--limit N] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def worlds_for(entries: list[dict], seed: int) -> list:
+    """The initial world of each entry, computed from physics (the scene it names)."""
+    import sim  # noqa: F401
+    from sim.env import TabletopEnv
+
+    env = TabletopEnv()
+    out = []
+    try:
+        for e in entries:
+            env.reset(seed=seed, options=e["scene"].reset_options())
+            out.append(env.world_state())
+    finally:
+        env.close()
+    return out
+
+
+def judge(entry: dict, outcome, world) -> bool:
+    """Right or wrong, by meaning (see the module docstring)."""
+    from bridge.goals import goal_holds
+    from bridge.validate import simulate
+
+    steps = outcome.steps()
+    if entry["refuse"]:
+        return not steps
+    if not steps:
+        return False
+    after, reasons = simulate(world, steps)
+    return not reasons and goal_holds(entry["literals"], after)
+
+
+def run_route(route: str, entries: list[dict], worlds: list, planner) -> list[dict]:
+    rows = []
+    for e, w in zip(entries, worlds):
+        t0 = time.perf_counter()
+        out = planner.plan(e["instruction"], w)
+        wall = time.perf_counter() - t0
+        model_calls = [p for p in out.proposals if p.get("proposer", "").startswith("embedded")]
+        rows.append({
+            "id": e["id"], "category": e["category"], "refuse": e["refuse"],
+            "ok": judge(e, out, w), "route": out.route, "decision": out.decision,
+            "steps": out.steps(), "latency_s": wall,
+            "model_calls": len(model_calls),
+            "tokens_out": sum(int(p.get("tokens_out", 0)) for p in model_calls),
+            "model_s": sum(float(p.get("latency_s", 0)) for p in model_calls),
+            "commands": [a.get("meta", {}).get("command") for a in
+                         (x.to_dict() for x in out.attempts) if a.get("meta", {}).get("command")],
+        })
+    return rows
+
+
+def summarise(rows: list[dict]) -> dict:
+    doable = [r for r in rows if not r["refuse"]]
+    refuse = [r for r in rows if r["refuse"]]
+    k, n = sum(r["ok"] for r in doable), len(doable)
+    kr, nr = sum(r["ok"] for r in refuse), len(refuse)
+    lat = sorted(r["latency_s"] for r in rows)
+    model = [r for r in rows if r["model_calls"]]
+    cats: dict[str, dict] = {}
+    for r in rows:
+        c = cats.setdefault(r["category"], {"n": 0, "ok": 0})
+        c["n"] += 1
+        c["ok"] += int(r["ok"])
+    for c in cats.values():
+        c["rate"] = round(c["ok"] / c["n"], 3)
+    tok = sum(r["tokens_out"] for r in model)
+    secs = sum(r["model_s"] for r in model)
+    return {
+        "accuracy": round(k / n, 4) if n else None, "n": n, "ci95": [round(x, 3) for x in wilson(k, n)],
+        "refusal_accuracy": round(kr / nr, 4) if nr else None, "refusal_n": nr,
+        "refusal_ci95": [round(x, 3) for x in wilson(kr, nr)],
+        "latency_p50_s": round(statistics.median(lat), 4) if lat else None,
+        "latency_p95_s": round(lat[min(len(lat) - 1, int(0.95 * len(lat)))], 4) if lat else None,
+        "model_calls": sum(r["model_calls"] for r in rows),
+        "model_latency_p50_s": round(statistics.median([r["model_s"] / r["model_calls"]
+                                                        for r in model]), 4) if model else None,
+        "decode_tokens_per_s": round(tok / secs, 1) if secs else None,
+        "by_category": cats,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--routes", default="rules,model,hybrid")
+    ap.add_argument("--limit", type=int, default=0, help="first N entries only")
+    ap.add_argument("--seed", type=int, default=0, help="scene seed")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--adapter", default=None, help="adapter folder (default: shipped)")
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--failures", action="store_true", help="list wrong answers")
+    a = ap.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(a.threads)
+    from planner.hybrid import HybridPlanner
+    from tests.planner.freeform import load_freeform
+
+    entries = load_freeform()
+    if a.limit:
+        entries = entries[: a.limit]
+    worlds = worlds_for(entries, a.seed)
+    report: dict = {"n_entries": len(entries), "seed": a.seed, "threads": a.threads,
+                    "routes": {}}
+    load_s = None
+    for route in a.routes.split(","):
+        spec = "rules" if route == "rules" else (
+            f"embedded:{a.adapter}" if a.adapter else "embedded")
+        t0 = time.perf_counter()
+        planner = HybridPlanner.from_spec(spec, route=route)
+        if route != "rules" and load_s is None:
+            planner.llm.chat.engine()  # load once, timed apart from the plans
+            load_s = time.perf_counter() - t0
+        rows = run_route(route, entries, worlds, planner)
+        report["routes"][route] = summarise(rows)
+        if a.failures:
+            report["routes"][route]["failures"] = [
+                {k: r[k] for k in ("id", "decision", "steps", "commands")}
+                for r in rows if not r["ok"]]
+    report["model_load_s"] = round(load_s, 2) if load_s is not None else None
+    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    if a.json:
+        print(json.dumps(report, indent=2))
+    else:
+        for route, s in report["routes"].items():
+            print(f"{route:7s} accuracy {s['accuracy']} (n={s['n']}, 95% CI {s['ci95']}), "
+                  f"refusals {s['refusal_accuracy']} (n={s['refusal_n']}), "
+                  f"p50 {s['latency_p50_s']} s, p95 {s['latency_p95_s']} s, "
+                  f"decode {s['decode_tokens_per_s']} tok/s")
+            for f in s.get("failures", []):
+                print("   x", f)
+        print(f"model load {report['model_load_s']} s, peak RSS {report['peak_rss_mb']} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
