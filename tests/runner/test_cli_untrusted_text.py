@@ -157,3 +157,13 @@ def test_go_home_when_home_is_nothing_to_do(tmp_path, monkeypatch, capsys):
     d = json.loads(out)
     assert d["status"] == "success" and "nothing to do" in d["message"]
     assert Path(d["episode"]).is_dir()
+
+
+def test_terminal_escapes_do_not_reach_the_terminal_through_log_lines(tmp_path, monkeypatch,
+                                                                       capsys):
+    task = "put the red block in the green bin \x1b]0;pwned\x07"
+    code, out, err = run_cli(monkeypatch, capsys, "run", task, "--out", str(tmp_path),
+                             "--policy-source", "scripted", "--log-level", "debug")
+    assert code in (0, 1), err
+    assert "Traceback" not in err and "INFO" in err
+    assert "\x1b]0;" not in out + err
