@@ -4,7 +4,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TASK   ?= put the red block in the green bin, then stack the blue block on the yellow block
 
-.PHONY: run test test-all bench clean
+.PHONY: install run test test-all bench clean
+
+install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)

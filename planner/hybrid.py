@@ -19,6 +19,8 @@ from planner.llm import LLMProposer, Usage
 from planner.rules import RulesPlanner, RulesResult
 
 ROUTES = ("hybrid", "rules", "model")
+#: What a user without a model is told when the rules do not understand them.
+NO_MODEL_HINT = "no language model is set up: run `make install` or pass --llm"
 
 
 class RulesProposer:
@@ -27,11 +29,14 @@ class RulesProposer:
 
     name = "rules"
 
-    def __init__(self, planner: RulesPlanner | None = None, *, as_fallback: bool = False):
+    def __init__(self, planner: RulesPlanner | None = None, *, as_fallback: bool = False,
+                 no_model_hint: bool = False):
         self.planner = planner or RulesPlanner()
         #: As a fallback after a model, an instruction it cannot parse yields an empty plan
         #: (rejected, so the bridge moves on to the safe stop) instead of a refusal.
         self.as_fallback = as_fallback
+        #: With no model configured, a refusal for not understanding says how to get one.
+        self.no_model_hint = no_model_hint
 
     def propose(self, request):
         from bridge.policy import Proposal
@@ -43,10 +48,11 @@ class RulesProposer:
         elif self.as_fallback:
             raw = json.dumps({"steps": []})
         else:
-            why = "; ".join(r.notes) or "not understood"
-            raw = json.dumps(
-                {"steps": [], "refuse": f"the rules planner could not parse this: {why}"[:200]}
-            )
+            why = ("; ".join(r.notes) or "not understood")[:110]
+            text = f"the rules planner could not parse this: {why}"
+            if self.no_model_hint:
+                text += f"; {NO_MODEL_HINT}"
+            raw = json.dumps({"steps": [], "refuse": text[:200]})
         return Proposal(
             raw=raw,
             tokens_in=0,
@@ -227,6 +233,8 @@ class HybridPlanner:
         """(route taken, proposers in order, the rules parse)."""
         r = self.rules.parse(task, world)
         if self.route == "rules" or (self.route == "hybrid" and (r.confident or self.llm is None)):
+            if self.llm is None and not r.confident:
+                return "rules", [RulesProposer(self.rules, no_model_hint=True)], r
             return "rules", [self.rules_proposer], r
         chain = [self.llm]
         if self.rules_fallback:

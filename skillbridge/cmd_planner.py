@@ -30,6 +30,7 @@ def plan(
     ),
     regenerations: int = typer.Option(2, "--regenerations", min=0, max=10, help="Regenerations."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    explain: bool = typer.Option(False, "--explain", help="Say which route planned and why."),
 ):
     """Plan a task without executing it: the accepted plan, the attempts, the token counts.
 
@@ -56,13 +57,44 @@ def plan(
     data = outcome.to_dict()
     data["spec"] = planner.spec
     data["seed"] = seed
+    data["explanation"] = _explain(outcome, route, planner.llm is not None)
     if as_json:
         echo(json.dumps(data, indent=2))
     else:
         _print(data)
+        if explain:
+            for line in data["explanation"]:
+                echo(f"why: {line}")
     # like `run`: 0 only when there is a plan to execute; a refusal or a safe stop is 1
     if outcome.decision in ("safe_stop", "failed", "refused"):
         raise typer.Exit(1)
+
+
+def _explain(outcome, route: str, has_model: bool) -> list[str]:
+    """Which route planned and why, in plain sentences (also in the JSON)."""
+    r = outcome.rules
+    lines = []
+    if route != "hybrid":
+        lines.append(f"--route {route} forced the {outcome.route} route")
+    elif outcome.route == "rules" and r.confident:
+        lines.append("the rules planner understood every word, so no model was asked")
+    elif outcome.route == "rules":
+        lines.append("the rules planner did not understand it and no model is set up")
+    else:
+        notes = "; ".join(r.notes) or "not confident"
+        lines.append(f"the rules planner was unsure ({notes}), so the model was asked")
+    for a in outcome.attempts:
+        a = a.to_dict() if hasattr(a, "to_dict") else a
+        meta = a.get("meta") or {}
+        if meta.get("command"):
+            lines.append(f"{a['proposer']}#{a['attempt']} rewrote it as: {meta['command']!r}")
+        codes = ",".join(x["code"] for x in a.get("reasons", [])) or "-"
+        lines.append(f"{a['proposer']}#{a['attempt']}: bridge {a['decision']} ({codes})")
+    if not has_model and not r.confident:
+        from planner.hybrid import NO_MODEL_HINT
+
+        lines.append(NO_MODEL_HINT)
+    return lines
 
 
 def _world(seed: int, cubes: str | None):
