@@ -330,6 +330,12 @@ def make_chat_model(spec: BackendSpec):
         if spec.base_url:
             kw["base_url"] = spec.base_url
         return mod.ChatAnthropic(**kw)
+    if spec.provider == "embedded" and spec.model.startswith(("http://", "https://")):
+        # the embedded model behind its OpenAI-compatible server (planner.embedded.server)
+        mod = _need("langchain_openai", "openai", "embedded (remote)")
+        return mod.ChatOpenAI(model="skillbridge-embedded", base_url=spec.model,
+                              api_key="not-needed", timeout=spec.timeout_s, max_retries=0,
+                              temperature=spec.temperature)
     if spec.provider == "embedded":
         from planner.embedded.proposer import EmbeddedChatModel
 
