@@ -40,6 +40,8 @@ def eval_suite(
                                "(default: the shipped tasks/)."),
     llm: str = typer.Option(None, "--llm", help="Planner: PROVIDER:MODEL or rules; default: "
                             "$SKILLBRIDGE_LLM, the config file, else rules."),
+    route: str = typer.Option("hybrid", "--route", help="hybrid (rules first, the model when "
+                              "unsure), rules, or model."),
     seeds: int = typer.Option(3, "--seeds", help="Seeds per task (scene layouts 0..K-1)."),
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON, no progress."),
@@ -87,7 +89,7 @@ def eval_suite(
             ("--suite", suite, None), ("--llm", llm, None), ("--seeds", seeds, 3),
             ("--only", only, None), ("--seed-base", seed_base, 0),
             ("--max-replans", max_replans, 2), ("--base-url", base_url, None),
-            ("--faults", faults, False),
+            ("--faults", faults, False), ("--route", route, "hybrid"),
             ("--policy-source", policy_source, "pretrained"),
         ) if value != default]
         if out is not None and Path(out) != Path(resume):
@@ -115,6 +117,11 @@ def eval_suite(
         except SuiteError as e:
             raise UserError(str(e), EXIT_INPUT) from None
         s = _select(s, only)
+        from planner.hybrid import ROUTES
+
+        if route not in ROUTES:
+            raise UserError(f"--route must be one of {', '.join(ROUTES)}, not {route!r}",
+                            EXIT_INPUT)
         planner_spec = _check_planner(llm, base_url)
         from skillbridge.runner import make_executor
 
@@ -125,7 +132,7 @@ def eval_suite(
             suite_path=str(suite if suite is not None else DEFAULT_SUITE),
             llm=llm, planner=planner_spec, seeds=seeds, seed_base=seed_base, workers=workers,
             out=out, policy_source=policy_source, max_replans=max_replans, base_url=base_url,
-            command=ev.command_line(), faults=faults,
+            command=ev.command_line(), faults=faults, route=route,
         )
     try:
         report = _run(s, cfg, as_json, resume is not None)

@@ -47,6 +47,8 @@ class EvalConfig:
     suite_path: str
     llm: str | None = None
     planner: str = "rules"  # the spec the planner resolved to (for the report)
+    #: hybrid (rules first, the model when unsure), rules, or model
+    route: str = "hybrid"
     seeds: int = 3
     seed_base: int = 0
     workers: int = 2
@@ -128,7 +130,7 @@ def run_job(job: dict) -> dict:
             cubes=_scene_cubes(task),
             max_replans=int(job.get("max_replans", 2)),
             out_dir=Path(job["episodes"]) / task.id, policy_source=job["policy_source"],
-            base_url=job.get("base_url"),
+            base_url=job.get("base_url"), route=str(job.get("route") or "hybrid"),
         )
         Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
         fault = None
@@ -245,6 +247,7 @@ def make_jobs(suite: Suite, cfg: EvalConfig, episodes: Path) -> list[dict]:
                 "task": task.model_dump(mode="json"), "seed": cfg.seed_base + k, "llm": cfg.llm,
                 "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
                 "base_url": cfg.base_url, "episodes": str(episodes), "faults": cfg.faults,
+                "route": cfg.route,
             })
     return jobs
 
@@ -498,7 +501,7 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
         "suite": {"name": suite.name, "path": str(cfg.suite_path),
                   "files": [str(f) for f in suite.files], "tasks": len(suite.tasks),
                   "by_category": {k: len(v) for k, v in suite.by_category().items()}},
-        "config": {"llm": cfg.planner, "seeds": cfg.seeds,
+        "config": {"llm": cfg.planner, "route": cfg.route, "seeds": cfg.seeds,
                    "seed_base": cfg.seed_base, "workers": cfg.workers,
                    "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
                    "faults": cfg.faults, "command": cfg.command},
@@ -555,7 +558,8 @@ def write_markdown(report: dict, path: Path) -> None:
         L.append(f"{rerun} job(s) ran again after their worker process was lost; a lost "
                  "worker is not a robot failure and is not counted as one.\n")
     L.append(f"{report['suite']['tasks']} tasks × {cfg['seeds']} seeds = {report['episodes']} "
-             f"episodes; planner `{cfg['llm']}`, policies `{cfg['policy_source']}`, "
+             f"episodes; planner `{cfg['llm']}` (route {cfg.get('route', 'hybrid')}), "
+             f"policies `{cfg['policy_source']}`, "
              f"{cfg['workers']} workers, {report['wall_s']:.0f} s wall, {report['created']}.\n")
     if cfg.get("command"):
         L.append(f"Command: `{cfg['command']}`\n")
@@ -753,7 +757,8 @@ def write_state(suite: Suite, cfg: EvalConfig, out: Path) -> None:
         "config": {"suite_path": cfg.suite_path, "llm": cfg.llm, "planner": cfg.planner,
                    "seeds": cfg.seeds, "seed_base": cfg.seed_base, "workers": cfg.workers,
                    "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
-                   "base_url": cfg.base_url, "command": cfg.command, "faults": cfg.faults},
+                   "base_url": cfg.base_url, "command": cfg.command, "faults": cfg.faults,
+                   "route": cfg.route},
     }
     _atomic_text(out / STATE_FILE, json.dumps(state, indent=2))
 
@@ -773,7 +778,8 @@ def read_state(out: Path) -> tuple[Suite, EvalConfig]:
                          seed_base=int(c["seed_base"]), workers=int(c["workers"]),
                          out=out, policy_source=str(c["policy_source"]),
                          max_replans=int(c["max_replans"]), base_url=c.get("base_url"),
-                         command=str(c.get("command") or ""), faults=bool(c.get("faults")))
+                         command=str(c.get("command") or ""), faults=bool(c.get("faults")),
+                         route=str(c.get("route") or "hybrid"))
         name = str(state["suite"]["name"])
         files = [Path(f) for f in state["suite"]["files"]]
     except FileNotFoundError:
