@@ -4,7 +4,6 @@ readable; a reader that goes away (``| head -1``) does not stop the run."""
 from __future__ import annotations
 
 import errno
-import json
 import os
 import subprocess
 import sys
