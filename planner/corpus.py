@@ -21,6 +21,12 @@ Command language (clauses joined by ``", then "``)::
 ``C`` is a colour word (absent colours such as purple are kept: the rules planner refuses
 them against the scene), ``R`` one of center, left, right, front, back.
 
+Each sample also carries a random scene line (which cubes exist, what is in a bin, stacked
+or held; :func:`planner.embedded.prompt.scene_line`): references such as "the one on top",
+"the block in the green bin", "the other one" or "the rest" are resolved against it, and
+everything else is copied through whatever the scene says (an absent colour is kept, so the
+rules planner refuses it against the real scene).
+
 Everything is drawn from one ``random.Random(seed)``, so a seed names a corpus exactly.
 """
 
@@ -28,7 +34,9 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from planner.embedded.prompt import scene_line
 
 CUBES = ("red", "green", "blue", "yellow")
 BINS = ("red", "green", "blue")
@@ -595,6 +603,141 @@ def absent(r: random.Random) -> tuple[str, str]:
     return text, c.command()
 
 
+# ----------------------------------------------------------------------------- scenes
+@dataclass
+class Scene:
+    cubes: list[str]
+    in_bin: dict[str, str] = field(default_factory=dict)
+    on: dict[str, str] = field(default_factory=dict)
+    held: str | None = None
+
+    def line(self) -> str:
+        return scene_line(self.cubes, self.in_bin, self.on, self.held)
+
+
+def random_scene(r: random.Random, must: tuple[str, ...] = ()) -> Scene:
+    """Which cubes exist and where some of them are; ``must`` cubes are present."""
+    n = max(len(must), r.choices([4, 3, 2, 1], weights=[58, 22, 14, 6])[0])
+    rest = [c for c in CUBES if c not in must]
+    chosen = set(must) | set(r.sample(rest, n - len(must)))
+    sc = Scene([c for c in CUBES if c in chosen])
+    free = [c for c in sc.cubes if c not in must]
+    if free and r.random() < 0.2:
+        sc.in_bin[free.pop(r.randrange(len(free)))] = r.choice(BINS)
+    if len(free) >= 2 and r.random() < 0.12:
+        top, base = r.sample(free, 2)
+        sc.on[top] = base
+        free = [c for c in free if c not in (top, base)]
+    if free and r.random() < 0.08:
+        sc.held = r.choice(free)
+    return sc
+
+
+def _bin_ref(w: Writer, b: str) -> str:
+    return w.bin(b).replace("the ", "", 1) if w.r.random() < 0.3 else w.bin(b)
+
+
+def reference(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:
+    """An instruction that names a cube by where it is or by what was said before."""
+    k = r.randrange(8)
+    p = r.choice
+    if k == 0:  # the block in a bin
+        c, b1 = r.choice(CUBES), r.choice(BINS)
+        sc = random_scene(r, (c,))
+        sc.in_bin = {c: b1}
+        sc.on = {a: b for a, b in sc.on.items() if c not in (a, b)}
+        b2 = _other(r, BINS, b1)
+        noun = p(["block", "cube", "one", "thing"])
+        src = w.bin(b1)
+        if r.random() < 0.3:
+            reg = r.choice(REGIONS)
+            text = f"{p(['move', 'take', 'put'])} the {noun} {p(['in', 'inside', 'from'])} {src} " \
+                   f"{p(['to', 'onto'])} {w.region(reg)}"
+            return text, [Clause("region", c, reg)], sc
+        text = p([f"{p(['move', 'put', 'transfer'])} the {noun} {p(['in', 'inside', 'that is in'])} "
+                  f"{src} {p(['into', 'to', 'in'])} {w.bin(b2)}",
+                  f"take whatever is in {src} and put it in {w.bin(b2)}",
+                  f"the {noun} sitting in {src} should go in {w.bin(b2)} instead"])
+        return text, [Clause("move", c, b2)], sc
+    if k == 1:  # the stack
+        top, base = r.sample(CUBES, 2)
+        sc = random_scene(r, (top, base))
+        sc.in_bin.pop(top, None)
+        sc.in_bin.pop(base, None)
+        sc.on = {top: base}
+        sc.held = None
+        b = r.choice(BINS)
+        topw = p(["the block on top", "the top block", "the one on top", "the cube on top of "
+                  "the stack", "the top one", "whatever is on top of the stack"])
+        if r.random() < 0.5:
+            b2 = r.choice(BINS)
+            botw = p(["the bottom one", "the one underneath", "the block below it",
+                      "the bottom block", "the other one"])
+            text = f"{p(['unstack them:', 'take the stack apart:', ''])} put {topw} in " \
+                   f"{w.bin(b)} and {botw} in {w.bin(b2)}"
+            return text, [Clause("move", top, b), Clause("move", base, b2)], sc
+        text = f"{p(['put', 'move', 'drop'])} {topw} {p(['in', 'into'])} {w.bin(b)}"
+        return text, [Clause("move", top, b)], sc
+    if k == 2:  # what the gripper holds
+        c = r.choice(CUBES)
+        sc = random_scene(r, (c,))
+        sc.in_bin.pop(c, None)
+        sc.on = {a: b for a, b in sc.on.items() if c not in (a, b)}
+        sc.held = c
+        what = p(["the block you're holding", "the cube in your gripper", "what you are holding",
+                  "the block in your hand", "the one you have", "the cube you picked up"])
+        others = [x for x in sc.cubes if x != c and x not in sc.on and x not in sc.in_bin]
+        if others and r.random() < 0.35:
+            d = r.choice(others)
+            return f"put {what} on top of {w.block(d)}", [Clause("stack", c, d)], sc
+        b = r.choice(BINS)
+        return f"{p(['put', 'drop', 'place'])} {what} {p(['in', 'into'])} {w.bin(b)}", \
+            [Clause("move", c, b)], sc
+    if k == 3:  # the other one (two cubes in the scene)
+        a, o = r.sample(CUBES, 2)
+        sc = Scene([c for c in CUBES if c in (a, o)])
+        b1, b2 = r.choice(BINS), r.choice(BINS)
+        text = p([f"put {w.block(a)} in {w.bin(b1)} and the other one in {w.bin(b2)}",
+                  f"{w.block(a)} goes in {w.bin(b1)}, the other {p(['block', 'cube', 'one'])} "
+                  f"in {w.bin(b2)}"])
+        return text, [Clause("move", a, b1), Clause("move", o, b2)], sc
+    if k == 4:  # the rest
+        a = r.choice(CUBES)
+        sc = random_scene(r, (a,))
+        sc.in_bin, sc.on, sc.held = {}, {}, None
+        b1, b2 = r.sample(BINS, 2)
+        rest = p(["the rest", "the others", "all the other blocks", "the remaining blocks",
+                  "everything else", "the remaining cubes"])
+        text = f"put {w.block(a)} in {w.bin(b1)} and {rest} in {w.bin(b2)}"
+        return text, [Clause("move", a, b1), Clause("except", dest=b2, excl=(a,))], sc
+    if k == 5:  # the same bin
+        a, c = r.sample(CUBES, 2)
+        sc = random_scene(r, (a, c))
+        sc.in_bin, sc.on, sc.held = {}, {}, None
+        b = r.choice(BINS)
+        same = p(["the same bin", "that bin too", "the same one", "the same box", "it as well"])
+        text = f"put {w.block(a)} in {w.bin(b)}, then {w.block(c)} in {same}"
+        return text, [Clause("move", a, b), Clause("move", c, b)], sc
+    if k == 6:  # both / them
+        a, c = r.sample(CUBES, 2)
+        sc = random_scene(r, (a, c))
+        sc.in_bin, sc.on, sc.held = {}, {}, None
+        b = r.choice(BINS)
+        text = p([f"take {w.block(a)} and {w.block(c)} and put them in {w.bin(b)}",
+                  f"both {w.block(a)} and {w.block(c)} {p(['go', 'belong'])} in {w.bin(b)}",
+                  f"{w.block(a)} and {w.block(c)} -> {w.bin(b)}"])
+        return text, [Clause("move", a, b), Clause("move", c, b)], sc
+    # the bin that holds a named cube
+    a, c = r.sample(CUBES, 2)
+    sc = random_scene(r, (a, c))
+    b = r.choice(BINS)
+    sc.in_bin = {a: b}
+    sc.on, sc.held = {}, None
+    text = f"put {w.block(c)} in the bin {p(['with', 'that has', 'holding', 'containing'])} " \
+           f"{w.block(a)}{p(['', ' in it'])}"
+    return text, [Clause("move", c, b)], sc
+
+
 # ----------------------------------------------------------------------------- samples
 _JOINS = [", then ", " and then ", ". Then ", "; ", ", and then ", " then ", ". After that, ",
           ", afterwards ", ". Next, ", " and ", ", next ", ". ", " & then ", " -> "]
@@ -640,14 +783,14 @@ def _reordered(r: random.Random, w: Writer, a: Clause, b: Clause) -> str:
 
 
 def sample(r: random.Random) -> dict:
-    """One (instruction, command, category) triple."""
+    """One (instruction, scene, command, category) sample."""
     k = r.random()
     if k < 0.10:
         text, cmd = refusal(r)
-        return _finish(r, text, cmd, "refuse", noise=r.random() < 0.3)
+        return _finish(r, text, cmd, "refuse", random_scene(r), noise=r.random() < 0.3)
     if k < 0.16:
         text, cmd = absent(r)
-        return _finish(r, text, cmd, "absent", noise=r.random() < 0.3)
+        return _finish(r, text, cmd, "absent", random_scene(r), noise=r.random() < 0.3)
     casual = r.random() < 0.2
     w = Writer(
         r,
@@ -656,11 +799,14 @@ def sample(r: random.Random) -> dict:
         goal_state=r.choice([0.0, 0.0, 0.3, 0.7]),
         casual=casual,
     )
-    if k < 0.26:
+    if k < 0.27:
+        text, clauses, sc = reference(r, w)
+        return _finish(r, text, command(clauses), "reference", sc, noise=True, casual=casual)
+    if k < 0.36:
         clauses = [_quantified(r)]
         if r.random() < 0.25:
             clauses.append(Clause("home"))
-    elif k < 0.30:
+    elif k < 0.40:
         clauses = [Clause("it", dest=r.choice(BINS))]
         if r.random() < 0.3:
             clauses.append(Clause("home"))
@@ -686,10 +832,16 @@ def sample(r: random.Random) -> dict:
         parts = [w.clause(c) for c in clauses]
         text = _join(r, parts, style)
         cat = "list" if style != "plain" else "plain"
-    return _finish(r, text, command(clauses), cat, noise=True, casual=casual)
+    sc = random_scene(r)
+    if clauses[0].kind == "it":
+        held = r.choice(sc.cubes)
+        sc.held = held
+        sc.in_bin.pop(held, None)
+        sc.on = {a: b for a, b in sc.on.items() if held not in (a, b)}
+    return _finish(r, text, command(clauses), cat, sc, noise=True, casual=casual)
 
 
-def _finish(r: random.Random, text: str, cmd: str, cat: str, *, noise: bool,
+def _finish(r: random.Random, text: str, cmd: str, cat: str, scene: Scene, *, noise: bool,
             casual: bool = False) -> dict:
     """Register, politeness, verbosity and typos, applied to the whole instruction."""
     if noise:
@@ -710,7 +862,7 @@ def _finish(r: random.Random, text: str, cmd: str, cat: str, *, noise: bool,
     if r.random() < 0.3 and not text.endswith((".", "!", "?")):
         text += r.choice([".", "!", "."])
     text = re.sub(r"[ ]{2,}", " ", text).strip()
-    return {"instruction": text, "command": cmd, "category": cat}
+    return {"instruction": text, "scene": scene.line(), "command": cmd, "category": cat}
 
 
 def generate(n: int, seed: int = 0) -> list[dict]:

@@ -68,7 +68,8 @@ def encode(tok, samples: list[dict], max_tokens: int) -> list[tuple[list[int], l
     """(input ids, labels) per sample; the prompt's labels are masked with -100."""
     out = []
     for s in samples:
-        p = tok(fmt.prompt(s["instruction"]), add_special_tokens=False)["input_ids"]
+        user = fmt.user_text(s["instruction"], s["scene"]) if "scene" in s else s["instruction"]
+        p = tok(fmt.prompt(user), add_special_tokens=False)["input_ids"]
         t = tok(fmt.target(s["command"]), add_special_tokens=False)["input_ids"]
         ids = (p + t)[:max_tokens]
         labels = ([-100] * len(p) + t)[:max_tokens]

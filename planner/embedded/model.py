@@ -26,6 +26,8 @@ from planner.errors import BackendUnavailable, PlannerError
 
 #: The adapter shipped with the package.
 SHIPPED = Path(__file__).resolve().parent.parent / "pretrained" / "smollm2-135m-commands"
+#: Prompt formats this version can drive (1: instruction only; 2: scene line + instruction).
+READABLE = (1, 2)
 #: Bounds on what a manifest may ask for (a received file must not make us allocate GBs).
 MAX_RANK = 128
 
@@ -71,7 +73,7 @@ def read_manifest(adapter_dir: Path) -> AdapterManifest:
         first = e.errors()[0] if isinstance(e, ValidationError) else {"msg": str(e)}
         raise PlannerError(f"{path}: not a valid planner adapter manifest ({first['msg']})"
                            ) from None
-    if m.format != "skillbridge-planner-adapter" or m.format_version != fmt.FORMAT_VERSION:
+    if m.format != "skillbridge-planner-adapter" or m.format_version not in READABLE:
         raise PlannerError(f"{path}: adapter format {m.format} v{m.format_version}; this "
                            f"version reads v{fmt.FORMAT_VERSION}: retrain with train-planner")
     return m
@@ -147,13 +149,16 @@ class EmbeddedModel:
                     raise PlannerError(f"{path}: tensor {key} is not finite")
                 mod.weight += delta
 
-    def rewrite(self, instruction: str, *, temperature: float = 0.0, seed: int = 0,
+    def rewrite(self, user: str, *, temperature: float = 0.0, seed: int = 0,
                 max_new_tokens: int = fmt.MAX_NEW_TOKENS) -> Rewrite:
-        """The instruction in the command language (greedy, or sampled when regenerating)."""
+        """The user message (:func:`prompt.user_text`: scene line and instruction, or a bare
+        instruction) in the command language (greedy, or sampled when regenerating)."""
         import torch
 
         t0 = time.monotonic()
-        ids = self.tok(fmt.prompt(instruction), add_special_tokens=False,
+        if self.manifest.format_version == 1 and user.startswith("scene: "):
+            user = user.split("\n", 1)[-1]  # v1 adapters were trained without the scene
+        ids = self.tok(fmt.prompt(user), add_special_tokens=False,
                        return_tensors="pt")["input_ids"]
         gen = torch.Generator().manual_seed(int(seed))
         out: list[int] = []

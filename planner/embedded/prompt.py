@@ -2,14 +2,15 @@
 
 Why so short: prompt processing dominates latency on a CPU, and the model is specialised by
 fine-tuning, so it needs no instructions, no schema and no few-shot block; only the chat
-frame its base was instruction-tuned with, around the user's text.
+frame its base was instruction-tuned with, one line of scene (so "the one on top", "the
+block in the green bin" and "what you are holding" can be resolved) and the user's text.
 """
 
 from __future__ import annotations
 
 #: Bumped whenever the prompt or the command language changes; an adapter trained for
 #: another version is refused at load.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 END = "<|im_end|>"
 #: Longest instruction given to the model (characters); longer text is cut at a word.
 MAX_CHARS = 600
@@ -24,9 +25,40 @@ def clip(text: str) -> str:
     return text[:MAX_CHARS].rsplit(" ", 1)[0]
 
 
-def prompt(instruction: str) -> str:
-    """The text the model continues."""
-    return f"<|im_start|>user\n{clip(instruction)}{END}\n<|im_start|>assistant\n"
+def scene_line(cubes: list[str], in_bin: dict[str, str] | None = None,
+               on: dict[str, str] | None = None, held: str | None = None) -> str:
+    """The scene as the model sees it, from colours: ``red green blue; blue on red; green
+    in blue bin; holding yellow``. Training and inference both build it here."""
+    parts = [" ".join(cubes) or "no cubes"]
+    parts += [f"{a} on {b}" for a, b in sorted((on or {}).items())]
+    parts += [f"{a} in {b} bin" for a, b in sorted((in_bin or {}).items())]
+    if held:
+        parts.append(f"holding {held}")
+    return "; ".join(parts)
+
+
+def scene_of(world) -> str:
+    """:func:`scene_line` of a :class:`sim.world.WorldState`."""
+    def col(name: str) -> str:
+        return name.split("_", 1)[0]
+
+    objs = list(getattr(world, "objects", []) or [])
+    return scene_line(
+        [col(o.name) for o in objs],
+        {col(o.name): col(o.in_bin) for o in objs if o.in_bin},
+        {col(o.name): col(o.on) for o in objs if o.on},
+        col(world.held_object) if getattr(world, "held_object", None) else None,
+    )
+
+
+def user_text(instruction: str, scene: str) -> str:
+    """The user message: the scene line, then the instruction."""
+    return f"scene: {scene}\n{clip(instruction)}"
+
+
+def prompt(user: str) -> str:
+    """The text the model continues, around a :func:`user_text` message."""
+    return f"<|im_start|>user\n{user}{END}\n<|im_start|>assistant\n"
 
 
 def target(command: str) -> str:

@@ -86,7 +86,10 @@ class EmbeddedProposer:
         t0 = time.monotonic()
         attempt = int(getattr(request, "attempt", 0) or 0)
         kw = {"temperature": REGEN_TEMPERATURE, "seed": attempt} if attempt else {}
-        msg = self.chat.invoke([HumanMessage(content=request.task)], **kw)
+        from planner.embedded.prompt import scene_of, user_text
+
+        user = user_text(request.task, scene_of(request.world))
+        msg = self.chat.invoke([HumanMessage(content=user)], **kw)
         command = str(msg.content)
         plan, notes = command_to_plan(command, request.world)
         usage = msg.usage_metadata or {}
