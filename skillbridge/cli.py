@@ -52,6 +52,9 @@ def _register_all() -> None:
     for mod in (cmd_run, cmd_skills, cmd_planner, cmd_train_planner, cmd_bridge, cmd_eval,
                 cmd_sim):
         mod.register(app)
+    from skillbridge import cmd_export  # datasets and viewers for other tools (issue 16)
+
+    cmd_export.register(app)
 
 
 #: Seeds go to numpy/gymnasium seeding, which refuses negatives deep inside a run.
