@@ -885,3 +885,25 @@ def split(samples: list[dict], held_out: float = 0.05) -> tuple[list[dict], list
     """Deterministic train / held-out split (the last fraction)."""
     k = max(1, int(len(samples) * held_out))
     return samples[:-k], samples[-k:]
+
+
+def command_texts() -> list[str]:
+    """Every shape of command the corpus teaches, over every colour, target and reason:
+    the texts whose tokens make up the embedded model's output vocabulary."""
+    cols = CUBES + ABSENT
+    out = [Clause("home").command(), Clause("all_match").command()]
+    for o in cols:
+        for d in BINS + ("yellow",) + ABSENT:
+            out += [Clause("move", o, d).command(), Clause("all", dest=d).command(),
+                    Clause("it", dest=d).command(),
+                    Clause("except", dest=d, excl=(o,)).command()]
+        for d in cols:
+            out += [Clause("stack", o, d).command(),
+                    Clause("except_match", excl=(o, d)).command()]
+        for reg in REGIONS:
+            out += [Clause("region", o, reg).command(), Clause("push", o, reg).command()]
+        out.append(Clause("pick", o).command())
+    out += ["refuse: " + why.format(x=x) for _, why in REFUSE_TEMPLATES for x in OTHER_OBJECTS]
+    out += ["refuse: " + why for _, why in FIXED_REFUSALS]
+    out.append("refuse: " + INJECTION_REASON)
+    return out + [", then ".join(out[i:i + 2]) for i in range(0, len(out) - 1, 2)]

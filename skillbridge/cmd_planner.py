@@ -143,7 +143,9 @@ def _print(d: dict) -> None:
         codes = ",".join(r["code"] for r in a.get("reasons", [])) or "-"
         c.print(
             f"  {safe(a['proposer'])}#{a['attempt']}: {safe(a['decision'])} [{safe(codes)}] "
-            f"{a['tokens_in']}+{a['tokens_out']} tokens, {a['latency_s'] * 1000:.0f} ms",
+            f"{a['tokens_in']}+{a['tokens_out']} tokens, {a['latency_s'] * 1000:.0f} ms"
+            + (f" (model loaded in {a['meta']['load_s']:.1f} s first)"
+               if (a.get("meta") or {}).get("load_s") else ""),
             highlight=False,
         )
     u = d["usage"]

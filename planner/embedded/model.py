@@ -14,6 +14,7 @@ import hashlib
 import json
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,17 +81,14 @@ def read_manifest(adapter_dir: Path) -> AdapterManifest:
 
 
 def command_vocabulary(tok) -> list[int]:
-    """Token ids the command language can use: every token of the commands of a large
-    generated corpus, plus the end marker."""
+    """Token ids the command language can use (every token of every command shape the
+    corpus teaches, with and without a leading space), plus the end marker."""
     from planner import corpus
 
     ids: set[int] = set()
-    for s in corpus.generate(4000, seed=12345):
-        ids.update(tok(" " + s["command"], add_special_tokens=False)["input_ids"])
-        ids.update(tok(s["command"], add_special_tokens=False)["input_ids"])
-    for words in (corpus.CUBES, corpus.ABSENT, corpus.REGIONS, corpus.OTHER_OBJECTS):
-        for w in words:
-            ids.update(tok(" " + w, add_special_tokens=False)["input_ids"])
+    for text in corpus.command_texts():
+        ids.update(tok(text, add_special_tokens=False)["input_ids"])
+        ids.update(tok(" " + text, add_special_tokens=False)["input_ids"])
     ids.update(tok(fmt.END, add_special_tokens=False)["input_ids"])
     return sorted(ids)
 
@@ -104,7 +102,9 @@ class EmbeddedModel:
         t0 = time.monotonic()
         self.adapter_dir = Path(adapter_dir) if adapter_dir else SHIPPED
         self.manifest = read_manifest(self.adapter_dir)
-        self.threads = threads or max(1, min(2, torch.get_num_threads()))
+        # one thread: a decode step is a chain of small matrix products, where a second
+        # thread mostly waits; under load (physics, eval workers) two threads ran 5x slower
+        self.threads = int(threads or 1)
         base = load_base(self.threads)
         if base.sha256 != self.manifest.base_file_sha256:
             raise PlannerError(
@@ -162,7 +162,9 @@ class EmbeddedModel:
                        return_tensors="pt")["input_ids"]
         gen = torch.Generator().manual_seed(int(seed))
         out: list[int] = []
-        with self._lock, torch.inference_mode():
+        with self._lock, torch.inference_mode(), warnings.catch_warnings():
+            # transformers 5.x renames past_key_values to cache; both work until 5.40
+            warnings.simplefilter("ignore", FutureWarning)
             torch.set_num_threads(self.threads)
             res = self.model(input_ids=ids, use_cache=True)
             past = res.past_key_values

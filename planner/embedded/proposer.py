@@ -79,10 +79,18 @@ class EmbeddedProposer:
     def __init__(self, chat: EmbeddedChatModel | None = None, name: str = "embedded"):
         self.chat = chat or EmbeddedChatModel()
         self.name = name
+        self._loaded = False
 
     def propose(self, request):
         from bridge.policy import Proposal
 
+        load_s = None
+        if isinstance(self.chat, EmbeddedChatModel) and not self._loaded:
+            # loading is once per process and reported apart, not as the plan's latency
+            t_load = time.monotonic()
+            engine = self.chat.engine()
+            load_s = engine.load_s if time.monotonic() - t_load > 0.01 else 0.0
+            self._loaded = True
         t0 = time.monotonic()
         attempt = int(getattr(request, "attempt", 0) or 0)
         kw = {"temperature": REGEN_TEMPERATURE, "seed": attempt} if attempt else {}
@@ -99,5 +107,6 @@ class EmbeddedProposer:
             tokens_out=int(usage.get("output_tokens", 0)),
             latency_s=time.monotonic() - t0,
             meta={"source": "model", "model": "embedded", "command": command,
-                  "temperature": kw.get("temperature", 0.0), **notes},
+                  "temperature": kw.get("temperature", 0.0),
+                  **({"load_s": round(load_s, 3)} if load_s else {}), **notes},
         )
