@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TASK   ?= put the red block in the green bin, then stack the blue block on the yellow block
 
-.PHONY: install run test test-all bench clean
+.PHONY: install run test test-all lint bench clean
 
 install: $(STAMP)
 
@@ -24,6 +24,13 @@ test: $(STAMP)
 
 test-all: $(STAMP)
 	$(PY) -m pytest -q -m ""
+
+# Style and types: ruff lint + format check on the repo, mypy on bridge/ (see pyproject.toml).
+LINT_PATHS ?= .
+lint: $(STAMP)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	$(PY) scripts/bench_sim.py

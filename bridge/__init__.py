@@ -5,6 +5,7 @@ machine-readable reasons; ``plan_schema`` is the per-scene JSON Schema the plann
 a model; ``policy.negotiate`` regenerates, falls back and finally stops safely.
 """
 
+from bridge import policy
 from bridge.models import (
     DEFAULT_MAX_STEPS,
     SUBGOAL_MODELS,
@@ -16,11 +17,10 @@ from bridge.models import (
     Subgoal,
     subgoal_json,
 )
+from bridge.policy import AttemptRecord, Negotiation, PlanRequest, Proposal, Proposer, negotiate
 from bridge.reasons import CODES, Reason
 from bridge.schema import plan_schema
 from bridge.validate import BridgeResult, validate
-from bridge import policy
-from bridge.policy import AttemptRecord, Negotiation, PlanRequest, Proposal, Proposer, negotiate
 
 __all__ = [
     "AttemptRecord",

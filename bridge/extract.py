@@ -164,21 +164,26 @@ def _unreadable(text: str, scan: _Scan) -> Extracted | None:
     """The rejection for a reply whose JSON is cut off, broken or too many to read."""
     if scan.open_at is not None:
         return _reject(
-            text, R.TRUNCATED_OUTPUT,
+            text,
+            R.TRUNCATED_OUTPUT,
             f"the JSON value starting at character {scan.open_at} is never closed; "
             "the output looks cut off, and no part of it is used",
             "reply with the whole plan as one complete JSON object (a shorter answer fits)",
         )
     if scan.broken_at is not None:
         return _reject(
-            text, R.PARSE_ERROR,
-            R.bounded(f"the JSON value starting at character {scan.broken_at} does not parse "
-                      f"({scan.broken_error}); no part of it is used"),
+            text,
+            R.PARSE_ERROR,
+            R.bounded(
+                f"the JSON value starting at character {scan.broken_at} does not parse "
+                f"({scan.broken_error}); no part of it is used"
+            ),
             _parse_hint(text, None),
         )
     if scan.over_limit:
         return _reject(
-            text, R.TOO_MANY_VALUES,
+            text,
+            R.TOO_MANY_VALUES,
             f"more than {MAX_SCAN_ATTEMPTS} JSON values in the output; the rest was not read, "
             "so which one is the plan is unknown",
             'reply with exactly one JSON object {"steps": [...]} and nothing else',
@@ -190,8 +195,8 @@ def _reject(text: str, code: str, message: str, hint: str) -> Extracted:
     return Extracted(text, reasons=[Reason(code, "", message, hint)])
 
 
-def _parse_hint(text: str, err: Exception) -> str:
-    hints = ["reply with one JSON object like {\"steps\": [{\"skill\": \"home\"}]}"]
+def _parse_hint(text: str, err: Exception | None) -> str:
+    hints = ['reply with one JSON object like {"steps": [{"skill": "home"}]}']
     if "'" in text and '"' not in text:
         hints.append("JSON needs double quotes")
     if re.search(r",\s*[}\]]", text):

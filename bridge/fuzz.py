@@ -24,10 +24,35 @@ from bridge.validate import BridgeResult
 from sim.world import WorldState
 from skills.registry import REGISTRY
 
-JUNK_NAMES = ["purple_block", "red_blok", "green bin", "table", "gripper", "", "RED_BLOCK",
-              "red_block ", "bin", "the red block", "x" * 100]
-JUNK_VALUES: list[Any] = [None, True, 0, -1, 1e308, 3.5, [], {}, [1], "0.1", [0.1, "y"],
-                          float("nan"), float("inf"), 10**400]
+JUNK_NAMES = [
+    "purple_block",
+    "red_blok",
+    "green bin",
+    "table",
+    "gripper",
+    "",
+    "RED_BLOCK",
+    "red_block ",
+    "bin",
+    "the red block",
+    "x" * 100,
+]
+JUNK_VALUES: list[Any] = [
+    None,
+    True,
+    0,
+    -1,
+    1e308,
+    3.5,
+    [],
+    {},
+    [1],
+    "0.1",
+    [0.1, "y"],
+    float("nan"),
+    float("inf"),
+    10**400,
+]
 
 
 def _candidates(world: WorldState) -> list[dict]:
@@ -42,7 +67,7 @@ def _candidates(world: WorldState) -> list[dict]:
     return out
 
 
-def _runnable(world: WorldState, step: dict):
+def _runnable(world: WorldState, step: dict) -> WorldState | None:
     sub = SUBGOAL_MODELS[step["skill"]].model_validate(step)
     skill = REGISTRY[step["skill"]]
     if skill.preconditions(world, sub):
@@ -60,9 +85,16 @@ def valid_plan(world: WorldState, rng: random.Random, max_len: int = 6) -> list[
         if rng.random() < 0.2 and w.held_object is None:
             o = rng.choice(w.object_names) if w.object_names else None
             if o:
-                cands.append({"skill": "push", "object": o,
-                              "target": [round(rng.uniform(-0.2, 0.2), 3),
-                                         round(rng.uniform(-0.25, 0.2), 3)]})
+                cands.append(
+                    {
+                        "skill": "push",
+                        "object": o,
+                        "target": [
+                            round(rng.uniform(-0.2, 0.2), 3),
+                            round(rng.uniform(-0.25, 0.2), 3),
+                        ],
+                    }
+                )
         rng.shuffle(cands)
         for c in cands:
             nxt = _runnable(w, c)
@@ -118,7 +150,7 @@ def mutate(plan: list[dict], world: WorldState, rng: random.Random) -> Any:
             if isinstance(step[k], str) and step[k]:
                 s = step[k]
                 p = rng.randrange(len(s))
-                step[k] = s[:p] + rng.choice("abxyz_ ") + s[p + 1:]
+                step[k] = s[:p] + rng.choice("abxyz_ ") + s[p + 1 :]
         else:
             doc[i] = rng.choice(JUNK_VALUES)
     return doc
@@ -177,9 +209,12 @@ def random_text(rng: random.Random) -> str:
 #: Families whose reply is broken around an intended plan or refusal (issue 10 A).
 BROKEN_FAMILIES = ("truncated", "prefix", "lost_refusal", "correction")
 #: Cut a plan after a complete step with one of these; none closes the value.
-_PREFIX_TAILS = ["", ",", ", ", ",\n  ", " {", ', {"skill": "pl', ", {\"skill\""]
-_REFUSALS = ["there is no purple block in the scene", "I cannot do that",
-             "the task needs a skill I do not have"]
+_PREFIX_TAILS = ["", ",", ", ", ",\n  ", " {", ', {"skill": "pl', ', {"skill"']
+_REFUSALS = [
+    "there is no purple block in the scene",
+    "I cannot do that",
+    "the task needs a skill I do not have",
+]
 
 
 class Case(NamedTuple):
@@ -256,15 +291,23 @@ def lost_refusal(world: WorldState, rng: random.Random) -> Case:
 def correction(world: WorldState, rng: random.Random) -> Case:
     """Plan A, many small JSON values, then "use this instead" and plan B: B was meant."""
     a, b = valid_plan(world, rng), valid_plan(world, rng)
-    noise = " ".join(rng.choice(["[0]", "{}", "[1, 2]", '{"x": 1}'])
-                     for _ in range(rng.choice([3, 40, 63, 64, 70, 120])))
-    raw = f"{json.dumps({'steps': a})}\n{noise}\nCorrection, use this instead:\n" \
-          f"{json.dumps({'steps': b})}"
+    noise = " ".join(
+        rng.choice(["[0]", "{}", "[1, 2]", '{"x": 1}'])
+        for _ in range(rng.choice([3, 40, 63, 64, 70, 120]))
+    )
+    raw = (
+        f"{json.dumps({'steps': a})}\n{noise}\nCorrection, use this instead:\n"
+        f"{json.dumps({'steps': b})}"
+    )
     return Case("correction", raw, b, True)
 
 
-_BROKEN = {"truncated": truncated, "prefix": prefix, "lost_refusal": lost_refusal,
-           "correction": correction}
+_BROKEN = {
+    "truncated": truncated,
+    "prefix": prefix,
+    "lost_refusal": lost_refusal,
+    "correction": correction,
+}
 
 
 def case(world: WorldState, rng: random.Random) -> Case:
@@ -288,8 +331,13 @@ def _is_strict_prefix(short: list, long: Any) -> bool:
     return isinstance(long, list) and len(short) < len(long) and long[: len(short)] == short
 
 
-def verdict(res: BridgeResult, world: WorldState, intent: Any = None, exact: bool = False,
-            max_steps: int = DEFAULT_MAX_STEPS) -> str | None:
+def verdict(
+    res: BridgeResult,
+    world: WorldState,
+    intent: Any = None,
+    exact: bool = False,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> str | None:
     """Why accepting ``res`` is unsafe, or None when it is not (or nothing was accepted).
 
     ``invalid``: the plan fails the full schema or a fresh simulation; ``refusal_lost``:
@@ -318,7 +366,12 @@ def verdict(res: BridgeResult, world: WorldState, intent: Any = None, exact: boo
     return None
 
 
-def unsafe(res: BridgeResult, world: WorldState, max_steps: int = DEFAULT_MAX_STEPS,
-           intent: Any = None, exact: bool = False) -> bool:
+def unsafe(
+    res: BridgeResult,
+    world: WorldState,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    intent: Any = None,
+    exact: bool = False,
+) -> bool:
     """True when ``res`` accepted something that must not run (see :func:`verdict`)."""
     return verdict(res, world, intent, exact, max_steps) is not None

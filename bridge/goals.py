@@ -83,7 +83,7 @@ class Literal_:
     def names(self) -> list[tuple[str, str]]:
         """(kind, name) of every concrete (non-wildcard) argument."""
         kinds = PREDICATES[self.pred]
-        return [(k, a) for k, a in zip(kinds, self.args) if a not in (ANY, ALL)]
+        return [(k, a) for k, a in zip(kinds, self.args, strict=False) if a not in (ANY, ALL)]
 
     @property
     def subject(self) -> str | None:
@@ -102,8 +102,9 @@ def parse_literal(text: str) -> Literal_:
     """``"not in(red_block, green_bin)"`` -> :class:`Literal_`; GoalSyntaxError otherwise
     (GoalUnknownName when only a name is wrong)."""
     if not isinstance(text, str):
-        raise GoalSyntaxError(f"a goal must be a string like 'in(red_block, green_bin)', "
-                              f"not {type(text).__name__}")
+        raise GoalSyntaxError(
+            f"a goal must be a string like 'in(red_block, green_bin)', not {type(text).__name__}"
+        )
     if len(text) > MAX_LITERAL_CHARS:
         raise GoalSyntaxError(f"a goal literal is at most {MAX_LITERAL_CHARS} characters")
     m = _LITERAL_RE.match(text)
@@ -116,6 +117,7 @@ def parse_literal(text: str) -> Literal_:
     if not m and not bare:
         raise GoalSyntaxError(f"{text!r} is not of the form [not] predicate(arg, ...)")
     g = m or bare
+    assert g is not None  # one of the two matched (checked above)
     negated, pred = bool(g.group(1)), g.group(2)
     inner = m.group(3) if m else ""
     if pred not in PREDICATES:
@@ -129,7 +131,7 @@ def parse_literal(text: str) -> Literal_:
             f"{pred} takes {len(kinds)} argument(s) ({', '.join(kinds) or 'none'}), got "
             f"{len(args)} in {text!r}"
         )
-    for kind, a in zip(kinds, args):
+    for kind, a in zip(kinds, args, strict=False):
         if not _NAME_RE.match(a):
             raise GoalSyntaxError(f"bad argument {a!r} in {text!r}")
         if a in (ANY, ALL):
@@ -137,7 +139,10 @@ def parse_literal(text: str) -> Literal_:
         if a not in _KNOWN[kind]:
             raise GoalUnknownName(
                 f"{a!r} in {text!r} is not {'an' if kind == OBJ else 'a'} {kind} of the scene; "
-                f"known: {', '.join(sorted(_KNOWN[kind]))}", a, kind)
+                f"known: {', '.join(sorted(_KNOWN[kind]))}",
+                a,
+                kind,
+            )
     return Literal_(pred, args, negated)
 
 
@@ -196,7 +201,7 @@ def _evaluate(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
         pools = [_domain(kinds[i], world) for i in any_slots]
         for combo in itertools.product(*pools):
             b = list(bound)
-            for i, name in zip(any_slots, combo):
+            for i, name in zip(any_slots, combo, strict=False):
                 b[i] = name
             if _atom(pred, tuple(b), world):
                 return True
@@ -207,7 +212,7 @@ def _evaluate(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
     pools = [_domain(kinds[i], world) for i in all_slots]
     for combo in itertools.product(*pools):
         b = list(args)
-        for i, name in zip(all_slots, combo):
+        for i, name in zip(all_slots, combo, strict=False):
             b[i] = name
         if not with_any(b):
             return False
@@ -247,8 +252,10 @@ def effect_goal(before: WorldState, after: WorldState, steps: Iterable[dict]) ->
         touched.append(before.held_object)
     for o in after.objects:
         b = before.object(o.name)
-        if b is not None and o.name not in touched and (
-            (b.in_bin, b.on, b.held, b.pos) != (o.in_bin, o.on, o.held, o.pos)
+        if (
+            b is not None
+            and o.name not in touched
+            and ((b.in_bin, b.on, b.held, b.pos) != (o.in_bin, o.on, o.held, o.pos))
         ):
             touched.append(o.name)
     out: list[str] = []
@@ -312,8 +319,9 @@ def _expand(lit: Literal_, world: WorldState) -> list[str]:
     return [str(Literal_(pred, (s, *lit.args[1:]))) for s in subjects]
 
 
-def mismatch(stated: Iterable[str], required: Iterable[Literal_ | str],
-             world: WorldState) -> list[str]:
+def mismatch(
+    stated: Iterable[str], required: Iterable[Literal_ | str], world: WorldState
+) -> list[str]:
     """How a planner's stated goal differs from the task's (``world``: the scene it was
     stated for): destinations the task asks for that it omits, and destinations of cubes
     the task does not mention. Conditions a suite adds (``not held(*)``, ``on_table``) and

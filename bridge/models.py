@@ -8,10 +8,11 @@ and are frozen. Adding a skill to the registry adds its subgoal here without bri
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
+from skills.base import Skill, SkillParams
 from skills.registry import REGISTRY
 
 #: Default and hard limit of steps in one plan.
@@ -20,18 +21,20 @@ DEFAULT_MAX_STEPS = 12
 MAX_REFUSAL_CHARS = 200
 
 
-def _subgoal_model(skill) -> type[BaseModel]:
+def _subgoal_model(skill: Skill) -> type[SkillParams]:
+    # Literal of a runtime name: a valid type to pydantic, not to a static checker
+    literal = cast(Any, Literal[skill.name])
     model = create_model(
         f"{skill.name.capitalize()}Subgoal",
         __base__=skill.Params,
         __doc__=skill.description,
-        skill=(Literal[skill.name], Field(..., description=f"always {skill.name!r}")),
+        skill=(literal, Field(..., description=f"always {skill.name!r}")),
     )
     return model
 
 
 #: Subgoal model per skill name, in registry order.
-SUBGOAL_MODELS: dict[str, type[BaseModel]] = {n: _subgoal_model(s) for n, s in REGISTRY.items()}
+SUBGOAL_MODELS: dict[str, type[SkillParams]] = {n: _subgoal_model(s) for n, s in REGISTRY.items()}
 
 PickSubgoal = SUBGOAL_MODELS["pick"]
 PlaceSubgoal = SUBGOAL_MODELS["place"]
@@ -39,8 +42,12 @@ PushSubgoal = SUBGOAL_MODELS["push"]
 HomeSubgoal = SUBGOAL_MODELS["home"]
 
 #: Any subgoal, discriminated by ``skill``.
-Subgoal = Annotated[Union[tuple(SUBGOAL_MODELS.values())], Field(discriminator="skill")]
-SUBGOAL_ADAPTER: TypeAdapter = TypeAdapter(Subgoal)
+if TYPE_CHECKING:  # statically, a subgoal is a skill's parameter model
+    Subgoal = SkillParams
+else:
+    # Union[...] of a runtime tuple: the `X | Y` spelling cannot be built from a tuple
+    Subgoal = Annotated[Union[tuple(SUBGOAL_MODELS.values())], Field(discriminator="skill")]  # noqa: UP007
+SUBGOAL_ADAPTER: TypeAdapter[Subgoal] = TypeAdapter(Subgoal)
 
 
 class Plan(BaseModel):
@@ -59,9 +66,10 @@ def subgoal_json(sub: BaseModel) -> dict[str, Any]:
 
 
 def skill_of(sub: BaseModel) -> str:
-    return sub.skill  # type: ignore[attr-defined]
+    name: str = sub.skill  # type: ignore[attr-defined]
+    return name
 
 
-def safe_stop_steps() -> list[BaseModel]:
+def safe_stop_steps() -> list[SkillParams]:
     """The safe stop: open the gripper and return home. Executable in every state."""
-    return [HomeSubgoal(skill="home")]
+    return [HomeSubgoal(skill="home")]  # type: ignore[call-arg]  # `skill` is added at run time

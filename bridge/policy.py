@@ -20,8 +20,9 @@ import json
 import logging
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from bridge import reasons as R
 from bridge.models import DEFAULT_MAX_STEPS, safe_stop_steps, subgoal_json
@@ -39,7 +40,11 @@ REFUSED = "refused"
 FAILED = "failed"
 #: Decisions of one attempt.
 ATTEMPT_ACCEPTED, ATTEMPT_REJECTED, ATTEMPT_REFUSED, ATTEMPT_ERROR = (
-    "accepted", "rejected", "refused", "error")
+    "accepted",
+    "rejected",
+    "refused",
+    "error",
+)
 
 SAFE_STOP_SOURCE = "safe_stop"
 
@@ -166,8 +171,7 @@ def _grounded(res: BridgeResult, task: str, world: WorldState) -> BridgeResult:
     reasons = check(task, res.plan_json(), world)
     if not reasons:
         return res
-    return BridgeResult(accepted=False, raw=res.raw, reasons=reasons,
-                        latency_s=res.latency_s)
+    return BridgeResult(accepted=False, raw=res.raw, reasons=reasons, latency_s=res.latency_s)
 
 
 def negotiate(
@@ -199,10 +203,17 @@ def negotiate(
                     prop = Proposal(raw=prop)
             except Exception as e:  # a failing model is an expected event, not a crash
                 wall = time.perf_counter() - t0
-                reasons = [Reason(R.PLANNER_ERROR, "", R.bounded(f"{type(e).__name__}: {e}"),
-                                  "the proposer raised; retrying")]
-                attempts.append(AttemptRecord(trace_id, name, attempt, "", reasons,
-                                              ATTEMPT_ERROR, wall))
+                reasons = [
+                    Reason(
+                        R.PLANNER_ERROR,
+                        "",
+                        R.bounded(f"{type(e).__name__}: {e}"),
+                        "the proposer raised; retrying",
+                    )
+                ]
+                attempts.append(
+                    AttemptRecord(trace_id, name, attempt, "", reasons, ATTEMPT_ERROR, wall)
+                )
                 log.info("trace %s %s#%d: error %s", trace_id, name, attempt, e)
                 feedback = reasons
                 continue
@@ -210,17 +221,35 @@ def negotiate(
             res = validate(prop.raw, world, max_steps=max_steps)
             if res.accepted and _from_model(prop):
                 res = _grounded(res, task, world)
-            decision = (ATTEMPT_ACCEPTED if res.accepted
-                        else ATTEMPT_REFUSED if res.refused else ATTEMPT_REJECTED)
-            attempts.append(AttemptRecord(
-                trace_id, name, attempt, _text(prop.raw, res.raw), list(res.reasons), decision,
-                prop.latency_s or wall, int(prop.tokens_in or 0), int(prop.tokens_out or 0),
-                res.latency_s, dict(prop.meta or {})))
-            log.info("trace %s %s#%d: %s %s", trace_id, name, attempt, decision,
-                     ",".join(res.codes))
+            decision = (
+                ATTEMPT_ACCEPTED
+                if res.accepted
+                else ATTEMPT_REFUSED
+                if res.refused
+                else ATTEMPT_REJECTED
+            )
+            attempts.append(
+                AttemptRecord(
+                    trace_id,
+                    name,
+                    attempt,
+                    _text(prop.raw, res.raw),
+                    list(res.reasons),
+                    decision,
+                    prop.latency_s or wall,
+                    int(prop.tokens_in or 0),
+                    int(prop.tokens_out or 0),
+                    res.latency_s,
+                    dict(prop.meta or {}),
+                )
+            )
+            log.info(
+                "trace %s %s#%d: %s %s", trace_id, name, attempt, decision, ",".join(res.codes)
+            )
             if res.accepted:
-                return Negotiation(trace_id, res, ACCEPTED if rank == 0 else FALLBACK_ACCEPTED,
-                                   name, attempts)
+                return Negotiation(
+                    trace_id, res, ACCEPTED if rank == 0 else FALLBACK_ACCEPTED, name, attempts
+                )
             if res.refused:
                 refusal = (res, name)
                 break

@@ -8,8 +8,8 @@ its meaning. Skills raise a subset of these codes through ``skills.base.Violatio
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Iterable
 
 # -- the text could not be read as one JSON plan
 EMPTY_OUTPUT = "empty_output"
@@ -50,8 +50,7 @@ CODES: dict[str, str] = {
     PARSE_ERROR: "no JSON value could be read from the output",
     AMBIGUOUS_OUTPUT: "several different JSON plans, or duplicate keys, in one output",
     TRUNCATED_OUTPUT: "the output ends inside a JSON value (cut off); no part of it is used",
-    TOO_MANY_VALUES: "more JSON values in the output than the bridge reads; the plan is "
-    "ambiguous",
+    TOO_MANY_VALUES: "more JSON values in the output than the bridge reads; the plan is ambiguous",
     SCHEMA_VIOLATION: "the JSON is not a plan object (wrong envelope, type or nesting)",
     HALLUCINATED_SKILL: "a step names a skill the registry does not have",
     HALLUCINATED_OBJECT: "a step names an object that is not in the scene",
@@ -68,8 +67,7 @@ CODES: dict[str, str] = {
     GOAL_SYNTAX: "the plan's goal is not a list of predicates in the goal grammar",
     GOAL_UNKNOWN_OBJECT: "a goal predicate names an object, bin or region this scene lacks",
     GOAL_NOT_ACHIEVED: "the steps, simulated, leave a predicate of the plan's goal unmet",
-    NOT_GROUNDED: "a model's plan moves a cube or uses a target the instruction never asks "
-    "about",
+    NOT_GROUNDED: "a model's plan moves a cube or uses a target the instruction never asks about",
     REFUSED: "the planner declined the task with a reason (not an error)",
     PLANNER_ERROR: "the proposer raised instead of answering (policy level)",
     INTERNAL_ERROR: "a bug in the bridge itself; the input is rejected, never accepted",
@@ -77,8 +75,15 @@ CODES: dict[str, str] = {
 
 #: Codes that mean "the planner's text was not a well-formed plan".
 FORMAT_CODES = frozenset(
-    {EMPTY_OUTPUT, INPUT_TOO_LARGE, PARSE_ERROR, AMBIGUOUS_OUTPUT, TRUNCATED_OUTPUT,
-     TOO_MANY_VALUES, SCHEMA_VIOLATION}
+    {
+        EMPTY_OUTPUT,
+        INPUT_TOO_LARGE,
+        PARSE_ERROR,
+        AMBIGUOUS_OUTPUT,
+        TRUNCATED_OUTPUT,
+        TOO_MANY_VALUES,
+        SCHEMA_VIOLATION,
+    }
 )
 #: Codes found by the step-by-step symbolic simulation.
 EXECUTABILITY_CODES = frozenset({PRECONDITION_VIOLATED, UNREACHABLE, OUT_OF_WORKSPACE, NO_EFFECT})
@@ -106,7 +111,7 @@ class Reason:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Reason":
+    def from_dict(cls, d: dict) -> Reason:
         return cls(
             code=str(d["code"]),
             path=str(d.get("path", "")),

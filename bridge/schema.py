@@ -35,7 +35,7 @@ class Vocabulary:
     regions: tuple[str, ...]
 
     @classmethod
-    def of(cls, world: WorldState) -> "Vocabulary":
+    def of(cls, world: WorldState) -> Vocabulary:
         return cls(tuple(world.object_names), tuple(world.bin_names), tuple(world.region_names))
 
     def domain(self, name: str) -> tuple[str, ...]:
@@ -61,9 +61,7 @@ class Vocabulary:
 
 def _point_schema() -> dict:
     lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
-    axis = [
-        {"type": "number", "minimum": float(lo[i]), "maximum": float(hi[i])} for i in range(2)
-    ]
+    axis = [{"type": "number", "minimum": float(lo[i]), "maximum": float(hi[i])} for i in range(2)]
     return {
         "type": "array",
         "description": "[x, y] on the table, metres",
@@ -126,12 +124,16 @@ def _goal_schema(vocab: Vocabulary) -> dict:
     names = "|".join(re.escape(n) for n in (*vocab.objects, *vocab.bins, *vocab.regions))
     arg = f"({names + '|' if names else ''}all|[*])"
     preds = "|".join(p for p, kinds in PREDICATES.items() if kinds)
-    pattern = (f"^ *(not +)?(home( *[(] *[)])?|({preds}) *[(] *{arg}( *, *{arg})? *[)]) *$")
+    pattern = f"^ *(not +)?(home( *[(] *[)])?|({preds}) *[(] *{arg}( *, *{arg})? *[)]) *$"
     return {
         "type": "array",
         "maxItems": MAX_GOAL_LITERALS,
-        "items": {"type": "string", "minLength": 1, "maxLength": MAX_LITERAL_CHARS,
-                  "pattern": pattern},
+        "items": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_LITERAL_CHARS,
+            "pattern": pattern,
+        },
         "description": (
             "what the instruction asks to be true at the end, one predicate per item: "
             "in(cube, bin), on(cube, cube), at(cube, region), held(cube), home; "

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError
 
@@ -36,6 +36,7 @@ from bridge.reasons import Reason, clip, did_you_mean, pointer
 from bridge.schema import CompiledSchema, Vocabulary, compile_schema
 from sim import scene
 from sim.world import WorldState
+from skills.base import SkillParams
 from skills.registry import REGISTRY
 
 #: Deepest nesting a plan can need is 5 (plan, steps, step, point, number); allow slack.
@@ -47,10 +48,26 @@ MAX_REASONS = 20
 
 #: Words models use for skills, for the "did you mean" of a hallucinated skill.
 SKILL_SYNONYMS = {
-    "grasp": "pick", "grab": "pick", "pick_up": "pick", "pickup": "pick", "lift": "pick",
-    "take": "pick", "put": "place", "drop": "place", "release": "place", "put_down": "place",
-    "stack": "place", "insert": "place", "slide": "push", "shove": "push", "nudge": "push",
-    "go_home": "home", "reset": "home", "stop": "home", "retract": "home", "rest": "home",
+    "grasp": "pick",
+    "grab": "pick",
+    "pick_up": "pick",
+    "pickup": "pick",
+    "lift": "pick",
+    "take": "pick",
+    "put": "place",
+    "drop": "place",
+    "release": "place",
+    "put_down": "place",
+    "stack": "place",
+    "insert": "place",
+    "slide": "push",
+    "shove": "push",
+    "nudge": "push",
+    "go_home": "home",
+    "reset": "home",
+    "stop": "home",
+    "retract": "home",
+    "rest": "home",
     "open_gripper": "home",
 }
 
@@ -68,7 +85,7 @@ class BridgeResult:
     """
 
     accepted: bool
-    plan: list[BaseModel] = field(default_factory=list)
+    plan: list[SkillParams] = field(default_factory=list)
     reasons: list[Reason] = field(default_factory=list)
     raw: str = ""
     refusal: str | None = None
@@ -125,8 +142,12 @@ def _structure(doc: Any) -> list[Reason]:
             ]
         if isinstance(v, float) and not math.isfinite(v):
             out.append(
-                Reason(R.WRONG_ARGUMENTS, pointer(path), f"number {v} is not finite",
-                       "use finite numbers (metres on the table)")
+                Reason(
+                    R.WRONG_ARGUMENTS,
+                    pointer(path),
+                    f"number {v} is not finite",
+                    "use finite numbers (metres on the table)",
+                )
             )
         elif isinstance(v, dict):
             stack.extend((x, path + (k,), depth + 1) for k, x in v.items())
@@ -146,25 +167,41 @@ def _envelope_reasons(cs: CompiledSchema, doc: dict) -> list[Reason]:
             for k in doc:
                 if k not in PLAN_KEYS:
                     out.append(
-                        Reason(R.EXTRA_FIELD, pointer([k]), f"unexpected key {clip(k)}",
-                               _envelope_hint(k))
+                        Reason(
+                            R.EXTRA_FIELD,
+                            pointer([k]),
+                            f"unexpected key {clip(k)}",
+                            _envelope_hint(k),
+                        )
                     )
         elif e.validator == "required":
             out.append(
-                Reason(R.SCHEMA_VIOLATION, "", "the plan has no 'steps'",
-                       'a plan is {"steps": [{"skill": ..., ...}, ...]}')
+                Reason(
+                    R.SCHEMA_VIOLATION,
+                    "",
+                    "the plan has no 'steps'",
+                    'a plan is {"steps": [{"skill": ..., ...}, ...]}',
+                )
             )
         elif where[:1] == ["steps"] and e.validator == "maxItems":
             out.append(_too_long(len(doc["steps"]), cs.max_steps))
         elif where[:1] == ["steps"]:
             out.append(
-                Reason(R.SCHEMA_VIOLATION, "/steps", "'steps' must be a list of subgoals",
-                       'e.g. {"steps": [{"skill": "home"}]}')
+                Reason(
+                    R.SCHEMA_VIOLATION,
+                    "/steps",
+                    "'steps' must be a list of subgoals",
+                    'e.g. {"steps": [{"skill": "home"}]}',
+                )
             )
         else:
             out.append(
-                Reason(R.WRONG_ARGUMENTS, pointer(where), R.bounded(e.message),
-                       "'refuse' is a short string saying why the task cannot be done")
+                Reason(
+                    R.WRONG_ARGUMENTS,
+                    pointer(where),
+                    R.bounded(e.message),
+                    "'refuse' is a short string saying why the task cannot be done",
+                )
             )
     return out
 
@@ -182,8 +219,12 @@ def _envelope_hint(key: str) -> str:
 
 
 def _too_long(n: int, limit: int) -> Reason:
-    return Reason(R.PLAN_TOO_LONG, "/steps", f"the plan has {n} steps; the limit is {limit}",
-                  "merge or drop steps; plan only what the task needs")
+    return Reason(
+        R.PLAN_TOO_LONG,
+        "/steps",
+        f"the plan has {n} steps; the limit is {limit}",
+        "merge or drop steps; plan only what the task needs",
+    )
 
 
 def _skill_hint(value: Any) -> str:
@@ -194,26 +235,36 @@ def _skill_hint(value: Any) -> str:
     return did_you_mean(value, list(SUBGOAL_MODELS), "skills")
 
 
-def _name_reason(cs: CompiledSchema, skill: str, key: str, domain: str, value: Any,
-                 path: str) -> Reason:
+def _name_reason(
+    cs: CompiledSchema, skill: str, key: str, domain: str, value: Any, path: str
+) -> Reason:
     """A string that is not in the field's domain: hallucinated, or from another domain."""
     valid = list(cs.vocab.domain(domain))
     if not isinstance(value, str):
-        return Reason(R.WRONG_ARGUMENTS, path, f"{skill}.{key} must be a name, got {clip(value)}",
-                      did_you_mean(None, valid, "valid"))
+        return Reason(
+            R.WRONG_ARGUMENTS,
+            path,
+            f"{skill}.{key} must be a name, got {clip(value)}",
+            did_you_mean(None, valid, "valid"),
+        )
     kind = cs.vocab.kind(value)
     if kind is not None:
         extra = ""
         if skill == "push" and kind in ("bin", "object"):
             extra = "; to put a cube into a bin or on a cube use pick then place"
         return Reason(
-            R.WRONG_ARGUMENTS, path,
+            R.WRONG_ARGUMENTS,
+            path,
             R.bounded(f"{value!r} is a {kind}, not a valid {key} for {skill}"),
             R.bounded(f"valid: {', '.join(valid)}{extra}"),
         )
     code = R.HALLUCINATED_OBJECT if key == "object" else R.HALLUCINATED_TARGET
-    return Reason(code, path, f"there is no {clip(value)} in the scene",
-                  R.bounded(did_you_mean(value, valid, "valid")))
+    return Reason(
+        code,
+        path,
+        f"there is no {clip(value)} in the scene",
+        R.bounded(did_you_mean(value, valid, "valid")),
+    )
 
 
 def _point_reason(value: Any, path: str) -> Reason:
@@ -225,26 +276,47 @@ def _point_reason(value: Any, path: str) -> Reason:
     lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
     bounds = f"x in [{lo[0]}, {hi[0]}], y in [{lo[1]}, {hi[1]}]"
     if not ok_shape:
-        return Reason(R.WRONG_ARGUMENTS, path, f"a point target must be [x, y], got {clip(value)}",
-                      f"two numbers in metres, {bounds}")
-    return Reason(R.OUT_OF_WORKSPACE, path,
-                  f"point {clip(value)} is outside the workspace", bounds)
+        return Reason(
+            R.WRONG_ARGUMENTS,
+            path,
+            f"a point target must be [x, y], got {clip(value)}",
+            f"two numbers in metres, {bounds}",
+        )
+    return Reason(R.OUT_OF_WORKSPACE, path, f"point {clip(value)} is outside the workspace", bounds)
 
 
 def _step_reasons(cs: CompiledSchema, i: int, step: Any) -> list[Reason]:
     base = f"/steps/{i}"
     if not isinstance(step, dict):
-        return [Reason(R.SCHEMA_VIOLATION, base, f"step {i} is {clip(step)}, not an object",
-                       'a step is an object like {"skill": "pick", "object": "red_block"}')]
+        return [
+            Reason(
+                R.SCHEMA_VIOLATION,
+                base,
+                f"step {i} is {clip(step)}, not an object",
+                'a step is an object like {"skill": "pick", "object": "red_block"}',
+            )
+        ]
     if "skill" not in step:
-        return [Reason(R.WRONG_ARGUMENTS, base + "/skill", f"step {i} has no 'skill'",
-                       f"skills: {', '.join(SUBGOAL_MODELS)}")]
+        return [
+            Reason(
+                R.WRONG_ARGUMENTS,
+                base + "/skill",
+                f"step {i} has no 'skill'",
+                f"skills: {', '.join(SUBGOAL_MODELS)}",
+            )
+        ]
     if cs.step_is_known_valid(step):
         return []
     skill = step["skill"]
     if not isinstance(skill, str) or skill not in cs.steps:
-        return [Reason(R.HALLUCINATED_SKILL, base + "/skill", f"there is no skill {clip(skill)}",
-                       _skill_hint(skill))]
+        return [
+            Reason(
+                R.HALLUCINATED_SKILL,
+                base + "/skill",
+                f"there is no skill {clip(skill)}",
+                _skill_hint(skill),
+            )
+        ]
     fields = cs.fields[skill]
     out: list[Reason] = []
     for e in cs.steps[skill].iter_errors(step):
@@ -255,29 +327,53 @@ def _step_reasons(cs: CompiledSchema, i: int, step: Any) -> list[Reason]:
             for k in step:
                 if k != "skill" and k not in fields:
                     owners = [n for n, f in cs.fields.items() if k in f]
-                    hint = did_you_mean(k, list(fields), f"{skill} takes") if fields else (
-                        f"{skill} takes no arguments")
+                    hint = (
+                        did_you_mean(k, list(fields), f"{skill} takes")
+                        if fields
+                        else (f"{skill} takes no arguments")
+                    )
                     if owners:
                         hint += f" ({clip(k)} belongs to {', '.join(owners)})"
-                    out.append(Reason(R.EXTRA_FIELD, pointer(["steps", i, k]),
-                                      f"{skill} has no argument {clip(k)}", R.bounded(hint)))
+                    out.append(
+                        Reason(
+                            R.EXTRA_FIELD,
+                            pointer(["steps", i, k]),
+                            f"{skill} has no argument {clip(k)}",
+                            R.bounded(hint),
+                        )
+                    )
         elif e.validator == "required":
             missing = [k for k in fields if k not in step]
             for k in missing:
                 valid = cs.vocab.domain(fields[k] or "")
-                out.append(Reason(R.WRONG_ARGUMENTS, f"{base}/{k}",
-                                  f"{skill} needs {k!r}",
-                                  R.bounded(f"{k}: one of {', '.join(valid)}") if valid else ""))
-        elif key in fields and fields[key] and len(where) == 1 and e.validator in ("enum", "type",
-                                                                                  "anyOf"):
+                out.append(
+                    Reason(
+                        R.WRONG_ARGUMENTS,
+                        f"{base}/{k}",
+                        f"{skill} needs {k!r}",
+                        R.bounded(f"{k}: one of {', '.join(valid)}") if valid else "",
+                    )
+                )
+        elif (
+            key in fields
+            and fields[key]
+            and len(where) == 1
+            and e.validator in ("enum", "type", "anyOf")
+        ):
             value = step[key]
             if isinstance(value, list) and e.validator == "anyOf":
                 out.append(_point_reason(value, path))
             else:
-                out.append(_name_reason(cs, skill, key, fields[key], value, path))
+                out.append(_name_reason(cs, skill, key, fields[key] or "", value, path))
         else:
-            out.append(Reason(R.WRONG_ARGUMENTS, path, R.bounded(f"{skill}: {e.message}"),
-                              f"see the schema of {skill}"))
+            out.append(
+                Reason(
+                    R.WRONG_ARGUMENTS,
+                    path,
+                    R.bounded(f"{skill}: {e.message}"),
+                    f"see the schema of {skill}",
+                )
+            )
     if not out:
         cs.remember_valid(step)
     return out
@@ -285,8 +381,14 @@ def _step_reasons(cs: CompiledSchema, i: int, step: Any) -> list[Reason]:
 
 def _schema_reasons(cs: CompiledSchema, doc: Any) -> list[Reason]:
     if not isinstance(doc, dict):
-        return [Reason(R.SCHEMA_VIOLATION, "", f"expected a plan object, got {clip(doc)}",
-                       'a plan is {"steps": [{"skill": ..., ...}, ...]}')]
+        return [
+            Reason(
+                R.SCHEMA_VIOLATION,
+                "",
+                f"expected a plan object, got {clip(doc)}",
+                'a plan is {"steps": [{"skill": ..., ...}, ...]}',
+            )
+        ]
     out = _envelope_reasons(cs, doc)
     steps = doc.get("steps")
     if isinstance(steps, list):
@@ -296,30 +398,48 @@ def _schema_reasons(cs: CompiledSchema, doc: Any) -> list[Reason]:
                 break
         refuse = doc.get("refuse")
         if refuse is not None and steps and isinstance(refuse, str):
-            out.append(Reason(R.WRONG_ARGUMENTS, "/refuse",
-                              "a plan either refuses (empty steps) or has steps, not both",
-                              "drop 'refuse' to run the steps, or empty 'steps' to decline"))
+            out.append(
+                Reason(
+                    R.WRONG_ARGUMENTS,
+                    "/refuse",
+                    "a plan either refuses (empty steps) or has steps, not both",
+                    "drop 'refuse' to run the steps, or empty 'steps' to decline",
+                )
+            )
         if not steps and refuse is None:
-            out.append(Reason(R.EMPTY_PLAN, "/steps", "the plan has no steps",
-                              "give the steps, or decline with "
-                              '{"steps": [], "refuse": "<why>"}'))
+            out.append(
+                Reason(
+                    R.EMPTY_PLAN,
+                    "/steps",
+                    "the plan has no steps",
+                    'give the steps, or decline with {"steps": [], "refuse": "<why>"}',
+                )
+            )
     return out
 
 
 # ------------------------------------------------------------------ goal
-_GOAL_FORM = ('a list of predicates, e.g. ["in(red_block, green_bin)", "on(blue_block, '
-              'yellow_block)", "at(red_block, table_left)", "held(red_block)", "home"]')
+_GOAL_FORM = (
+    'a list of predicates, e.g. ["in(red_block, green_bin)", "on(blue_block, '
+    'yellow_block)", "at(red_block, table_left)", "held(red_block)", "home"]'
+)
 
 
 def _goal_reasons(goal: Any, world: WorldState) -> tuple[list[G.Literal_], list[Reason]]:
     """The stated goal parsed, or why it cannot be: syntax, or names the scene lacks."""
     if not isinstance(goal, list):
-        return [], [Reason(R.GOAL_SYNTAX, "/goal", f"goal must be a list, got {clip(goal)}",
-                           _GOAL_FORM)]
+        return [], [
+            Reason(R.GOAL_SYNTAX, "/goal", f"goal must be a list, got {clip(goal)}", _GOAL_FORM)
+        ]
     if len(goal) > G.MAX_GOAL_LITERALS:
-        return [], [Reason(R.GOAL_SYNTAX, "/goal",
-                           f"the goal has {len(goal)} predicates; the limit is "
-                           f"{G.MAX_GOAL_LITERALS}", "state only what the instruction asks")]
+        return [], [
+            Reason(
+                R.GOAL_SYNTAX,
+                "/goal",
+                f"the goal has {len(goal)} predicates; the limit is {G.MAX_GOAL_LITERALS}",
+                "state only what the instruction asks",
+            )
+        ]
     lits: list[G.Literal_] = []
     out: list[Reason] = []
     for i, text in enumerate(goal):
@@ -327,11 +447,19 @@ def _goal_reasons(goal: Any, world: WorldState) -> tuple[list[G.Literal_], list[
         try:
             lit = G.parse_literal(text)
         except G.GoalUnknownName as e:
-            valid = {"object": world.object_names, "bin": world.bin_names,
-                     "region": world.region_names}.get(e.kind, [])
-            out.append(Reason(R.GOAL_UNKNOWN_OBJECT, path,
-                              R.bounded(f"there is no {e.kind} {clip(e.name)} in the scene"),
-                              R.bounded(did_you_mean(e.name, valid, f"{e.kind}s"))))
+            valid = {
+                "object": world.object_names,
+                "bin": world.bin_names,
+                "region": world.region_names,
+            }.get(e.kind, [])
+            out.append(
+                Reason(
+                    R.GOAL_UNKNOWN_OBJECT,
+                    path,
+                    R.bounded(f"there is no {e.kind} {clip(e.name)} in the scene"),
+                    R.bounded(did_you_mean(e.name, valid, f"{e.kind}s")),
+                )
+            )
             continue
         except G.GoalSyntaxError as e:
             out.append(Reason(R.GOAL_SYNTAX, path, R.bounded(str(e)), _GOAL_FORM))
@@ -339,11 +467,19 @@ def _goal_reasons(goal: Any, world: WorldState) -> tuple[list[G.Literal_], list[
         missing = G.absent_names(lit, world)
         if missing:
             kind, name = missing[0]
-            valid = {"object": world.object_names, "bin": world.bin_names,
-                     "region": world.region_names}[kind]
-            out.append(Reason(R.GOAL_UNKNOWN_OBJECT, path,
-                              R.bounded(f"{str(lit)!r} names {name}, which is not in the scene"),
-                              R.bounded(f"{kind}s: {', '.join(valid) or 'none'}")))
+            valid = {
+                "object": world.object_names,
+                "bin": world.bin_names,
+                "region": world.region_names,
+            }[kind]
+            out.append(
+                Reason(
+                    R.GOAL_UNKNOWN_OBJECT,
+                    path,
+                    R.bounded(f"{str(lit)!r} names {name}, which is not in the scene"),
+                    R.bounded(f"{kind}s: {', '.join(valid) or 'none'}"),
+                )
+            )
             continue
         lits.append(lit)
     return lits, out[:MAX_REASONS]
@@ -354,18 +490,24 @@ def _goal_unmet(goal: list[G.Literal_], texts: list, predicted: WorldState) -> l
     if not missed:
         return []
     names = ", ".join(str(lit) for _, lit in missed)
-    return [Reason(R.GOAL_NOT_ACHIEVED, pointer(["goal", i]),
-                   R.bounded(f"after the last step {str(lit)!r} would not hold"),
-                   R.bounded(f"unmet: {names}; add the steps that make them true, or state "
-                             "the goal the instruction asks for"))
-            for i, lit in missed][:MAX_REASONS]
+    return [
+        Reason(
+            R.GOAL_NOT_ACHIEVED,
+            pointer(["goal", i]),
+            R.bounded(f"after the last step {str(lit)!r} would not hold"),
+            R.bounded(
+                f"unmet: {names}; add the steps that make them true, or state "
+                "the goal the instruction asks for"
+            ),
+        )
+        for i, lit in missed
+    ][:MAX_REASONS]
 
 
 # ------------------------------------------------------------------ executability
 def _signature(w: WorldState) -> tuple:
     """What a step can change: where each cube is and what holds it, and the gripper."""
-    objs = tuple((o.name, o.held, o.in_bin, o.on, o.on_table, o.fallen, o.pos)
-                 for o in w.objects)
+    objs = tuple((o.name, o.held, o.in_bin, o.on, o.on_table, o.fallen, o.pos) for o in w.objects)
     return objs, w.held_object, w.grip_pos
 
 
@@ -375,7 +517,7 @@ def _describe(sub: BaseModel) -> str:
     return f"{d['skill']}({args})"
 
 
-def _simulate(world: WorldState, plan: list[BaseModel]) -> tuple[WorldState, list[Reason]]:
+def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, list[Reason]]:
     w = world
     for i, sub in enumerate(plan):
         skill = REGISTRY[skill_of(sub)]
@@ -385,15 +527,25 @@ def _simulate(world: WorldState, plan: list[BaseModel]) -> tuple[WorldState, lis
             for v in violations:
                 code = v.code if v.code in R.CODES else R.PRECONDITION_VIOLATED
                 path = pointer(["steps", i] + ([v.field] if v.field else []))
-                out.append(Reason(code, path,
-                                  R.bounded(f"step {i} {_describe(sub)}: {v.message}"),
-                                  R.bounded(v.hint or _default_hint(code, w))))
+                out.append(
+                    Reason(
+                        code,
+                        path,
+                        R.bounded(f"step {i} {_describe(sub)}: {v.message}"),
+                        R.bounded(v.hint or _default_hint(code, w)),
+                    )
+                )
             return w, out
         nxt = skill.effect(w, sub)
         if _signature(nxt) == _signature(w):
-            return w, [Reason(R.NO_EFFECT, pointer(["steps", i]),
-                              f"step {i} {_describe(sub)} would change nothing",
-                              "drop this step")]
+            return w, [
+                Reason(
+                    R.NO_EFFECT,
+                    pointer(["steps", i]),
+                    f"step {i} {_describe(sub)} would change nothing",
+                    "drop this step",
+                )
+            ]
         w = nxt
     return w, []
 
@@ -440,9 +592,17 @@ def validate(raw: Any, world: WorldState, *, max_steps: int = DEFAULT_MAX_STEPS)
     try:
         res = _validate(raw, world, max_steps)
     except Exception as e:  # the safety boundary must answer, even about its own bugs
-        res = _reject(_safe_text(raw), [Reason(
-            R.INTERNAL_ERROR, "", R.bounded(f"bridge error {type(e).__name__}: {e}"),
-            "the output was rejected; report this input")])
+        res = _reject(
+            _safe_text(raw),
+            [
+                Reason(
+                    R.INTERNAL_ERROR,
+                    "",
+                    R.bounded(f"bridge error {type(e).__name__}: {e}"),
+                    "the output was rejected; report this input",
+                )
+            ],
+        )
     res.latency_s = time.perf_counter() - t0
     return res
 
@@ -476,16 +636,26 @@ def _validate(raw: Any, world: WorldState, max_steps: int) -> BridgeResult:
         return _reject(ex.text, reasons)
     if doc.get("refuse") is not None:
         text = doc["refuse"]
-        return BridgeResult(accepted=False, raw=ex.text, refusal=text,
-                            reasons=[Reason(R.REFUSED, "/refuse", text, "")])
-    plan: list[BaseModel] = []
-    for i, step in enumerate(steps):
+        return BridgeResult(
+            accepted=False,
+            raw=ex.text,
+            refusal=text,
+            reasons=[Reason(R.REFUSED, "/refuse", text, "")],
+        )
+    plan: list[SkillParams] = []
+    for i, step in enumerate(cast(list, steps)):  # a list: the schema checks passed
         try:
             plan.append(SUBGOAL_MODELS[step["skill"]].model_validate(step))
         except ValidationError as e:
             for err in e.errors()[:MAX_REASONS]:
-                reasons.append(Reason(R.WRONG_ARGUMENTS, pointer(["steps", i, *err["loc"]]),
-                                      R.bounded(err["msg"]), f"see the schema of {step['skill']}"))
+                reasons.append(
+                    Reason(
+                        R.WRONG_ARGUMENTS,
+                        pointer(["steps", i, *err["loc"]]),
+                        R.bounded(err["msg"]),
+                        f"see the schema of {step['skill']}",
+                    )
+                )
     if reasons:
         return _reject(ex.text, reasons)
     predicted, reasons = _simulate(world, plan)
@@ -499,5 +669,6 @@ def _validate(raw: Any, world: WorldState, max_steps: int) -> BridgeResult:
     else:
         stated = G.effect_goal(world, predicted, [subgoal_json(s) for s in plan])
         source = "effects"
-    return BridgeResult(accepted=True, plan=plan, raw=ex.text, predicted=predicted,
-                        goal=stated, goal_source=source)
+    return BridgeResult(
+        accepted=True, plan=plan, raw=ex.text, predicted=predicted, goal=stated, goal_source=source
+    )

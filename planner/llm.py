@@ -19,8 +19,9 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from planner.backends import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, MODES, BackendSpec
 from planner.errors import BackendCallError
@@ -191,7 +192,7 @@ class LLMProposer:
         self.calls: list[CallRecord] = []
 
     @classmethod
-    def from_spec(cls, spec: BackendSpec, **kw) -> "LLMProposer":
+    def from_spec(cls, spec: BackendSpec, **kw) -> LLMProposer:
         from planner.backends import make_chat_model
 
         model = make_chat_model(spec)
@@ -313,7 +314,9 @@ class LLMProposer:
 
         schema = self._schema(request.world)
         hist = list(getattr(request, "history", None) or [])
-        feedback = [r for r in (request.feedback or []) if getattr(r, "code", "") != "planner_error"]
+        feedback = [
+            r for r in (request.feedback or []) if getattr(r, "code", "") != "planner_error"
+        ]
         if getattr(request, "attempt", 0) == 0 or not feedback:
             self._last_raw = None
         previous = self._last_raw
@@ -346,9 +349,7 @@ class LLMProposer:
             except Exception as e:  # noqa: BLE001 - classified below, re-raised as ours
                 transient = self._transient(e)
                 err = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
-                records.append(
-                    CallRecord(False, time.monotonic() - t1, err, transient, mode=mode)
-                )
+                records.append(CallRecord(False, time.monotonic() - t1, err, transient, mode=mode))
                 if mode != "text" and _structured_unsupported(e, mode):
                     mode = self.mode = DEGRADE[mode]  # sticky: later calls skip the refusal
                     continue

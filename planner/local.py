@@ -80,7 +80,7 @@ class LlamaCppChatModel(BaseChatModel):
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
-    def from_path(cls, path: str, **kw) -> "LlamaCppChatModel":
+    def from_path(cls, path: str, **kw) -> LlamaCppChatModel:
         try:
             import llama_cpp  # noqa: F401
         except ImportError:
@@ -138,9 +138,7 @@ class LlamaCppChatModel(BaseChatModel):
 
     def _generate_locked(self, messages, stop, **kwargs: Any) -> ChatResult:
         llm = self._load()
-        chat = [
-            {"role": _ROLES.get(m.type, "user"), "content": str(m.content)} for m in messages
-        ]
+        chat = [{"role": _ROLES.get(m.type, "user"), "content": str(m.content)} for m in messages]
         fmt = kwargs.get("response_format")
         rf = None
         if isinstance(fmt, dict) and fmt.get("type") == "json_schema":

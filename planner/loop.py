@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from bridge import goals as G
 from planner.hybrid import HybridPlanner, PlanOutcome
@@ -112,7 +112,7 @@ def _still_valid(steps: list[dict], world, max_steps: int) -> bool:
     return bool(res.accepted)
 
 
-def run_closed_loop(
+def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/replan cycle
     task: str,
     world,
     execute: Executor,
@@ -158,8 +158,15 @@ def run_closed_loop(
         else:
             result.goal_eval = G.evaluate(result.goal, world)
         missed = [e["predicate"] for e in result.goal_eval if not e["met"]]
-        emit("goal_check", {"goal": list(result.goal), "source": result.goal_source,
-                            "evaluation": result.goal_eval, "met": not missed})
+        emit(
+            "goal_check",
+            {
+                "goal": list(result.goal),
+                "source": result.goal_source,
+                "evaluation": result.goal_eval,
+                "met": not missed,
+            },
+        )
         return missed
 
     while True:
@@ -176,8 +183,7 @@ def run_closed_loop(
                 if not missed:
                     return finish(SUCCESS, refusal)
                 # the planner sees nothing to do, the world says otherwise: no plan can help
-                return finish(FAILED, f"goal unmet but nothing left to plan: "
-                                      f"{', '.join(missed)}")
+                return finish(FAILED, f"goal unmet but nothing left to plan: {', '.join(missed)}")
             if getattr(world, "held_object", None):
                 # never leave a cube dangling on a refusal after a partial execution
                 _safe_stop(execute, history)
@@ -202,7 +208,7 @@ def run_closed_loop(
             if not ok:
                 failed = True
                 break
-            rest = steps[i + 1:]
+            rest = steps[i + 1 :]
             if rest and not safe and not _still_valid(rest, world, planner.max_steps):
                 emit("stale", {"remaining": rest})
                 failed = True  # the rest no longer fits the world: replan, nothing failed
@@ -215,19 +221,29 @@ def run_closed_loop(
         if not failed:
             goal_unmet = check()
             if not goal_unmet:
-                return finish(SUCCESS, "all subgoals succeeded; goal met" if result.goal
-                              is not None else "all subgoals succeeded")
-            rec = {"step": {"check": "goal"}, "success": False, "unmet": goal_unmet,
-                   "plan": len(result.plans) - 1,
-                   "detail": "after the last subgoal the world does not satisfy: "
-                             + ", ".join(goal_unmet)}
+                return finish(
+                    SUCCESS,
+                    "all subgoals succeeded; goal met"
+                    if result.goal is not None
+                    else "all subgoals succeeded",
+                )
+            rec = {
+                "step": {"check": "goal"},
+                "success": False,
+                "unmet": goal_unmet,
+                "plan": len(result.plans) - 1,
+                "detail": "after the last subgoal the world does not satisfy: "
+                + ", ".join(goal_unmet),
+            }
             history.append(rec)
             emit("goal_unmet", {"unmet": goal_unmet})
         if result.replans >= max_replans:
             stop = _safe_stop(execute, history)
             if goal_unmet:
-                return finish(FAILED, f"goal unmet after {max_replans} replans: "
-                                      f"{', '.join(goal_unmet)}" + stop)
+                return finish(
+                    FAILED,
+                    f"goal unmet after {max_replans} replans: {', '.join(goal_unmet)}" + stop,
+                )
             return finish(FAILED, f"still failing after {max_replans} replans" + stop)
         if goal_unmet:
             result.goal_replans += 1

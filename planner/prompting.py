@@ -7,9 +7,10 @@ the langchain-core templates. Nothing here is specific to a provider.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from collections.abc import Iterable
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
@@ -19,12 +20,12 @@ PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
 HISTORY_K = 4
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_text(name: str) -> str:
     return (PROMPT_DIR / name).read_text(encoding="utf-8")
 
 
-@lru_cache(maxsize=None)
+@cache
 def examples() -> list[dict]:
     return json.loads(load_text("examples.json"))
 
@@ -130,9 +131,7 @@ def build_messages(
 
         msgs.append(AIMessage(content=(previous or "(empty answer)")[:2000]))
         msgs.append(
-            HumanMessage(
-                content=feedback_prompt().format(reasons=format_reasons(feedback))
-            )
+            HumanMessage(content=feedback_prompt().format(reasons=format_reasons(feedback)))
         )
     return msgs
 

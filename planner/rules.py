@@ -413,7 +413,7 @@ def _normalise(text: str) -> tuple[list[str], list[list[float]]]:
     return s.split(), points
 
 
-def _phrase_of(tokens: list[str], points: list[list[float]]) -> _Phrase:
+def _phrase_of(tokens: list[str], points: list[list[float]]) -> _Phrase:  # noqa: C901 - token table
     p = _Phrase()
     excluding = False
     for t in tokens:

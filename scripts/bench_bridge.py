@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 import sim  # noqa: E402,F401
-from bridge import validate  # noqa: E402
 from bridge import reasons as R  # noqa: E402
+from bridge import validate  # noqa: E402
 from bridge.fuzz import BROKEN_FAMILIES, case, valid_plan, verdict  # noqa: E402
 from bridge.models import SUBGOAL_MODELS  # noqa: E402
 from bridge.schema import Vocabulary, compile_schema  # noqa: E402
@@ -125,11 +125,15 @@ def run(cases: int, seed: int) -> dict:
         "crashes": crashes,
         "unsafe_accepts": unsafe_accepts,
         "unsafe_by_family": {f: unsafe_by_family[f] for f in families},
-        "unsafe_by_kind": {k: unsafe_by_kind[k] for k in
-                           ("invalid", "prefix", "refusal_lost", "not_intended")},
+        "unsafe_by_kind": {
+            k: unsafe_by_kind[k] for k in ("invalid", "prefix", "refusal_lost", "not_intended")
+        },
         "broken_families": {
-            f: {"cases": families[f], "accepted": fam_accepted[f],
-                "unsafe_accepts": unsafe_by_family[f]}
+            f: {
+                "cases": families[f],
+                "accepted": fam_accepted[f],
+                "unsafe_accepts": unsafe_by_family[f],
+            }
             for f in BROKEN_FAMILIES
         },
         "rejections_without_reason": no_reason,
@@ -161,8 +165,12 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
     out = run(args.cases, args.seed)
-    ok = out["crashes"] == 0 and out["unsafe_accepts"] == 0 and out["valid_rejected"] == 0 \
+    ok = (
+        out["crashes"] == 0
+        and out["unsafe_accepts"] == 0
+        and out["valid_rejected"] == 0
         and out["rejections_without_reason"] == 0
+    )
     out["ok"] = ok
     if args.json:
         print(json.dumps(out, indent=2))
@@ -174,14 +182,22 @@ def main(argv=None) -> int:
         t = Table(title=f"bridge fuzz: {out['cases']} cases, seed {out['seed']}")
         t.add_column("metric")
         t.add_column("value", justify="right")
-        for k in ("accepted", "rejected", "crashes", "unsafe_accepts", "valid_rejected",
-                  "rejections_without_reason"):
+        for k in (
+            "accepted",
+            "rejected",
+            "crashes",
+            "unsafe_accepts",
+            "valid_rejected",
+            "rejections_without_reason",
+        ):
             t.add_row(k, str(out[k]))
         for k, v in out["unsafe_by_kind"].items():
             t.add_row(f"  unsafe: {k}", str(v))
         for f, d in out["broken_families"].items():
-            t.add_row(f"{f}: cases / accepted / unsafe",
-                      f"{d['cases']} / {d['accepted']} / {d['unsafe_accepts']}")
+            t.add_row(
+                f"{f}: cases / accepted / unsafe",
+                f"{d['cases']} / {d['accepted']} / {d['unsafe_accepts']}",
+            )
         for k, v in out["latency_ms"].items():
             t.add_row(f"latency {k} (ms)", f"{v:.3f}")
         for k, v in out["cpu_latency_ms"].items():

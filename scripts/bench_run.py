@@ -67,7 +67,7 @@ def main(argv=None) -> int:
     source, note = _source(args.policy_source)
     runs = []
     with tempfile.TemporaryDirectory(prefix="bench_run-") as tmp:
-        for i in range(max(1, args.repeats)):
+        for _i in range(max(1, args.repeats)):
             cfg = RunConfig(task=args.task, seed=args.seed, out_dir=Path(tmp), policy_source=source)
             r = Runner(cfg).run()
             runs.append(r)
@@ -104,8 +104,11 @@ def main(argv=None) -> int:
         "replay_verify_bit_exact": v.ok,
         "replay_restore_states_per_s": round(len(states) / restore_s, 1),
         "episode_load_s": round(load_s, 4),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                    "platform": platform.platform()},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+        },
     }
     if args.json:
         print(json.dumps(out, indent=2))
@@ -113,13 +116,17 @@ def main(argv=None) -> int:
         print(f"task: {args.task!r} (seed {args.seed}, policies {source}, {len(runs)} runs)")
         if note:
             print(f"note: {note}")
-        print(f"real-time factor: {out['real_time_factor']}x "
-              f"(median of {[round(x, 1) for x in rtfs]}); "
-              f"{med.steps} steps = {med.sim_time_s:.2f} s sim in {run_s:.3f} s wall")
+        print(
+            f"real-time factor: {out['real_time_factor']}x "
+            f"(median of {[round(x, 1) for x in rtfs]}); "
+            f"{med.steps} steps = {med.sim_time_s:.2f} s sim in {run_s:.3f} s wall"
+        )
         for k in KEYS:
             print(f"  {k:<10} {med.timings.get(k, 0.0):8.4f} s  {out['time_split_pct'][k]:5.1f} %")
-        print(f"replay --verify (re-simulation, no rendering): {out['replay_verify_steps_per_s']} "
-              f"steps/s, bit-exact: {v.ok}")
+        print(
+            f"replay --verify (re-simulation, no rendering): {out['replay_verify_steps_per_s']} "
+            f"steps/s, bit-exact: {v.ok}"
+        )
         print(f"state restore (no rendering): {out['replay_restore_states_per_s']} states/s")
     return 0 if out["success"] and v.ok else 1
 

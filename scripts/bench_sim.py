@@ -55,7 +55,7 @@ def raw_round(model, data, segments) -> float:
     busy, n = 0.0, 0
     for start, ctrls, mocaps in segments:
         physics.set_state(model, data, start)
-        for c, mp in zip(ctrls, mocaps):
+        for c, mp in zip(ctrls, mocaps, strict=False):
             data.ctrl[:] = c
             data.mocap_pos[0] = mp
             t = time.perf_counter()

@@ -98,7 +98,8 @@ def main() -> None:
                 print(f"{s:6s} {r['error']}")
                 continue
             print(
-                f"{s:6s} inference {r['inference_ms']:.3f} ms/step ({r['inference_vs_env_step']:.2f} x env step); "
+                f"{s:6s} inference {r['inference_ms']:.3f} ms/step "
+                f"({r['inference_vs_env_step']:.2f} x env step); "
                 f"RL steps to bar {r.get('rl_steps_to_bar')}; trained {r['training_steps']} steps "
                 f"in {r['training_wall_time_s']} s"
             )

@@ -49,8 +49,11 @@ def _py() -> str:
 
 
 def _cli() -> list[str]:
-    return [_py(), "-m", "skillbridge.cli"] if not (ROOT / ".venv/bin/skillbridge").exists() \
+    return (
+        [_py(), "-m", "skillbridge.cli"]
+        if not (ROOT / ".venv/bin/skillbridge").exists()
         else [str(ROOT / ".venv/bin/skillbridge")]
+    )
 
 
 def _shown(cmd: list[str]) -> str:
@@ -62,7 +65,7 @@ def _shown(cmd: list[str]) -> str:
         elif c.endswith("/.venv/bin/skillbridge"):
             c = "skillbridge"
         elif c.startswith(str(ROOT) + "/"):
-            c = c[len(str(ROOT)) + 1:]
+            c = c[len(str(ROOT)) + 1 :]
         out.append(c)
     return " ".join(shlex.quote(c) for c in out)
 
@@ -72,8 +75,7 @@ def run_json(cmd: list[str], timeout: float) -> tuple[dict | None, str, float]:
     t0 = time.perf_counter()
     env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
     try:
-        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                           env=env)
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return None, f"timed out after {timeout:.0f} s", time.perf_counter() - t0
     wall = time.perf_counter() - t0
@@ -87,15 +89,23 @@ def run_json(cmd: list[str], timeout: float) -> tuple[dict | None, str, float]:
         except (json.JSONDecodeError, ValueError):
             continue
     if p.returncode != 0 or not isinstance(data, dict):
-        err = (p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"])
-        return data if isinstance(data, dict) else None, f"exit {p.returncode}: {err[-1][:300]}", wall
+        err = p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"]
+        return (
+            data if isinstance(data, dict) else None,
+            f"exit {p.returncode}: {err[-1][:300]}",
+            wall,
+        )
     return data, "", wall
 
 
 def machine() -> dict:
-    info = {"date": datetime.now().astimezone().isoformat(timespec="seconds"),
-            "platform": platform.platform(), "python": platform.python_version(),
-            "cpus": os.cpu_count(), "processor": platform.processor() or platform.machine()}
+    info = {
+        "date": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "processor": platform.processor() or platform.machine(),
+    }
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -104,7 +114,9 @@ def machine() -> dict:
     except OSError:
         pass
     try:
-        info["memory_gb"] = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+        info["memory_gb"] = round(
+            os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1
+        )
     except (ValueError, OSError, AttributeError):
         pass
     try:
@@ -112,8 +124,9 @@ def machine() -> dict:
     except OSError:
         pass
     try:
-        info["git_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                            capture_output=True, text=True).stdout.strip()
+        info["git_commit"] = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
     except OSError:
         pass
     try:
@@ -127,7 +140,7 @@ def machine() -> dict:
 
 
 # ----------------------------------------------------------------------------- sections
-def bench(args) -> dict:
+def bench(args) -> dict:  # noqa: C901 - one branch per optional section
     q = 1 if args.quick else 0
     size = {k: v[q] for k, v in SIZES.items()}
     if args.skill_episodes:
@@ -135,10 +148,16 @@ def bench(args) -> dict:
     if args.suite_seeds:
         size["suite_seeds"] = args.suite_seeds
     skip = {s.strip() for s in (args.skip or "").split(",") if s.strip()}
-    out: dict = {"machine": machine(), "quick": bool(args.quick), "sizes": size,
-                 "policy_source": args.policy_source, "sections": {},
-                 "command": " ".join(["python scripts/make_benchmarks.py",
-                                      *map(shlex.quote, args.argv)]).strip()}
+    out: dict = {
+        "machine": machine(),
+        "quick": bool(args.quick),
+        "sizes": size,
+        "policy_source": args.policy_source,
+        "sections": {},
+        "command": " ".join(
+            ["python scripts/make_benchmarks.py", *map(shlex.quote, args.argv)]
+        ).strip(),
+    }
     S = out["sections"]
 
     def section(name: str, cmd: list[str], timeout: float) -> None:
@@ -147,15 +166,43 @@ def bench(args) -> dict:
         S[name] = {"command": _shown(cmd), "data": data, "error": err, "wall_s": round(wall, 1)}
 
     if "sim" not in skip:
-        section("sim", [_py(), str(ROOT / "scripts/bench_sim.py"), "--json", "--seconds",
-                        str(size["sim_seconds"])], 600)
+        section(
+            "sim",
+            [
+                _py(),
+                str(ROOT / "scripts/bench_sim.py"),
+                "--json",
+                "--seconds",
+                str(size["sim_seconds"]),
+            ],
+            600,
+        )
     if "bridge" not in skip:
-        section("bridge", [_py(), str(ROOT / "scripts/bench_bridge.py"), "--json", "--cases",
-                           str(size["bridge_cases"])], 1200)
+        section(
+            "bridge",
+            [
+                _py(),
+                str(ROOT / "scripts/bench_bridge.py"),
+                "--json",
+                "--cases",
+                str(size["bridge_cases"]),
+            ],
+            1200,
+        )
     if "run" not in skip:
-        section("run", [_py(), str(ROOT / "scripts/bench_run.py"), "--json", "--repeats",
-                        str(size["run_repeats"]), "--policy-source",
-                        "scripted" if args.policy_source == "scripted" else "auto"], 1200)
+        section(
+            "run",
+            [
+                _py(),
+                str(ROOT / "scripts/bench_run.py"),
+                "--json",
+                "--repeats",
+                str(size["run_repeats"]),
+                "--policy-source",
+                "scripted" if args.policy_source == "scripted" else "auto",
+            ],
+            1200,
+        )
     if "skills" not in skip:
         skills = {}
         for sk in SKILLS:
@@ -164,8 +211,12 @@ def bench(args) -> dict:
                 cmd.append("--expert")
             print(f"[make_benchmarks] skill {sk}: {_shown(cmd)}", file=sys.stderr, flush=True)
             data, err, wall = run_json(cmd, 3600)
-            skills[sk] = {"command": _shown(cmd), "data": data, "error": err,
-                          "wall_s": round(wall, 1)}
+            skills[sk] = {
+                "command": _shown(cmd),
+                "data": data,
+                "error": err,
+                "wall_s": round(wall, 1),
+            }
         S["skills"] = skills
     if "learning" not in skip:
         section("learning", [_py(), str(ROOT / "scripts/bench_skills.py"), "--json"], 600)
@@ -173,12 +224,26 @@ def bench(args) -> dict:
         if args.suite_report:
             rep = json.loads(Path(args.suite_report).read_text())
             cmd = (rep.get("config") or {}).get("command") or "(unknown)"
-            S["suite"] = {"command": cmd, "data": rep, "error": "", "wall_s": rep.get("wall_s"),
-                          "report": str(args.suite_report)}
+            S["suite"] = {
+                "command": cmd,
+                "data": rep,
+                "error": "",
+                "wall_s": rep.get("wall_s"),
+                "report": str(args.suite_report),
+            }
         else:
             d = Path(args.suite_out or tempfile.mkdtemp(prefix="skillbridge-bench-suite-"))
-            cmd = [*_cli(), "eval", "--seeds", str(size["suite_seeds"]), "--workers",
-                   str(args.workers), "--json", "--out", str(d / "report")]
+            cmd = [
+                *_cli(),
+                "eval",
+                "--seeds",
+                str(size["suite_seeds"]),
+                "--workers",
+                str(args.workers),
+                "--json",
+                "--out",
+                str(d / "report"),
+            ]
             if args.suite_only:
                 cmd += ["--only", args.suite_only]
             if args.policy_source == "scripted":
@@ -227,23 +292,22 @@ def _failed(L: list[str], sec: dict) -> bool:
     return False
 
 
-def render(b: dict) -> str:
-    m = b["machine"]
-    S = b["sections"]
-    L = ["# Benchmarks\n",
-         f"Generated by `{b.get('command', 'python scripts/make_benchmarks.py')}`; every number below comes from the command "
-         "printed with it. Rates carry their episode count and a 95% Wilson interval.\n"]
-    if b.get("policy_source") == "scripted":
-        L.append("> Policies: the **scripted experts**, not the shipped pretrained policies "
-                 "(`--policy-source scripted`).\n")
-    if b["quick"]:
-        L.append("> Reduced sizes (`--quick`): intervals are wide; run without `--quick` for the "
-                 "full sizes.\n")
+def _render_machine(L: list[str], m: dict) -> None:
+    """The machine table (and a note when it was busy)."""
     L.append("## Machine\n")
     L.append("| | |")
     L.append("|---|---|")
-    for k in ("date", "git_commit", "cpu_model", "processor", "cpus", "memory_gb", "load_avg_1m",
-              "platform", "python"):
+    for k in (
+        "date",
+        "git_commit",
+        "cpu_model",
+        "processor",
+        "cpus",
+        "memory_gb",
+        "load_avg_1m",
+        "platform",
+        "python",
+    ):
         if k in m:
             L.append(f"| {k} | {m[k]} |")
     for k, v in (m.get("versions") or {}).items():
@@ -252,44 +316,62 @@ def render(b: dict) -> str:
         L.append(f"| {k} | {v} |")
     L.append("")
     if m.get("load_avg_1m") is not None and m.get("cpus") and m["load_avg_1m"] > 0.5 * m["cpus"]:
-        L.append(f"Note: the machine was busy (1-minute load {m['load_avg_1m']} on {m['cpus']} "
-                 "CPUs) when this page was generated; timings are pessimistic.\n")
+        L.append(
+            f"Note: the machine was busy (1-minute load {m['load_avg_1m']} on {m['cpus']} "
+            "CPUs) when this page was generated; timings are pessimistic.\n"
+        )
 
-    # headline
+
+def _render_headline(L: list[str], S: dict) -> None:
+    """One line per measured section."""
     L.append("## Headline\n")
     L.append("| what | result | command |")
     L.append("|---|---|---|")
     sim = (S.get("sim") or {}).get("data") or {}
     if sim:
-        L.append(f"| simulator | {_fmt(sim.get('env_steps_per_s'))} env steps/s, "
-                 f"{_fmt(sim.get('sim_seconds_per_wall_second'))}× real time | "
-                 f"`{S['sim']['command']}` |")
+        L.append(
+            f"| simulator | {_fmt(sim.get('env_steps_per_s'))} env steps/s, "
+            f"{_fmt(sim.get('sim_seconds_per_wall_second'))}× real time | "
+            f"`{S['sim']['command']}` |"
+        )
     br = (S.get("bridge") or {}).get("data") or {}
     if br:
         lat = br.get("latency_ms") or {}
-        L.append(f"| bridge | {_fmt(br.get('cases'))} fuzz cases: {br.get('crashes')} crashes, "
-                 f"{br.get('unsafe_accepts')} unsafe accepts; validate p50 {lat.get('p50')} ms, "
-                 f"p99 {lat.get('p99')} ms | `{S['bridge']['command']}` |")
+        L.append(
+            f"| bridge | {_fmt(br.get('cases'))} fuzz cases: {br.get('crashes')} crashes, "
+            f"{br.get('unsafe_accepts')} unsafe accepts; validate p50 {lat.get('p50')} ms, "
+            f"p99 {lat.get('p99')} ms | `{S['bridge']['command']}` |"
+        )
     run = (S.get("run") or {}).get("data") or {}
     if run:
-        L.append(f"| runner | {_fmt(run.get('real_time_factor'))}× real time "
-                 f"({run.get('policy_source')} policies); replay verify "
-                 f"{_fmt(run.get('replay_verify_steps_per_s'))} steps/s, bit-exact "
-                 f"{run.get('replay_verify_bit_exact')} | `{S['run']['command']}` |")
+        L.append(
+            f"| runner | {_fmt(run.get('real_time_factor'))}× real time "
+            f"({run.get('policy_source')} policies); replay verify "
+            f"{_fmt(run.get('replay_verify_steps_per_s'))} steps/s, bit-exact "
+            f"{run.get('replay_verify_bit_exact')} | `{S['run']['command']}` |"
+        )
     for sk, sec in (S.get("skills") or {}).items():
         d = sec.get("data")
         if d:
-            r = {"rate": d.get("success_rate"), "ci95": d.get("ci95"),
-                 "episodes": d.get("episodes")}
+            r = {
+                "rate": d.get("success_rate"),
+                "ci95": d.get("ci95"),
+                "episodes": d.get("episodes"),
+            }
             L.append(f"| skill `{sk}` | success {_rate(r)} | `{sec['command']}` |")
     su = (S.get("suite") or {}).get("data") or {}
     if su and su.get("overall"):
         o = su["overall"]
-        L.append(f"| suite ({su['suite']['tasks']} tasks × {su['config']['seeds']} seeds) | "
-                 f"planning {_rate(o['planning'])}; execution {_rate(o['execution'])}; "
-                 f"refusal {_rate(o['refusal'])} | `{S['suite']['command']}` |")
+        L.append(
+            f"| suite ({su['suite']['tasks']} tasks × {su['config']['seeds']} seeds) | "
+            f"planning {_rate(o['planning'])}; execution {_rate(o['execution'])}; "
+            f"refusal {_rate(o['refusal'])} | `{S['suite']['command']}` |"
+        )
     L.append("")
 
+
+def _render_sim_bridge_run(L: list[str], S: dict) -> None:
+    """The simulator, bridge and runner sections."""
     if "sim" in S:
         L.append("## Simulator\n")
         L.append(f"`{S['sim']['command']}` ({S['sim']['wall_s']} s)\n")
@@ -312,36 +394,53 @@ def render(b: dict) -> str:
         if not _failed(L, S["run"]):
             d = S["run"]["data"]
             L += ["| metric | value |", "|---|---|"]
-            L += [f"| {k} | {_fmt(v)} |" for k, v in _flat(d)
-                  if not k.startswith("time_split_s")]
+            L += [f"| {k} | {_fmt(v)} |" for k, v in _flat(d) if not k.startswith("time_split_s")]
             L.append("")
+
+
+def _render_skills(L: list[str], S: dict) -> None:
+    """The per-skill success table."""
     if "skills" in S:
         L.append("## Skills\n")
-        L.append("Each skill from its chained start distribution (`pick-place`: the two in a "
-                 "row).\n")
+        L.append(
+            "Each skill from its chained start distribution (`pick-place`: the two in a row).\n"
+        )
         L += ["| skill | success [95% CI] | mean steps | command |", "|---|---|---|---|"]
         for sk, sec in S["skills"].items():
             d = sec.get("data")
             if d:
-                r = {"rate": d.get("success_rate"), "ci95": d.get("ci95"),
-                     "episodes": d.get("episodes")}
+                r = {
+                    "rate": d.get("success_rate"),
+                    "ci95": d.get("ci95"),
+                    "episodes": d.get("episodes"),
+                }
                 ms = d.get("mean_steps")
-                L.append(f"| {sk} | {_rate(r)} | {'' if ms is None else f'{ms:.1f}'} | "
-                         f"`{sec['command']}` |")
+                L.append(
+                    f"| {sk} | {_rate(r)} | {'' if ms is None else f'{ms:.1f}'} | "
+                    f"`{sec['command']}` |"
+                )
             else:
                 L.append(f"| {sk} | not measured: {sec.get('error')} | | `{sec['command']}` |")
         L.append("")
+
+
+def _render_learning(L: list[str], S: dict) -> None:
+    """Inference cost and learning speed of the skill policies."""
     if "learning" in S:
         sec = S["learning"]
         L.append("## Skill policies: inference and learning\n")
         L.append(f"`{sec['command']}` ({sec['wall_s']} s)\n")
         if not _failed(L, sec):
             d = sec["data"]
-            L.append(f"Baseline measured in the same run: one env control step = "
-                     f"{d['env_step_ms']:.3f} ms.\n")
-            L += ["| skill | inference ms/step | vs env step | env steps to bar (DAgger + RL) | "
-                  "training steps (DAgger + RL) | training wall time |",
-                  "|---|---|---|---|---|---|"]
+            L.append(
+                f"Baseline measured in the same run: one env control step = "
+                f"{d['env_step_ms']:.3f} ms.\n"
+            )
+            L += [
+                "| skill | inference ms/step | vs env step | env steps to bar (DAgger + RL) | "
+                "training steps (DAgger + RL) | training wall time |",
+                "|---|---|---|---|---|---|",
+            ]
             for sk, r in d["skills"].items():
                 if "error" in r:
                     L.append(f"| {sk} | {r['error']} | | | | |")
@@ -349,45 +448,97 @@ def render(b: dict) -> str:
                 bar = r.get("bar")
                 hit = r.get("rl_steps_to_bar")
                 demo = r.get("warm_start_env_steps", 0)
-                to_bar = "" if bar is None else (
-                    f"{r.get('env_steps_to_bar')} = {demo} + {hit} (bar {bar})" if hit is not None
-                    else f"not reached (bar {bar})")
-                L.append(f"| {sk} | {r['inference_ms']:.3f} | {r['inference_vs_env_step']:.2f}x | "
-                         f"{to_bar} | {demo} + {r.get('training_steps')} | "
-                         f"{r.get('training_wall_time_s')} s |")
-            L.append("\nEnv steps to bar: labelled DAgger steps plus RL steps until the first "
-                     "periodic training evaluation (50 episodes) at or above the issue's bar; an "
-                     "RL part of 0 means the DAgger warm start already met it. "
-                     "Reference: rl-baselines3-zoo's TQC+HER needs ~230k steps (~1 h here) "
-                     "for FetchPickAndPlace.\n")
+                to_bar = (
+                    ""
+                    if bar is None
+                    else (
+                        f"{r.get('env_steps_to_bar')} = {demo} + {hit} (bar {bar})"
+                        if hit is not None
+                        else f"not reached (bar {bar})"
+                    )
+                )
+                L.append(
+                    f"| {sk} | {r['inference_ms']:.3f} | {r['inference_vs_env_step']:.2f}x | "
+                    f"{to_bar} | {demo} + {r.get('training_steps')} | "
+                    f"{r.get('training_wall_time_s')} s |"
+                )
+            L.append(
+                "\nEnv steps to bar: labelled DAgger steps plus RL steps until the first "
+                "periodic training evaluation (50 episodes) at or above the issue's bar; an "
+                "RL part of 0 means the DAgger warm start already met it. "
+                "Reference: rl-baselines3-zoo's TQC+HER needs ~230k steps (~1 h here) "
+                "for FetchPickAndPlace.\n"
+            )
+
+
+def _render_suite(L: list[str], S: dict) -> None:
+    """The task-suite section."""
     if "suite" in S:
         L.append("## Task suite\n")
         sec = S["suite"]
-        L.append(f"`{sec['command']}`" + (f" ({sec['wall_s']} s)" if sec.get("wall_s") else "")
-                 + (f"; full report: `{sec['report']}`" if sec.get("report") else "") + "\n")
+        L.append(
+            f"`{sec['command']}`"
+            + (f" ({sec['wall_s']} s)" if sec.get("wall_s") else "")
+            + (f"; full report: `{sec['report']}`" if sec.get("report") else "")
+            + "\n"
+        )
         d = sec.get("data") or {}
         if not _failed(L, sec) and d.get("overall"):
             o = d["overall"]
             L += ["| metric | rate [95% CI] (episodes) | target |", "|---|---|---|"]
             for k in ("planning", "execution", "refusal"):
                 t = (d.get("targets") or {}).get(k, {})
-                L.append(f"| {k} success | {_rate(o[k])} | ≥ {t.get('target')} "
-                         f"({'met' if t.get('met') else 'not met'}) |")
+                L.append(
+                    f"| {k} success | {_rate(o[k])} | ≥ {t.get('target')} "
+                    f"({'met' if t.get('met') else 'not met'}) |"
+                )
             L.append(f"| false refusals | {_rate(o['false_refusals'])} | |")
             L.append("")
             L += ["| category | planning | execution | refusal |", "|---|---|---|---|"]
             for cat, r in d["by_category"].items():
-                L.append(f"| {cat} | {_rate(r['planning'])} | {_rate(r['execution'])} | "
-                         f"{_rate(r['refusal'])} |")
+                L.append(
+                    f"| {cat} | {_rate(r['planning'])} | {_rate(r['execution'])} | "
+                    f"{_rate(r['refusal'])} |"
+                )
             L.append("")
             causes = d.get("failures", {}).get("by_cause") or {}
             if causes:
-                L.append("Failure causes: " + ", ".join(f"`{k}` ×{v}" for k, v in causes.items())
-                         + "\n")
-            L.append(f"Planner: `{d['config'].get('llm')}`, policies "
-                     f"`{d['config'].get('policy_source')}`, {d['config'].get('workers')} workers, "
-                     f"{d.get('wall_s')} s wall, {d.get('tokens', {}).get('in', 0)} tokens in / "
-                     f"{d.get('tokens', {}).get('out', 0)} out.\n")
+                L.append(
+                    "Failure causes: " + ", ".join(f"`{k}` ×{v}" for k, v in causes.items()) + "\n"
+                )
+            L.append(
+                f"Planner: `{d['config'].get('llm')}`, policies "
+                f"`{d['config'].get('policy_source')}`, {d['config'].get('workers')} workers, "
+                f"{d.get('wall_s')} s wall, {d.get('tokens', {}).get('in', 0)} tokens in / "
+                f"{d.get('tokens', {}).get('out', 0)} out.\n"
+            )
+
+
+def render(b: dict) -> str:
+    m = b["machine"]
+    S = b["sections"]
+    L = [
+        "# Benchmarks\n",
+        f"Generated by `{b.get('command', 'python scripts/make_benchmarks.py')}`; "
+        "every number below comes from the command "
+        "printed with it. Rates carry their episode count and a 95% Wilson interval.\n",
+    ]
+    if b.get("policy_source") == "scripted":
+        L.append(
+            "> Policies: the **scripted experts**, not the shipped pretrained policies "
+            "(`--policy-source scripted`).\n"
+        )
+    if b["quick"]:
+        L.append(
+            "> Reduced sizes (`--quick`): intervals are wide; run without `--quick` for the "
+            "full sizes.\n"
+        )
+    _render_machine(L, m)
+    _render_headline(L, S)
+    _render_sim_bridge_run(L, S)
+    _render_skills(L, S)
+    _render_learning(L, S)
+    _render_suite(L, S)
     return "\n".join(L) + "\n"
 
 
@@ -396,16 +547,21 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="reduced sizes (a few minutes)")
     ap.add_argument("--skip", help=f"comma-separated sections to skip: {', '.join(SECTIONS)}")
     ap.add_argument("--out", type=Path, default=ROOT / "BENCHMARKS.md", help="the page")
-    ap.add_argument("--suite-report", type=Path, help="use this report.json instead of "
-                    "running the suite")
+    ap.add_argument(
+        "--suite-report", type=Path, help="use this report.json instead of running the suite"
+    )
     ap.add_argument("--suite-out", type=Path, help="folder for the suite run (default: temp)")
     ap.add_argument("--suite-only", help="run only these suite tasks (ids, globs, categories)")
     ap.add_argument("--suite-seeds", type=int, help="seeds per suite task (overrides the size)")
     ap.add_argument("--skill-episodes", type=int, help="episodes per skill (overrides the size)")
     ap.add_argument("--workers", type=int, default=2, help="suite worker processes")
-    ap.add_argument("--policy-source", choices=("pretrained", "scripted"), default="pretrained",
-                    help="skills, runner and suite with the shipped policies (default) or the "
-                    "scripted experts (a baseline; the page says so)")
+    ap.add_argument(
+        "--policy-source",
+        choices=("pretrained", "scripted"),
+        default="pretrained",
+        help="skills, runner and suite with the shipped policies (default) or the "
+        "scripted experts (a baseline; the page says so)",
+    )
     ap.add_argument("--from-json", type=Path, help="only render the page from a benchmarks.json")
     args = ap.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
@@ -425,8 +581,11 @@ def main(argv=None) -> int:
         raw.write_text(json.dumps(slim, indent=2) + "\n")
     args.out.write_text(render(b))
     print(f"wrote {args.out}", file=sys.stderr)
-    failed = [k for k, v in b["sections"].items()
-              if isinstance(v, dict) and v.get("error") and not v.get("data")]
+    failed = [
+        k
+        for k, v in b["sections"].items()
+        if isinstance(v, dict) and v.get("error") and not v.get("data")
+    ]
     return 1 if failed else 0
 
 

@@ -145,7 +145,7 @@ class TabletopEnv(gym.Env):
         self.present = tuple(n for n in scene.CUBE_NAMES if n in spec)
         placed: list[np.ndarray] = []
         fixed = {n: v for n, v in spec.items() if v is not None}
-        for n, v in fixed.items():
+        for v in fixed.values():
             placed.append(np.asarray(v[:2], dtype=np.float64))
         poses: dict[str, tuple[float, float, float, float]] = {}
         for n in scene.CUBE_NAMES:

@@ -50,8 +50,6 @@ def set_state(model: mujoco.MjModel, data: mujoco.MjData, state: np.ndarray) -> 
     """Restore a state from :func:`get_state` and recompute derived quantities."""
     state = np.asarray(state, dtype=np.float64)
     if state.shape != (state_size(model),):
-        raise ValueError(
-            f"state has shape {state.shape}, this model needs ({state_size(model)},)"
-        )
+        raise ValueError(f"state has shape {state.shape}, this model needs ({state_size(model)},)")
     mujoco.mj_setState(model, data, state, STATE_SPEC)
     mujoco.mj_forward(model, data)

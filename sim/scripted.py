@@ -67,8 +67,10 @@ def pick_action(
     if dxy > 0.008:
         # rise first if low, so the fingers do not sweep other cubes
         z = hover if grip[2] > cube[2] + 0.045 or dxy < 0.02 else grip[2] + 0.05
-        tgt = np.array([cube[0], cube[1], z]) if grip[2] > cube[2] + 0.045 else np.array(
-            [grip[0], grip[1], hover]
+        tgt = (
+            np.array([cube[0], cube[1], z])
+            if grip[2] > cube[2] + 0.045
+            else np.array([grip[0], grip[1], hover])
         )
         return _move(grip, tgt, APPROACH)
     if grip[2] - cube[2] > 0.006:
@@ -112,7 +114,8 @@ def release_point(world, target: str) -> np.ndarray:
     if b is not None:
         centre = np.asarray(b.pos[:2])
         inside = [
-            np.asarray(o.pos[:2]) for o in world.objects
+            np.asarray(o.pos[:2])
+            for o in world.objects
             if o.name != world.held_object and o.in_bin == target
         ]
         spot = centre

@@ -20,8 +20,10 @@ import imageio.v2 as imageio
 import numpy as np
 
 #: Files an episode folder holds: a video never replaces one of them.
-EPISODE_FILES = re.compile(r"^(meta\.json|trace\.jsonl|events\.log\.jsonl|initial\.npz|"
-                           r"final\.npz|states-\d+\.npz)$")
+EPISODE_FILES = re.compile(
+    r"^(meta\.json|trace\.jsonl|events\.log\.jsonl|initial\.npz|"
+    r"final\.npz|states-\d+\.npz)$"
+)
 VIDEO_MAGIC = b"ftyp"  # bytes 4..8 of an mp4/mov file
 
 
@@ -43,8 +45,10 @@ def check_video_target(path: str | Path) -> Path:
     except OSError as e:
         raise VideoError(f"--video {path}: {e.strerror or e}") from None
     if EPISODE_FILES.match(path.name) and (path.parent / "meta.json").exists():
-        raise VideoError(f"--video {path} is a file of the episode in {path.parent}; "
-                         "write the video somewhere else")
+        raise VideoError(
+            f"--video {path} is a file of the episode in {path.parent}; "
+            "write the video somewhere else"
+        )
     if st is None:
         return path
     if stat.S_ISDIR(st.st_mode):
@@ -64,8 +68,7 @@ def check_video_target(path: str | Path) -> Path:
     return path
 
 
-def check_mp4(path: str | Path, frames: int | None = None, shown: str | Path | None = None
-              ) -> None:
+def check_mp4(path: str | Path, frames: int | None = None, shown: str | Path | None = None) -> None:
     """Raise :class:`VideoError` unless ``path`` is a complete mp4 (top-level boxes that
     exactly tile the file, with ``ftyp``, ``moov`` and ``mdat``) holding ``frames`` frames."""
     path = Path(path)
@@ -88,20 +91,22 @@ def check_mp4(path: str | Path, frames: int | None = None, shown: str | Path | N
             seen.add(kind)
             pos += n
     if pos != size or not {b"ftyp", b"moov", b"mdat"} <= seen:
-        raise VideoError(f"the video {name} came out incomplete ({size} bytes; "
-                         "is the disk full?)")
+        raise VideoError(f"the video {name} came out incomplete ({size} bytes; is the disk full?)")
     if frames is not None:
         import imageio_ffmpeg
 
         try:
             n_frames, _ = imageio_ffmpeg.count_frames_and_secs(str(path))
         except Exception as e:  # noqa: BLE001 - ffmpeg could not decode it
-            raise VideoError(f"the video {name} cannot be decoded "
-                             f"({str(e).strip().splitlines()[0][:120] if str(e) else type(e).__name__})"
-                             ) from None
+            raise VideoError(
+                f"the video {name} cannot be decoded "
+                f"({str(e).strip().splitlines()[0][:120] if str(e) else type(e).__name__})"
+            ) from None
         if n_frames != frames:
-            raise VideoError(f"the video {name} holds {n_frames} frames, {frames} were "
-                             "written (is the disk full?)")
+            raise VideoError(
+                f"the video {name} holds {n_frames} frames, {frames} were "
+                "written (is the disk full?)"
+            )
 
 
 def _remove(path: Path) -> None:
@@ -122,8 +127,9 @@ class VideoWriter:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise VideoError(f"cannot create the folder of --video {self.path}: "
-                             f"{e.strerror or e}") from None
+            raise VideoError(
+                f"cannot create the folder of --video {self.path}: {e.strerror or e}"
+            ) from None
         self._tmp = self.path.with_name(f".{self.path.stem}.tmp{os.getpid()}.mp4")
         try:
             # probe that the folder takes a file before ffmpeg starts (its error would be
@@ -131,7 +137,11 @@ class VideoWriter:
             with open(self._tmp, "xb"):
                 pass
             self._writer = imageio.get_writer(
-                self._tmp, fps=fps, codec="libx264", quality=7, macro_block_size=8,
+                self._tmp,
+                fps=fps,
+                codec="libx264",
+                quality=7,
+                macro_block_size=8,
                 ffmpeg_log_level="quiet",
             )
         except OSError as e:
@@ -202,4 +212,3 @@ def caption(frame: np.ndarray, text: str) -> np.ndarray:
     out = frame.copy()
     out[h - strip.shape[0] :, :, :] = strip[: min(bar, h)]
     return out
-

@@ -191,15 +191,16 @@ def reachable_xy(x: float, y: float) -> bool:
     return in_box and REACH_MIN_R <= r <= REACH_MAX_R
 
 
-def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldState:
-    """World state from physics. ``data`` must be forward-computed (after mj_forward/step)."""
-    ix = _index(model)
+def _held_cube(ix: _SceneIndex, data: mujoco.MjData) -> str | None:
+    """The cube touched by both fingers (the nearest to the grip site if several), or None."""
     n_con = data.ncon
     touching_left: set[str] = set()
     touching_right: set[str] = set()
     if n_con:
         # whole-array reads: indexing contacts one by one is far slower in the bindings
-        pairs = zip(data.contact.geom1[:n_con].tolist(), data.contact.geom2[:n_con].tolist())
+        pairs = zip(
+            data.contact.geom1[:n_con].tolist(), data.contact.geom2[:n_con].tolist(), strict=False
+        )
         for g1, g2 in pairs:
             for a, b in ((g1, g2), (g2, g1)):
                 cube = ix.cube_geoms.get(a)
@@ -209,10 +210,45 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
                     elif b in ix.right:
                         touching_right.add(cube)
     held_set = touching_left & touching_right
+    if not held_set:
+        return None
     grip = data.site_xpos[ix.site]
-    held = None
-    if held_set:
-        held = min(held_set, key=lambda n: np.linalg.norm(data.xpos[ix.cube_bodies[n]] - grip))
+    return min(held_set, key=lambda n: np.linalg.norm(data.xpos[ix.cube_bodies[n]] - grip))
+
+
+def _bin_of(p: list[float], bins: list[BinState]) -> str | None:
+    """The (last listed) bin whose inside holds position ``p``, or None."""
+    in_bin = None
+    for b in bins:
+        if (
+            abs(p[0] - b.pos[0]) < b.inner_half
+            and abs(p[1] - b.pos[1]) < b.inner_half
+            and p[2] < scene.BIN_WALL_HEIGHT + scene.CUBE_HALF
+        ):
+            in_bin = b.name
+    return in_bin
+
+
+def _support_of(n: str, p: list[float], raw: dict, held: str | None) -> str | None:
+    """The (last listed) cube that cube ``n`` at ``p`` rests on, or None."""
+    on = None
+    for m, (p2, _) in raw.items():
+        if m == n or m == held:
+            continue
+        dz = p[2] - p2[2]
+        if (
+            math.hypot(p[0] - p2[0], p[1] - p2[1]) < STACK_XY_TOL
+            and STACK_DZ[0] <= dz <= STACK_DZ[1]
+        ):
+            on = m
+    return on
+
+
+def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldState:
+    """World state from physics. ``data`` must be forward-computed (after mj_forward/step)."""
+    ix = _index(model)
+    held = _held_cube(ix, data)
+    grip = data.site_xpos[ix.site]
 
     bins = [
         BinState(name=n, color=scene.cube_color(n), pos=tuple(float(v) for v in data.xpos[b]))
@@ -231,24 +267,10 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
         fallen = bool(p[2] < FALLEN_Z)
         in_bin = None
         if not is_held and not fallen:
-            for b in bins:
-                if (
-                    abs(p[0] - b.pos[0]) < b.inner_half
-                    and abs(p[1] - b.pos[1]) < b.inner_half
-                    and p[2] < scene.BIN_WALL_HEIGHT + scene.CUBE_HALF
-                ):
-                    in_bin = b.name
+            in_bin = _bin_of(p, bins)
         on = None
         if not is_held and not fallen and in_bin is None:
-            for m, (p2, _) in raw.items():
-                if m == n or m == held:
-                    continue
-                dz = p[2] - p2[2]
-                if (
-                    math.hypot(p[0] - p2[0], p[1] - p2[1]) < STACK_XY_TOL
-                    and STACK_DZ[0] <= dz <= STACK_DZ[1]
-                ):
-                    on = m
+            on = _support_of(n, p, raw, held)
         on_table = (
             not is_held
             and not fallen

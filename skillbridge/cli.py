@@ -49,8 +49,7 @@ def _register_all() -> None:
         cmd_train_planner,
     )
 
-    for mod in (cmd_run, cmd_skills, cmd_planner, cmd_train_planner, cmd_bridge, cmd_eval,
-                cmd_sim):
+    for mod in (cmd_run, cmd_skills, cmd_planner, cmd_train_planner, cmd_bridge, cmd_eval, cmd_sim):
         mod.register(app)
     from skillbridge import cmd_export  # datasets and viewers for other tools (issue 16)
 

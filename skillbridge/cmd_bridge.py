@@ -25,9 +25,8 @@ def _world(seed: int, world_file: Path | None):
     if world_file is not None:
         from pydantic import ValidationError
 
-        from sim.world import WorldState
-
         from sim.safeio import MiB, UnsafeFile, read_regular
+        from sim.world import WorldState
 
         try:  # a regular file only: a FIFO would hang, /dev/zero would never end
             return WorldState.model_validate_json(read_regular(world_file, 16 * MiB))

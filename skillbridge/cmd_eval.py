@@ -22,12 +22,15 @@ def _select(suite, only: str | None):
     if not only:
         return suite
     pats = [p.strip() for p in only.split(",") if p.strip()]
-    keep = [t for t in suite.tasks
-            if any(fnmatch.fnmatchcase(t.id, p) or t.category == p for p in pats)]
+    keep = [
+        t for t in suite.tasks if any(fnmatch.fnmatchcase(t.id, p) or t.category == p for p in pats)
+    ]
     if not keep:
-        raise UserError(f"--only {only!r} matches no task of the suite (ids or categories, "
-                        f"globs allowed; categories: {', '.join(suite.by_category())})",
-                        EXIT_INPUT)
+        raise UserError(
+            f"--only {only!r} matches no task of the suite (ids or categories, "
+            f"globs allowed; categories: {', '.join(suite.by_category())})",
+            EXIT_INPUT,
+        )
     suite.tasks = keep
     return suite
 
@@ -35,31 +38,50 @@ def _select(suite, only: str | None):
 #: Seeds are numpy/gymnasium seeds: non-negative and, to stay portable, 32-bit.
 SEED_MAX = 2**32 - 1
 
+
 def eval_suite(
-    suite: Path = typer.Option(None, "--suite", help="Suite YAML file or folder of them "
-                               "(default: the shipped tasks/)."),
-    llm: str = typer.Option(None, "--llm", help="Planner: PROVIDER:MODEL or rules; default: "
-                            "$SKILLBRIDGE_LLM, the config file, else rules."),
-    route: str = typer.Option("hybrid", "--route", help="hybrid (rules first, the model when "
-                              "unsure), rules, or model."),
+    suite: Path = typer.Option(
+        None, "--suite", help="Suite YAML file or folder of them (default: the shipped tasks/)."
+    ),
+    llm: str = typer.Option(
+        None,
+        "--llm",
+        help="Planner: PROVIDER:MODEL or rules; default: "
+        "$SKILLBRIDGE_LLM, the config file, else rules.",
+    ),
+    route: str = typer.Option(
+        "hybrid", "--route", help="hybrid (rules first, the model when unsure), rules, or model."
+    ),
     seeds: int = typer.Option(3, "--seeds", help="Seeds per task (scene layouts 0..K-1)."),
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON, no progress."),
     out: Path = typer.Option(None, "--out", help="Report folder (default: runs/eval-<time>)."),
-    only: str = typer.Option(None, "--only", help="Comma-separated task ids, globs or "
-                             "categories to run (default: all)."),
+    only: str = typer.Option(
+        None, "--only", help="Comma-separated task ids, globs or categories to run (default: all)."
+    ),
     seed_base: int = typer.Option(0, "--seed-base", help="First seed (>= 0)."),
     max_replans: int = typer.Option(2, "--max-replans", help="Replans per episode."),
-    faults: bool = typer.Option(False, "--faults", help="Inject one seeded fault per episode "
-                                "(after the first place or push, that cube is moved off its "
-                                "target) and report recovery."),
-    base_url: str = typer.Option(None, "--base-url", help="Base URL of an OpenAI-compatible "
-                                 "server."),
-    resume: Path = typer.Option(None, "--resume", metavar="DIR",
-                                help="Continue the interrupted eval in DIR with its suite and "
-                                "settings (only --workers and --json may be given with it)."),
+    faults: bool = typer.Option(
+        False,
+        "--faults",
+        help="Inject one seeded fault per episode "
+        "(after the first place or push, that cube is moved off its "
+        "target) and report recovery.",
+    ),
+    base_url: str = typer.Option(
+        None, "--base-url", help="Base URL of an OpenAI-compatible server."
+    ),
+    resume: Path = typer.Option(
+        None,
+        "--resume",
+        metavar="DIR",
+        help="Continue the interrupted eval in DIR with its suite and "
+        "settings (only --workers and --json may be given with it).",
+    ),
     policy_source: str = typer.Option(
-        "pretrained", "--policy-source", hidden=True,
+        "pretrained",
+        "--policy-source",
+        hidden=True,
         help="pretrained (shipped policies) or scripted (the experts; debugging aid).",
     ),
 ):
@@ -78,25 +100,40 @@ def eval_suite(
     if seeds < 1 or seeds > 1000:
         raise UserError("--seeds must be between 1 and 1000", EXIT_INPUT)
     if seed_base < 0 or seed_base + seeds - 1 > SEED_MAX:
-        raise UserError(f"--seed-base must be between 0 and {SEED_MAX - seeds + 1} "
-                        f"(seeds are non-negative 32-bit numbers), not {seed_base}", EXIT_INPUT)
+        raise UserError(
+            f"--seed-base must be between 0 and {SEED_MAX - seeds + 1} "
+            f"(seeds are non-negative 32-bit numbers), not {seed_base}",
+            EXIT_INPUT,
+        )
     if workers < 1 or workers > 64:
         raise UserError("--workers must be between 1 and 64", EXIT_INPUT)
     if max_replans < 0:
         raise UserError("--max-replans must be >= 0", EXIT_INPUT)
     if resume is not None:
-        given = [name for name, value, default in (
-            ("--suite", suite, None), ("--llm", llm, None), ("--seeds", seeds, 3),
-            ("--only", only, None), ("--seed-base", seed_base, 0),
-            ("--max-replans", max_replans, 2), ("--base-url", base_url, None),
-            ("--faults", faults, False), ("--route", route, "hybrid"),
-            ("--policy-source", policy_source, "pretrained"),
-        ) if value != default]
+        given = [
+            name
+            for name, value, default in (
+                ("--suite", suite, None),
+                ("--llm", llm, None),
+                ("--seeds", seeds, 3),
+                ("--only", only, None),
+                ("--seed-base", seed_base, 0),
+                ("--max-replans", max_replans, 2),
+                ("--base-url", base_url, None),
+                ("--faults", faults, False),
+                ("--route", route, "hybrid"),
+                ("--policy-source", policy_source, "pretrained"),
+            )
+            if value != default
+        ]
         if out is not None and Path(out) != Path(resume):
             given.insert(0, "--out")
         if given:
-            raise UserError(f"--resume continues with the settings of the interrupted eval; "
-                            f"drop {', '.join(given)}", EXIT_INPUT)
+            raise UserError(
+                f"--resume continues with the settings of the interrupted eval; "
+                f"drop {', '.join(given)}",
+                EXIT_INPUT,
+            )
         out = resume
         lock = _claim_out(out, resume=True)
         try:
@@ -120,8 +157,9 @@ def eval_suite(
         from planner.hybrid import ROUTES
 
         if route not in ROUTES:
-            raise UserError(f"--route must be one of {', '.join(ROUTES)}, not {route!r}",
-                            EXIT_INPUT)
+            raise UserError(
+                f"--route must be one of {', '.join(ROUTES)}, not {route!r}", EXIT_INPUT
+            )
         planner_spec = _check_planner(llm, base_url)
         from skillbridge.runner import make_executor
 
@@ -130,9 +168,18 @@ def eval_suite(
         lock = _claim_out(out, resume=False)
         cfg = ev.EvalConfig(
             suite_path=str(suite if suite is not None else DEFAULT_SUITE),
-            llm=llm, planner=planner_spec, seeds=seeds, seed_base=seed_base, workers=workers,
-            out=out, policy_source=policy_source, max_replans=max_replans, base_url=base_url,
-            command=ev.command_line(), faults=faults, route=route,
+            llm=llm,
+            planner=planner_spec,
+            seeds=seeds,
+            seed_base=seed_base,
+            workers=workers,
+            out=out,
+            policy_source=policy_source,
+            max_replans=max_replans,
+            base_url=base_url,
+            command=ev.command_line(),
+            faults=faults,
+            route=route,
         )
     try:
         report = _run(s, cfg, as_json, resume is not None)
@@ -162,16 +209,31 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
         if as_json:
             report = ev.evaluate(s, cfg, resume=resuming)
         else:
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeElapsedColumn, TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
 
             verb = "resuming" if resuming else "eval"
-            console.print(f"[bold]{verb}[/bold] {safe(s.name)}: {len(s.tasks)} tasks × "
-                          f"{cfg.seeds} seeds = {total} episodes on {cfg.workers} worker(s) → "
-                          f"{safe(str(out))}", highlight=False)
-            with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                          MofNCompleteColumn(), TextColumn("{task.fields[tally]}"),
-                          TimeElapsedColumn(), TimeRemainingColumn(), console=console) as bar:
+            console.print(
+                f"[bold]{verb}[/bold] {safe(s.name)}: {len(s.tasks)} tasks × "
+                f"{cfg.seeds} seeds = {total} episodes on {cfg.workers} worker(s) → "
+                f"{safe(str(out))}",
+                highlight=False,
+            )
+            with Progress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[tally]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=console,
+            ) as bar:
                 tally = {"ok": 0, "fail": 0}
                 tid = bar.add_task("episodes", total=total, tally="")
 
@@ -179,12 +241,16 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
                     ok = rec["refusal_ok"] if rec["refuse"] else rec["execution"]
                     tally["ok" if ok else "fail"] += 1
                     if not ok:
-                        bar.console.print(f"  [red]✗[/red] {safe(str(rec['task']))} seed "
-                                          f"{rec['seed']}: {safe(str(rec['cause']))}",
-                                          highlight=False)
-                    bar.update(tid, completed=done,
-                               tally=f"[green]{tally['ok']} ok[/green] [red]{tally['fail']} "
-                                     f"failed[/red]")
+                        bar.console.print(
+                            f"  [red]✗[/red] {safe(str(rec['task']))} seed "
+                            f"{rec['seed']}: {safe(str(rec['cause']))}",
+                            highlight=False,
+                        )
+                    bar.update(
+                        tid,
+                        completed=done,
+                        tally=f"[green]{tally['ok']} ok[/green] [red]{tally['fail']} failed[/red]",
+                    )
 
                 report = ev.evaluate(s, cfg, progress, resume=resuming)
     except ev.EvalInterrupted as e:
@@ -192,15 +258,20 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
         if as_json:
             typer.echo(json.dumps(_summary(r), indent=2))
         done = r["episodes"]
-        console.print(f"interrupted: {done} of {done + len(r['missing'])} episodes done; "
-                      f"partial report {safe(r['files']['md'])}; continue with: skillbridge "
-                      f"eval --resume {safe(str(out))}", highlight=False)
+        console.print(
+            f"interrupted: {done} of {done + len(r['missing'])} episodes done; "
+            f"partial report {safe(r['files']['md'])}; continue with: skillbridge "
+            f"eval --resume {safe(str(out))}",
+            highlight=False,
+        )
         raise typer.Exit(130) from None
     except OSError as e:  # a full disk, a folder removed under us: the episodes so far are
         # in results.jsonl, line by line, and --resume continues from them
-        raise UserError(f"cannot write the report in {out}: {e.strerror or e}; the finished "
-                        f"episodes are kept, continue with: skillbridge eval --resume {out}",
-                        1) from None
+        raise UserError(
+            f"cannot write the report in {out}: {e.strerror or e}; the finished "
+            f"episodes are kept, continue with: skillbridge eval --resume {out}",
+            1,
+        ) from None
     if as_json:
         typer.echo(json.dumps(_summary(report), indent=2))
     else:
@@ -243,8 +314,11 @@ def _claim_out(out: Path, resume: bool):
         lock.seek(0)
         holder = lock.read().strip()[:20]
         lock.close()
-        raise UserError(f"{out} is in use by another eval{f' (pid {holder})' if holder else ''}"
-                        f"; wait for it or choose another --out", EXIT_INPUT) from None
+        raise UserError(
+            f"{out} is in use by another eval{f' (pid {holder})' if holder else ''}"
+            f"; wait for it or choose another --out",
+            EXIT_INPUT,
+        ) from None
     lock.seek(0)
     lock.truncate()
     lock.write(str(os.getpid()))
@@ -252,12 +326,18 @@ def _claim_out(out: Path, resume: bool):
     if not resume:
         if (out / "report.json").exists():
             lock.close()
-            raise UserError(f"--out {out} already holds a report; choose a new folder "
-                            f"(or continue an incomplete one with --resume {out})", EXIT_INPUT)
+            raise UserError(
+                f"--out {out} already holds a report; choose a new folder "
+                f"(or continue an incomplete one with --resume {out})",
+                EXIT_INPUT,
+            )
         if (out / ev.STATE_FILE).exists():
             lock.close()
-            raise UserError(f"--out {out} holds an unfinished eval; continue it with "
-                            f"--resume {out} or choose a new folder", EXIT_INPUT)
+            raise UserError(
+                f"--out {out} holds an unfinished eval; continue it with "
+                f"--resume {out} or choose a new folder",
+                EXIT_INPUT,
+            )
     try:
         probe = out / ".write-test"
         probe.write_text("")
@@ -269,8 +349,22 @@ def _claim_out(out: Path, resume: bool):
 
 
 def _summary(report: dict) -> dict:
-    keys = ("suite", "config", "episodes", "complete", "missing", "infrastructure", "wall_s",
-            "overall", "claims", "targets", "by_category", "failures", "tokens", "files")
+    keys = (
+        "suite",
+        "config",
+        "episodes",
+        "complete",
+        "missing",
+        "infrastructure",
+        "wall_s",
+        "overall",
+        "claims",
+        "targets",
+        "by_category",
+        "failures",
+        "tokens",
+        "files",
+    )
     return {k: report.get(k) for k in keys}
 
 
@@ -288,24 +382,39 @@ def _print_summary(console, report: dict) -> None:
     t.add_row("[bold]all[/bold]", _pct(o["planning"]), _pct(o["execution"]), _pct(o["refusal"]))
     console.print(t)
     for k, v in report["targets"].items():
-        mark = ("n/a" if v["met"] is None else "[green]met[/green]" if v["met"]
-                else "[red]not met[/red]")
+        mark = (
+            "n/a"
+            if v["met"] is None
+            else "[green]met[/green]"
+            if v["met"]
+            else "[red]not met[/red]"
+        )
         console.print(f"{k}: {v['measured']} (target ≥ {v['target']}) {mark}", highlight=False)
     cl = report.get("claims") or {}
     if cl:
         colour = "green" if cl["false_success_claims"] == 0 else "red"
-        console.print(f"false success claims: [{colour}]{cl['false_success_claims']}[/{colour}] "
-                      f"of {cl['claimed_success']} runs that claimed success", highlight=False)
+        console.print(
+            f"false success claims: [{colour}]{cl['false_success_claims']}[/{colour}] "
+            f"of {cl['claimed_success']} runs that claimed success",
+            highlight=False,
+        )
         if cl["faults_injected"]:
-            console.print(f"recovery from injected faults: {_pct(cl['recovery'])}; repaired by "
-                          f"a replan: {cl['repaired_by_replan']}", highlight=False)
+            console.print(
+                f"recovery from injected faults: {_pct(cl['recovery'])}; repaired by "
+                f"a replan: {cl['repaired_by_replan']}",
+                highlight=False,
+            )
     causes = report["failures"]["by_cause"]
     if causes:
-        console.print("failures: " + safe(", ".join(f"{k} ×{v}" for k, v in causes.items())),
-                      highlight=False)
+        console.print(
+            "failures: " + safe(", ".join(f"{k} ×{v}" for k, v in causes.items())), highlight=False
+        )
     missing = report.get("missing") or []
     if missing:
-        console.print(f"[red]incomplete[/red]: {len(missing)} episode(s) lost with their "
-                      f"worker; rerun them with: skillbridge eval --resume "
-                      f"{safe(str(Path(report['files']['md']).parent))}", highlight=False)
+        console.print(
+            f"[red]incomplete[/red]: {len(missing)} episode(s) lost with their "
+            f"worker; rerun them with: skillbridge eval --resume "
+            f"{safe(str(Path(report['files']['md']).parent))}",
+            highlight=False,
+        )
     console.print(f"report: {safe(report['files']['md'])}", highlight=False)

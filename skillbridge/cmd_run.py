@@ -57,39 +57,51 @@ class _PlainFormatter(logging.Formatter):
 
 def run(
     task: str = typer.Argument(
-        ..., help="The instruction, e.g. 'put the red block in the green bin'."),
+        ..., help="The instruction, e.g. 'put the red block in the green bin'."
+    ),
     llm: str = typer.Option(
-        None, "--llm", help="Planner: PROVIDER:MODEL (openai:, ollama:, anthropic:, "
-        "local:PATH.gguf) or rules; default: $SKILLBRIDGE_LLM, the config file, else rules."
+        None,
+        "--llm",
+        help="Planner: PROVIDER:MODEL (openai:, ollama:, anthropic:, "
+        "local:PATH.gguf) or rules; default: $SKILLBRIDGE_LLM, the config file, else rules.",
     ),
     seed: int = typer.Option(0, "--seed", help="Scene seed (same seed, same episode)."),
     video_path: str = typer.Argument(
-        None, hidden=True, metavar="VIDEO_PATH",
+        None,
+        hidden=True,
+        metavar="VIDEO_PATH",
         help="With --video: where to write the mp4.",
     ),
     video: bool = typer.Option(
-        False, "--video",
-        help="Also render an mp4: `--video` (video.mp4 in the episode folder) or "
-        "`--video PATH`.",
+        False,
+        "--video",
+        help="Also render an mp4: `--video` (video.mp4 in the episode folder) or `--video PATH`.",
     ),
     out: Path = typer.Option(Path("runs"), "--out", help="Folder for the episode."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result, no progress."),
     max_replans: int = typer.Option(2, "--max-replans", min=0, max=20, help="Replans on failure."),
     log_level: str = typer.Option("warning", "--log-level", help="Terminal log level."),
     cubes: str = typer.Option(
-        None, "--cubes",
+        None,
+        "--cubes",
         help="Cubes in the scene: comma-separated names (red_block,blue_block), or JSON "
-        "poses '{\"red_block\": [0.1, 0.05], \"blue_block\": null}' ([x, y] | [x, y, yaw] "
+        'poses \'{"red_block": [0.1, 0.05], "blue_block": null}\' ([x, y] | [x, y, yaw] '
         "| [x, y, z, yaw] | null for a random place).",
     ),
     base_url: str = typer.Option(
-        None, "--base-url", help="Base URL of an OpenAI-compatible server."),
+        None, "--base-url", help="Base URL of an OpenAI-compatible server."
+    ),
     route: str = typer.Option(
-        "hybrid", "--route",
-        help="hybrid: rules first, the model only when rules are unsure; rules or model: force one.",
+        "hybrid",
+        "--route",
+        help=(
+            "hybrid: rules first, the model only when rules are unsure; rules or model: force one."
+        ),
     ),
     policy_source: str = typer.Option(
-        "pretrained", "--policy-source", hidden=True,
+        "pretrained",
+        "--policy-source",
+        hidden=True,
         help="pretrained (shipped policies) or scripted (the experts; debugging aid).",
     ),
 ):
@@ -97,14 +109,23 @@ def run(
     from skillbridge.runner import RunConfig, Runner
 
     if video_path is not None and not video:
-        raise UserError(f"unexpected argument {video_path!r} after the task "
-                        "(quote the task; for a video write --video PATH)", 2)
+        raise UserError(
+            f"unexpected argument {video_path!r} after the task "
+            "(quote the task; for a video write --video PATH)",
+            2,
+        )
     console = make_console(stderr=as_json, soft_wrap=True)  # paths stay copyable
     _terminal_logging(log_level, make_console(stderr=True))
     cfg = RunConfig(
-        task=task, llm=llm, seed=seed, max_replans=max_replans, out_dir=out,
+        task=task,
+        llm=llm,
+        seed=seed,
+        max_replans=max_replans,
+        out_dir=out,
         cubes=_parse_cubes(cubes),
-        policy_source=policy_source, base_url=base_url, route=route,
+        policy_source=policy_source,
+        base_url=base_url,
+        route=route,
         video=Path(video_path) if video and video_path else None,
         video_in_episode=video and not video_path,
     )
@@ -142,18 +163,27 @@ class _Progress:
 
         c = self.c
         if kind == "start":
-            c.print(f"[bold]task[/bold] {safe(d['task'])}  (seed {d['seed']}, planner "
-                    f"{safe(d['planner'])}, trace {safe(d['trace_id'])})", highlight=False)
+            c.print(
+                f"[bold]task[/bold] {safe(d['task'])}  (seed {d['seed']}, planner "
+                f"{safe(d['planner'])}, trace {safe(d['trace_id'])})",
+                highlight=False,
+            )
         elif kind == "plan":
             for a in d.get("attempt_records", []):
                 codes = ", ".join(r["code"] for r in a.get("reasons", [])) or "ok"
                 col = {"accepted": "green", "refused": "magenta"}.get(a["decision"], "red")
-                c.print(f"  bridge: {safe(a['proposer'])}#{a['attempt']} "
-                        f"[{col}]{safe(a['decision'])}[/{col}] ({safe(codes)}) "
-                        f"{a['tokens_in']}+{a['tokens_out']} tok", highlight=False)
+                c.print(
+                    f"  bridge: {safe(a['proposer'])}#{a['attempt']} "
+                    f"[{col}]{safe(a['decision'])}[/{col}] ({safe(codes)}) "
+                    f"{a['tokens_in']}+{a['tokens_out']} tok",
+                    highlight=False,
+                )
             steps = " → ".join(format_subgoal(s) for s in d["steps"]) or "(none)"
-            c.print(f"[bold]plan {d['index'] + 1}[/bold] {safe(d['decision'])} by "
-                    f"{safe(d['source'])}: {safe(steps)}", highlight=False)
+            c.print(
+                f"[bold]plan {d['index'] + 1}[/bold] {safe(d['decision'])} by "
+                f"{safe(d['source'])}: {safe(steps)}",
+                highlight=False,
+            )
             if d.get("refusal"):
                 c.print(f"  [magenta]refused:[/magenta] {safe(d['refusal'])}", highlight=False)
         elif kind == "subgoal_start":
@@ -166,16 +196,24 @@ class _Progress:
             self.stop()
             mark = "[green]✓[/green]" if d["success"] else "[red]✗[/red]"
             why = "" if d["success"] else f" ({safe(d.get('reason'))})"
-            c.print(f"  {mark} {self._label} {d['steps']} steps, {d['sim_time_s']:.2f} s sim"
-                    f"{why}", highlight=False)
+            c.print(
+                f"  {mark} {self._label} {d['steps']} steps, {d['sim_time_s']:.2f} s sim{why}",
+                highlight=False,
+            )
         elif kind == "replan":
             c.print(f"[yellow]replan {d.get('replans')}[/yellow]", highlight=False)
         elif kind == "fault":
-            c.print(f"[yellow]fault injected:[/yellow] {safe(d.get('fault'))} "
-                    f"{safe(d.get('cube'))} ({safe(d.get('was'))})", highlight=False)
+            c.print(
+                f"[yellow]fault injected:[/yellow] {safe(d.get('fault'))} "
+                f"{safe(d.get('cube'))} ({safe(d.get('was'))})",
+                highlight=False,
+            )
         elif kind == "goal_unmet":
-            c.print("[yellow]goal unmet in the world:[/yellow] "
-                    f"{safe(', '.join(d.get('unmet') or []))}", highlight=False)
+            c.print(
+                "[yellow]goal unmet in the world:[/yellow] "
+                f"{safe(', '.join(d.get('unmet') or []))}",
+                highlight=False,
+            )
         elif kind == "stale":
             c.print("[yellow]the rest of the plan no longer fits the world[/yellow]")
         elif kind == "video_start":
@@ -195,31 +233,41 @@ def _summary(c, r) -> None:
         t.add_column(col, justify="right" if col in ("#", "steps", "sim s", "wall s") else "left")
     for s in r.subgoals:
         ok = s.get("success")
-        t.add_row(str(s["index"] + 1), safe(format_subgoal(s["subgoal"])),
-                  "[green]success[/green]" if ok
-                  else f"[red]failed[/red] {safe(s.get('reason') or '')}",
-                  str(s.get("steps", 0)), f"{s.get('sim_time_s', 0):.2f}",
-                  f"{s.get('wall_s', 0):.2f}")
+        t.add_row(
+            str(s["index"] + 1),
+            safe(format_subgoal(s["subgoal"])),
+            "[green]success[/green]" if ok else f"[red]failed[/red] {safe(s.get('reason') or '')}",
+            str(s.get("steps", 0)),
+            f"{s.get('sim_time_s', 0):.2f}",
+            f"{s.get('wall_s', 0):.2f}",
+        )
     if r.subgoals:
         c.print(t)
     tm = r.timings
-    split = ", ".join(f"{k} {tm.get(k, 0):.2f}" for k in
-                      ("planning", "bridge", "policy", "physics", "world", "recording"))
+    split = ", ".join(
+        f"{k} {tm.get(k, 0):.2f}"
+        for k in ("planning", "bridge", "policy", "physics", "world", "recording")
+    )
     ok = sum(1 for s in r.subgoals if s.get("success"))
     colour = "green" if r.success else "red"
-    c.print(f"[bold {colour}]{safe(r.status)}[/bold {colour}]: {safe(r.message)}",
-            highlight=False)
+    c.print(f"[bold {colour}]{safe(r.status)}[/bold {colour}]: {safe(r.message)}", highlight=False)
     if r.goal_evaluation is not None:
-        c.print(f"goal ({safe(r.goal_source)}), checked in the world after settling:",
-                highlight=False)
+        c.print(
+            f"goal ({safe(r.goal_source)}), checked in the world after settling:", highlight=False
+        )
         for e in r.goal_evaluation:
             mark = "[green]met[/green]  " if e["met"] else "[red]unmet[/red]"
             c.print(f"  {mark} {safe(e['predicate'])}", highlight=False)
-    c.print(f"subgoals {ok}/{len(r.subgoals)} succeeded, replans {r.replans}, tokens "
-            f"{r.tokens['in']} in / {r.tokens['out']} out ({r.tokens['calls']} planner calls)",
-            highlight=False)
-    c.print(f"sim {r.sim_time_s:.2f} s in {tm.get('run_s', r.wall_s):.2f} s wall "
-            f"(×{r.real_time_factor:.1f} real time); {split}", highlight=False)
+    c.print(
+        f"subgoals {ok}/{len(r.subgoals)} succeeded, replans {r.replans}, tokens "
+        f"{r.tokens['in']} in / {r.tokens['out']} out ({r.tokens['calls']} planner calls)",
+        highlight=False,
+    )
+    c.print(
+        f"sim {r.sim_time_s:.2f} s in {tm.get('run_s', r.wall_s):.2f} s wall "
+        f"(×{r.real_time_factor:.1f} real time); {split}",
+        highlight=False,
+    )
     c.print(f"episode: {safe(r.episode)}", highlight=False)
     if r.video:
         c.print(f"video:   {safe(r.video)} ({r.video_frames} frames)", highlight=False)
@@ -230,18 +278,21 @@ def replay(
     episode: Path = typer.Argument(..., help="Episode folder (runs/<id>)."),
     video: Path = typer.Option(None, "--video", help="Render the episode to this mp4."),
     viewer: bool = typer.Option(
-        False, "--viewer", help="Play it in MuJoCo's viewer (needs a display)."),
+        False, "--viewer", help="Play it in MuJoCo's viewer (needs a display)."
+    ),
     verify: bool = typer.Option(
-        False, "--verify", help="Re-simulate and check every state bit for bit (exit 1 if not)."),
+        False, "--verify", help="Re-simulate and check every state bit for bit (exit 1 if not)."
+    ),
     speed: float = typer.Option(1.0, "--speed", help="Playback speed for --video/--viewer."),
     timeline: bool = typer.Option(True, "--timeline/--no-timeline", help="Print the trace."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
+    rerun: bool = typer.Option(False, "--rerun", help="Log it to the Rerun viewer."),
+    save: Path = typer.Option(None, "--save", help="With --rerun: write FILE.rrd instead."),
 ):
     """Replay a recorded episode: the trace as a timeline, a video or the viewer, --verify."""
+    from sim.video import VideoError, check_video_target
     from skillbridge import replay as rp
     from skillbridge.episode import EpisodeError, check_writable
-
-    from sim.video import VideoError, check_video_target
 
     c = make_console(stderr=as_json, soft_wrap=True)
     try:
@@ -255,24 +306,37 @@ def replay(
             check_writable(video.parent)
         except (EpisodeError, VideoError) as e:
             raise UserError(str(e), 2) from None
-    out: dict = {"episode": str(ep.path), "status": ep.meta.get("status"), "steps": ep.n_steps,
-                 "outcome": (ep.meta.get("result") or {}).get("status")}
+    if rerun or save is not None:  # Rerun (issue 16): checked before anything is rendered
+        from skillbridge.cmd_export import check_rerun_args
+
+        check_rerun_args(rerun, save)
+    out: dict = {
+        "episode": str(ep.path),
+        "status": ep.meta.get("status"),
+        "steps": ep.n_steps,
+        "outcome": (ep.meta.get("result") or {}).get("status"),
+    }
     if timeline and not as_json:
         rp.print_timeline(ep, c)
     code = 0
     try:
         if verify and ep.n_steps == 0:
-            out["verify"] = {"ok": True, "steps": 0, "checked": 0,
-                             "message": "nothing to verify: the episode has no control steps"}
-            c.print("verify: nothing to verify (the episode has no control steps)",
-                    highlight=False)
+            out["verify"] = {
+                "ok": True,
+                "steps": 0,
+                "checked": 0,
+                "message": "nothing to verify: the episode has no control steps",
+            }
+            c.print("verify: nothing to verify (the episode has no control steps)", highlight=False)
         elif verify:
             with c.status("re-simulating…"):
                 v = rp.verify(ep)
             out["verify"] = v.to_dict()
             colour = "green" if v.ok else "red"
-            c.print(f"[{colour}]verify: {safe(v.message)}[/{colour}] "
-                    f"({v.steps_per_s:.0f} steps/s)", highlight=False)
+            c.print(
+                f"[{colour}]verify: {safe(v.message)}[/{colour}] ({v.steps_per_s:.0f} steps/s)",
+                highlight=False,
+            )
             code = 0 if v.ok else 1
         if video is not None:
             with c.status(f"rendering {safe(video)}…"):
@@ -281,6 +345,10 @@ def replay(
             c.print(f"video: {safe(video)} ({frames} frames)", highlight=False)
         if viewer:
             rp.view(ep, speed=speed)
+        if rerun:
+            from skillbridge.cmd_export import replay_rerun
+
+            out["rerun"] = replay_rerun(ep, save, c)
     except EpisodeError as e:
         raise UserError(str(e), 2) from None
     if as_json:

@@ -15,8 +15,9 @@ def register(app: typer.Typer) -> None:
 
 def demo(
     seed: int = typer.Option(0, "--seed", help="Scene seed."),
-    episodes: int = typer.Option(3, "-n", "--n-episodes", min=1, max=1000,
-                                 help="Pick-and-place rounds."),
+    episodes: int = typer.Option(
+        3, "-n", "--n-episodes", min=1, max=1000, help="Pick-and-place rounds."
+    ),
     video: Path = typer.Option(Path("runs/demo.mp4"), "--video", help="mp4 to write."),
 ):
     """Scripted (non-learned) pick-and-place in the scene, rendered to a video."""

@@ -39,23 +39,35 @@ SEED_MAX = 2**32 - 1
 
 def _bar(on: Console | None = None) -> Progress:
     return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TimeRemainingColumn(), console=on or console, transient=False,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=on or console,
+        transient=False,
     )
 
 
 def train(
     skill: str = typer.Argument(..., help="Skill to train (pick, place, push, home)."),
     algo: str = typer.Option("ppo", "--algo", help="RL algorithm for fine-tuning."),
-    timesteps: int = typer.Option(None, "-n", "--n-timesteps", min=1, help="RL steps (default: config)."),
+    timesteps: int = typer.Option(
+        None, "-n", "--n-timesteps", min=1, help="RL steps (default: config)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Random seed."),
     n_envs: int = typer.Option(4, "--n-envs", min=1, help="Environments stepped per rollout."),
     logdir: Path = typer.Option(Path("logs"), "-f", "--log-folder", help="Log folder."),
     tensorboard: bool = typer.Option(False, "--tensorboard", help="Write tensorboard logs."),
-    config: Path = typer.Option(None, "--config", "-c", help="Hyperparameter YAML (default: skills/config/SKILL.yaml)."),
+    config: Path = typer.Option(
+        None, "--config", "-c", help="Hyperparameter YAML (default: skills/config/SKILL.yaml)."
+    ),
     resume: bool = typer.Option(False, "--resume", help="Continue the latest run of this skill."),
-    install: bool = typer.Option(False, "--install", help="Copy the best policy into skills/pretrained/."),
-    threads: int = typer.Option(1, "--threads", min=1, help="torch threads (1 is fastest unless idle)."),
+    install: bool = typer.Option(
+        False, "--install", help="Copy the best policy into skills/pretrained/."
+    ),
+    threads: int = typer.Option(
+        1, "--threads", min=1, help="torch threads (1 is fastest unless idle)."
+    ),
 ):
     """Train a skill: DAgger warm start from the scripted expert, then PPO; resumable."""
     _check_skill(skill)
@@ -71,7 +83,9 @@ def train(
         try:
             import tensorboard as _  # noqa: F401
         except ImportError:
-            raise UserError("--tensorboard needs tensorboard: pip install 'skillbridge[tensorboard]'") from None
+            raise UserError(
+                "--tensorboard needs tensorboard: pip install 'skillbridge[tensorboard]'"
+            ) from None
     with _bar() as bar:
         current = {"task": None}
 
@@ -82,13 +96,23 @@ def train(
 
         hooks = Hooks(
             stage=stage,
-            advance=lambda n: bar.advance(current["task"], n) if current["task"] is not None else None,
+            advance=lambda n: (
+                bar.advance(current["task"], n) if current["task"] is not None else None
+            ),
             log=lambda m: bar.console.print(f"[dim]{m}"),
         )
         try:
             run = run_training(
-                skill, algo=algo, timesteps=timesteps, seed=seed, n_envs=n_envs, logdir=logdir,
-                tensorboard=tensorboard, config=config, resume=resume, prog=hooks,
+                skill,
+                algo=algo,
+                timesteps=timesteps,
+                seed=seed,
+                n_envs=n_envs,
+                logdir=logdir,
+                tensorboard=tensorboard,
+                config=config,
+                resume=resume,
+                prog=hooks,
                 argv=["skillbridge", *sys.argv[1:]],
             )
         except (TrainError, PermissionError) as e:
@@ -116,13 +140,21 @@ def eval_skill(
     skill: str = typer.Argument(..., help="Skill to evaluate, or 'pick-place' for the chain."),
     episodes: int = typer.Option(200, "-n", "--n-episodes", min=1, help="Episodes."),
     seed: int = typer.Option(0, "--seed", help="Seed of the start states."),
-    policy_dir: Path = typer.Option(None, "--policy", "-f", help="Policy folder (default: pretrained)."),
+    policy_dir: Path = typer.Option(
+        None, "--policy", "-f", help="Policy folder (default: pretrained)."
+    ),
     expert: bool = typer.Option(False, "--expert", help="Evaluate the scripted expert instead."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (progress goes "
-                                 "to stderr)."),
-    record: bool = typer.Option(False, "--record", help="Store the result in the policy's manifest."),
-    replace: bool = typer.Option(False, "--replace", help="With --record: overwrite an "
-                                 "evaluation the manifest already records."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print one JSON object (progress goes to stderr)."
+    ),
+    record: bool = typer.Option(
+        False, "--record", help="Store the result in the policy's manifest."
+    ),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        help="With --record: overwrite an evaluation the manifest already records.",
+    ),
 ):
     """Success rate (95% Wilson interval) of a skill from its chained start distribution."""
     _check_skill(skill, allow_chain=True)
@@ -131,14 +163,19 @@ def eval_skill(
     if seed < 0 or seed > SEED_MAX:
         raise UserError(f"--seed must be between 0 and {SEED_MAX}, not {seed}")
     if skill == CHAIN and policy_dir is not None:
-        raise UserError(f"-f/--policy does not apply to {CHAIN}: it chains the installed pick "
-                        "and place policies")
+        raise UserError(
+            f"-f/--policy does not apply to {CHAIN}: it chains the installed pick "
+            "and place policies"
+        )
     if expert and policy_dir is not None:
-        raise UserError("-f/--policy and --expert exclude each other (the expert has no "
-                        "policy folder)")
+        raise UserError(
+            "-f/--policy and --expert exclude each other (the expert has no policy folder)"
+        )
     if record and (skill == CHAIN or expert):
-        raise UserError(f"--record stores a policy's result in its manifest; "
-                        f"{'the expert' if expert else CHAIN} has none")
+        raise UserError(
+            f"--record stores a policy's result in its manifest; "
+            f"{'the expert' if expert else CHAIN} has none"
+        )
     if replace and not record:
         raise UserError("--replace only goes with --record")
     import torch
@@ -175,20 +212,23 @@ def eval_skill(
         path = Path(directory) / "manifest.json"
         m = json.loads(path.read_text())
         where = f" -f {policy_dir}" if policy_dir is not None else ""
-        m["evaluation"] = {**result, "seed": seed, "command": f"skillbridge eval-skill {skill} "
-                                                            f"-n {episodes} --seed {seed}{where}"}
+        m["evaluation"] = {
+            **result,
+            "seed": seed,
+            "command": f"skillbridge eval-skill {skill} -n {episodes} --seed {seed}{where}",
+        }
         tmp = path.with_name(".manifest.json.tmp")
         try:
             tmp.write_text(json.dumps(m, indent=2) + "\n")
             os.replace(tmp, path)
         except OSError as e:
             tmp.unlink(missing_ok=True)
-            raise UserError(f"cannot record the result in {path}: {e.strerror or e}",
-                            1) from None
+            raise UserError(f"cannot record the result in {path}: {e.strerror or e}", 1) from None
         if previous:
             Console(stderr=True, highlight=False, soft_wrap=True).print(
                 f"replaced the recorded evaluation in {safe(str(path))}: {safe(previous)} -> "
-                f"{_figure(result, seed)}")
+                f"{_figure(result, seed)}"
+            )
     if as_json:
         typer.echo(json.dumps(result))
     else:
@@ -224,8 +264,9 @@ def _recorded(path: Path, skill: str, replace: bool) -> str | None:
         return None
     old = _figure(ev, ev.get("seed", "?"))
     if not replace:
-        raise UserError(f"the manifest of {skill} ({path}) already records {old}; add "
-                        "--replace to overwrite it")
+        raise UserError(
+            f"the manifest of {skill} ({path}) already records {old}; add --replace to overwrite it"
+        )
     return old
 
 
@@ -262,6 +303,7 @@ def skills(as_json: bool = typer.Option(False, "--json", help="Print JSON.")):
         elif s["success_rate"] is None:
             succ = "not evaluated"
         else:
-            succ = f"{s['success_rate']:.3f} (n={s['episodes']}, CI {s['ci95'][0]:.2f}-{s['ci95'][1]:.2f})"
+            lo, hi = s["ci95"]
+            succ = f"{s['success_rate']:.3f} (n={s['episodes']}, CI {lo:.2f}-{hi:.2f})"
         t.add_row(r["skill"], params, "\n".join(r["preconditions"]), succ)
     console.print(t)

@@ -36,7 +36,7 @@ import platform
 import re
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ class EpisodeError(Exception):
 # ----------------------------------------------------------------------------- helpers
 def slugify(text: str, n: int = 40) -> str:
     s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return (s[:n].rstrip("-") or "task")
+    return s[:n].rstrip("-") or "task"
 
 
 def _sha256_file(path: Path) -> str:
@@ -109,8 +109,16 @@ def library_versions() -> dict:
     import importlib.metadata as md
 
     out = {"python": platform.python_version()}
-    for name in ("skillbridge", "mujoco", "numpy", "torch", "stable-baselines3",
-                 "langchain-core", "pydantic", "gymnasium"):
+    for name in (
+        "skillbridge",
+        "mujoco",
+        "numpy",
+        "torch",
+        "stable-baselines3",
+        "langchain-core",
+        "pydantic",
+        "gymnasium",
+    ):
         try:
             out[name] = md.version(name)
         except md.PackageNotFoundError:
@@ -140,8 +148,14 @@ def check_writable(out_dir: Path) -> None:
 class EpisodeWriter:
     """Appends control steps and trace records to a new episode folder."""
 
-    def __init__(self, path: Path, meta: dict, state_size: int, action_size: int = 4,
-                 chunk_rows: int = CHUNK_ROWS):
+    def __init__(
+        self,
+        path: Path,
+        meta: dict,
+        state_size: int,
+        action_size: int = 4,
+        chunk_rows: int = CHUNK_ROWS,
+    ):
         self.path = path
         self.meta = meta
         self.state_size = state_size
@@ -159,11 +173,19 @@ class EpisodeWriter:
         self.closed = False
 
     @classmethod
-    def create(cls, out_dir: str | Path, *, task: str, initial_state: np.ndarray, meta: dict,
-               chunk_rows: int = CHUNK_ROWS, now: datetime | None = None) -> "EpisodeWriter":
+    def create(
+        cls,
+        out_dir: str | Path,
+        *,
+        task: str,
+        initial_state: np.ndarray,
+        meta: dict,
+        chunk_rows: int = CHUNK_ROWS,
+        now: datetime | None = None,
+    ) -> EpisodeWriter:
         out_dir = Path(out_dir)
         check_writable(out_dir)
-        now = now or datetime.now(timezone.utc).astimezone()
+        now = now or datetime.now(UTC).astimezone()
         base = f"{now:%Y%m%d-%H%M%S}-{slugify(task)}"
         initial_state = np.asarray(initial_state, np.float64)
         state_size = int(initial_state.shape[0])
@@ -260,8 +282,9 @@ class EpisodeWriter:
         _atomic_write_json(self.path / META, self.meta)
 
     # -- end --------------------------------------------------------------------------
-    def close(self, status: str = COMPLETE, final_state: np.ndarray | None = None,
-              **extra: Any) -> None:
+    def close(
+        self, status: str = COMPLETE, final_state: np.ndarray | None = None, **extra: Any
+    ) -> None:
         """Flush what is buffered; mark ``complete`` only when asked and given the final
         state. Safe to call twice (the second call does nothing)."""
         if self.closed:
@@ -280,11 +303,11 @@ class EpisodeWriter:
                 failed = failed or e
         try:
             if status == COMPLETE and final_state is not None and failed is None:
-                data = _npz_bytes(state=np.asarray(final_state, np.float64),
-                                  step=np.array(self.steps, np.int64))
+                data = _npz_bytes(
+                    state=np.asarray(final_state, np.float64), step=np.array(self.steps, np.int64)
+                )
                 _atomic_write_bytes(self.path / FINAL, data, fsync=True)
-                self.meta["final"] = {"file": FINAL,
-                                      "sha256": hashlib.sha256(data).hexdigest()}
+                self.meta["final"] = {"file": FINAL, "sha256": hashlib.sha256(data).hexdigest()}
                 self.meta["files"] = {
                     TRACE: _sha256_file(self.path / TRACE),
                     EVENTS: _sha256_file(self.path / EVENTS),
@@ -298,15 +321,17 @@ class EpisodeWriter:
         self.meta.update(extra)
         self.meta["status"] = status
         self.meta["steps"] = sum(int(c["rows"]) for c in self.meta["chunks"])
-        self.meta["closed"] = datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+        self.meta["closed"] = datetime.now(UTC).astimezone().isoformat(timespec="seconds")
         try:
             _atomic_write_json(self.path / META, self.meta, fsync=True)
         except OSError as e:
             failed = failed or e  # the meta.json on disk is the last one written: incomplete
         self.write_s += time.perf_counter() - t0
         if failed is not None:
-            raise EpisodeError(f"cannot finish writing the episode {self.path}: "
-                               f"{failed.strerror or failed}; it is left incomplete")
+            raise EpisodeError(
+                f"cannot finish writing the episode {self.path}: "
+                f"{failed.strerror or failed}; it is left incomplete"
+            )
 
 
 def _json_default(o: Any) -> Any:
@@ -334,7 +359,7 @@ class EventLogHandler(logging.Handler):
             return
         try:
             rec = {
-                "ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(),
+                "ts": datetime.fromtimestamp(record.created, UTC).isoformat(),
                 "level": record.levelname.lower(),
                 "logger": record.name,
                 "trace_id": getattr(record, "trace_id", self.trace_id),
@@ -419,11 +444,13 @@ def _unpacked_size(data: bytes) -> int:
 def _load_npz(path: Path, sha: str | None, what: str) -> dict[str, np.ndarray]:
     data = _read_file(path, NPZ_LIMIT, what)
     if _unpacked_size(data) > NPZ_UNPACKED_LIMIT:
-        raise EpisodeError(f"{path}: {what} inflates to more than {NPZ_UNPACKED_LIMIT} bytes "
-                           "(refused)")
+        raise EpisodeError(
+            f"{path}: {what} inflates to more than {NPZ_UNPACKED_LIMIT} bytes (refused)"
+        )
     if sha is not None and hashlib.sha256(data).hexdigest() != sha:
-        raise EpisodeError(f"{path}: {what} does not match its sha256 in meta.json "
-                           "(truncated or tampered)")
+        raise EpisodeError(
+            f"{path}: {what} does not match its sha256 in meta.json (truncated or tampered)"
+        )
     try:
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
@@ -439,7 +466,8 @@ def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]
     data = _read_file(path, JSONL_LIMIT, path.name)
     if complete and sha is not None and hashlib.sha256(data).hexdigest() != sha:
         raise EpisodeError(
-            f"{path}: does not match its sha256 in meta.json (truncated or tampered)")
+            f"{path}: does not match its sha256 in meta.json (truncated or tampered)"
+        )
     lines = data.decode("utf-8", errors="replace").split("\n")
     out = []
     for i, line in enumerate(lines):
@@ -452,7 +480,8 @@ def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]
                 warnings.append(f"{path.name}: ignored a torn last line")
                 break
             raise EpisodeError(
-                f"{path}: line {i + 1} is not JSON (the episode is damaged)") from None
+                f"{path}: line {i + 1} is not JSON (the episode is damaged)"
+            ) from None
         if isinstance(rec, dict):
             out.append(rec)
     return out
@@ -461,11 +490,24 @@ def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]
 #: meta.json fields other code reads, with the JSON types they must have (None: absent is
 #: fine). An edited field is one line of error, not a traceback somewhere in replay.
 _META_TYPES: dict[str, tuple[type, ...]] = {
-    "task": (str,), "seed": (int,), "trace_id": (str,), "model_hash": (str,),
-    "policy_source": (str,), "created": (str,), "closed": (str,),
-    "control_dt": (int, float), "physics_dt": (int, float), "steps": (int,),
-    "result": (dict,), "planner": (dict,), "scene": (dict,), "initial": (dict,),
-    "final": (dict,), "files": (dict,), "versions": (dict,), "initial_world": (dict,),
+    "task": (str,),
+    "seed": (int,),
+    "trace_id": (str,),
+    "model_hash": (str,),
+    "policy_source": (str,),
+    "created": (str,),
+    "closed": (str,),
+    "control_dt": (int, float),
+    "physics_dt": (int, float),
+    "steps": (int,),
+    "result": (dict,),
+    "planner": (dict,),
+    "scene": (dict,),
+    "initial": (dict,),
+    "final": (dict,),
+    "files": (dict,),
+    "versions": (dict,),
+    "initial_world": (dict,),
 }
 
 
@@ -482,13 +524,16 @@ def _check_meta_fields(meta: dict, mp: Path) -> None:
     for key in ("result", "planner", "files", "initial", "final"):
         sub = meta.get(key) or {}
         for k2, v2 in sub.items():
-            if k2 in ("status", "message", "refusal", "spec", "route", "sha256", "file") and \
-                    v2 is not None and not isinstance(v2, str):
+            if (
+                k2 in ("status", "message", "refusal", "spec", "route", "sha256", "file")
+                and v2 is not None
+                and not isinstance(v2, str)
+            ):
                 raise EpisodeError(f"{mp}: field {key}.{k2} has the wrong type (tampered)")
 
 
-def load(path: str | Path) -> Episode:
-    """Read and check an episode folder; any problem is one :class:`EpisodeError` line."""
+def _read_meta(path: str | Path) -> tuple[Path, Path, dict]:
+    """The episode folder, its meta.json path and the checked meta record."""
     p = Path(path)
     if not p.exists():
         raise EpisodeError(f"episode {p} does not exist")
@@ -504,13 +549,60 @@ def load(path: str | Path) -> Episode:
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise EpisodeError(f"{mp} is not valid JSON (truncated or tampered)") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise EpisodeError(f"{mp} is not a skillbridge episode (format {meta.get('format')!r})"
-                           if isinstance(meta, dict) else f"{mp} is not a skillbridge episode")
+        raise EpisodeError(
+            f"{mp} is not a skillbridge episode (format {meta.get('format')!r})"
+            if isinstance(meta, dict)
+            else f"{mp} is not a skillbridge episode"
+        )
     if meta.get("version") != VERSION:
         raise EpisodeError(
             f"{p}: episode format version {meta.get('version')!r}; this skillbridge reads "
             f"version {VERSION}"
         )
+    return p, mp, meta
+
+
+def _read_chunks(
+    p: Path, mp: Path, chunks: list, S: int, A: int
+) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], int]:
+    """The state chunks' arrays (checked against meta.json) and the number of rows."""
+    states: list[np.ndarray] = []
+    actions: list[np.ndarray] = []
+    subgoals: list[np.ndarray] = []
+    expect = 0
+    unpacked = 0
+    for c in chunks:
+        if not isinstance(c, dict) or not re.fullmatch(r"states-\d{6,}\.npz", str(c.get("file"))):
+            raise EpisodeError(f"{mp}: bad chunk entry (tampered)")
+        z = _load_npz(p / c["file"], c.get("sha256"), f"state chunk {c['file']}")
+        try:
+            st, ac, sg, stp = z["state"], z["action"], z["subgoal"], z["step"]
+        except KeyError as e:
+            raise EpisodeError(f"{p / c['file']}: missing array {e}") from None
+        n = st.shape[0] if st.ndim == 2 else -1
+        if (
+            st.shape != (n, S)
+            or st.dtype != np.float64
+            or ac.shape != (n, A)
+            or sg.shape != (n,)
+            or stp.shape != (n,)
+            or n != c.get("rows")
+            or (n and (stp[0] != expect or np.any(np.diff(stp) != 1)))
+        ):
+            raise EpisodeError(f"{p / c['file']}: arrays do not match meta.json (tampered)")
+        expect += n
+        unpacked += st.nbytes
+        if unpacked > STATES_LIMIT:
+            raise EpisodeError(f"{p}: the recorded states exceed {STATES_LIMIT} bytes (refused)")
+        states.append(st)
+        actions.append(ac.astype(np.float64, copy=False))
+        subgoals.append(sg.astype(np.int32, copy=False))
+    return states, actions, subgoals, expect
+
+
+def load(path: str | Path) -> Episode:
+    """Read and check an episode folder; any problem is one :class:`EpisodeError` line."""
+    p, mp, meta = _read_meta(path)
     try:
         S = int(meta["state_size"])
         A = int(meta.get("action_size", 4))
@@ -524,29 +616,7 @@ def load(path: str | Path) -> Episode:
     if not 0 < S <= 100_000 or not 0 < A <= 64:
         raise EpisodeError(f"{mp}: state_size/action_size out of range (tampered)")
     complete = status == COMPLETE
-    states, actions, subgoals = [], [], []
-    expect = 0
-    unpacked = 0
-    for c in chunks:
-        if not isinstance(c, dict) or not re.fullmatch(r"states-\d{6,}\.npz", str(c.get("file"))):
-            raise EpisodeError(f"{mp}: bad chunk entry (tampered)")
-        z = _load_npz(p / c["file"], c.get("sha256"), f"state chunk {c['file']}")
-        try:
-            st, ac, sg, stp = z["state"], z["action"], z["subgoal"], z["step"]
-        except KeyError as e:
-            raise EpisodeError(f"{p / c['file']}: missing array {e}") from None
-        n = st.shape[0] if st.ndim == 2 else -1
-        if (st.shape != (n, S) or st.dtype != np.float64 or ac.shape != (n, A)
-                or sg.shape != (n,) or stp.shape != (n,) or n != c.get("rows")
-                or (n and (stp[0] != expect or np.any(np.diff(stp) != 1)))):
-            raise EpisodeError(f"{p / c['file']}: arrays do not match meta.json (tampered)")
-        expect += n
-        unpacked += st.nbytes
-        if unpacked > STATES_LIMIT:
-            raise EpisodeError(f"{p}: the recorded states exceed {STATES_LIMIT} bytes (refused)")
-        states.append(st)
-        actions.append(ac.astype(np.float64, copy=False))
-        subgoals.append(sg.astype(np.int32, copy=False))
+    states, actions, subgoals, expect = _read_chunks(p, mp, chunks, S, A)
     ini = meta.get("initial") or {}
     z = _load_npz(p / INITIAL, ini.get("sha256"), "initial state")
     initial = z.get("state")

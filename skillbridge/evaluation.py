@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from skills.evaluate import wilson
 from planner.rules import NOTHING_TO_DO
 from skillbridge.suite import CATEGORIES, Suite, Task
+from skills.evaluate import wilson
 
 REPORT_FORMAT = "skillbridge.eval-report"
 REPORT_VERSION = 1
@@ -96,24 +96,40 @@ def _scene_cubes(task: Task):
     return list(cubes)
 
 
-def run_job(job: dict) -> dict:
+def run_job(job: dict) -> dict:  # noqa: C901 - every failure becomes part of the record
     """Run one (task, seed) end to end; never raises (errors are part of the record)."""
     import torch
 
     torch.set_num_threads(1)
-    from skillbridge.runner import RunConfig, Runner
     from sim.world import WorldState
+    from skillbridge.runner import RunConfig, Runner
     from skillbridge.suite import unmet
 
     task = Task.model_validate(job["task"])
     seed = int(job["seed"])
     rec: dict = {
-        "task": task.id, "category": task.category, "seed": seed, "refuse": task.refuse,
-        "instruction": task.instruction, "status": "error", "message": "", "refused": False,
-        "planning": None, "execution": None, "refusal_ok": None, "cause": None,
-        "plan": [], "unmet_plan": [], "unmet_final": [], "subgoals": [], "bridge_codes": {},
-        "tokens": {"in": 0, "out": 0, "calls": 0}, "wall_s": 0.0, "episode": None,
-        "replans": 0, "error": None,
+        "task": task.id,
+        "category": task.category,
+        "seed": seed,
+        "refuse": task.refuse,
+        "instruction": task.instruction,
+        "status": "error",
+        "message": "",
+        "refused": False,
+        "planning": None,
+        "execution": None,
+        "refusal_ok": None,
+        "cause": None,
+        "plan": [],
+        "unmet_plan": [],
+        "unmet_final": [],
+        "subgoals": [],
+        "bridge_codes": {},
+        "tokens": {"in": 0, "out": 0, "calls": 0},
+        "wall_s": 0.0,
+        "episode": None,
+        "replans": 0,
+        "error": None,
     }
     codes: Counter = Counter()
 
@@ -126,11 +142,15 @@ def run_job(job: dict) -> dict:
     t0 = time.perf_counter()
     try:
         cfg = RunConfig(
-            task=task.instruction, llm=job.get("llm"), seed=seed,
+            task=task.instruction,
+            llm=job.get("llm"),
+            seed=seed,
             cubes=_scene_cubes(task),
             max_replans=int(job.get("max_replans", 2)),
-            out_dir=Path(job["episodes"]) / task.id, policy_source=job["policy_source"],
-            base_url=job.get("base_url"), route=str(job.get("route") or "hybrid"),
+            out_dir=Path(job["episodes"]) / task.id,
+            policy_source=job["policy_source"],
+            base_url=job.get("base_url"),
+            route=str(job.get("route") or "hybrid"),
         )
         Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
         fault = None
@@ -138,8 +158,9 @@ def run_job(job: dict) -> dict:
             from skillbridge.faults import seeded
 
             fault = seeded(seed)
-        runner = Runner(cfg, executor=_executor(job["policy_source"]), on_event=on_event,
-                        fault=fault)
+        runner = Runner(
+            cfg, executor=_executor(job["policy_source"]), on_event=on_event, fault=fault
+        )
         result = runner.run()
     except BaseException as e:  # noqa: BLE001 - one broken episode must not end the suite
         if isinstance(e, KeyboardInterrupt):
@@ -157,11 +178,22 @@ def run_job(job: dict) -> dict:
         return rec
 
     rec.update(
-        status=result.status, message=result.message, refused=result.status == "refused",
-        tokens=dict(result.tokens), wall_s=round(result.wall_s, 3), episode=result.episode,
-        replans=result.replans, bridge_codes=dict(codes),
-        subgoals=[{"skill": s["subgoal"].get("skill"), "success": bool(s.get("success")),
-                   "reason": s.get("reason")} for s in result.subgoals],
+        status=result.status,
+        message=result.message,
+        refused=result.status == "refused",
+        tokens=dict(result.tokens),
+        wall_s=round(result.wall_s, 3),
+        episode=result.episode,
+        replans=result.replans,
+        bridge_codes=dict(codes),
+        subgoals=[
+            {
+                "skill": s["subgoal"].get("skill"),
+                "success": bool(s.get("success")),
+                "reason": s.get("reason"),
+            }
+            for s in result.subgoals
+        ],
     )
     final = WorldState.model_validate(result.world)
     first = result.plans[0] if result.plans else {}
@@ -179,14 +211,17 @@ def run_job(job: dict) -> dict:
 
     # the planner's first answer, for the world it saw first ("nothing to do" is not a no)
     first_refused = bool(first.get("refusal")) and not str(first.get("refusal")).startswith(
-        NOTHING_TO_DO)
+        NOTHING_TO_DO
+    )
     rec["first_refused"] = first_refused
     initial = _initial_world(result.episode)
     predicted = simulate_plan(initial, rec["plan"]) if initial is not None else None
-    rec["planning"] = bool(not first_refused and predicted is not None
-                           and task.achieved(predicted))
-    rec["unmet_plan"] = (unmet(task.literals, predicted) if predicted is not None
-                         else ["(the plan fails its preconditions)"])
+    rec["planning"] = bool(not first_refused and predicted is not None and task.achieved(predicted))
+    rec["unmet_plan"] = (
+        unmet(task.literals, predicted)
+        if predicted is not None
+        else ["(the plan fails its preconditions)"]
+    )
     # a plan that states a goal other than the instruction's is a wrong plan, even if its
     # steps happen to do the task: the run would be judged against the wrong goal
     if first.get("goal_source") == "plan" and first.get("goal") is not None and initial:
@@ -243,12 +278,19 @@ def make_jobs(suite: Suite, cfg: EvalConfig, episodes: Path) -> list[dict]:
     jobs = []
     for task in suite.tasks:
         for k in range(cfg.seeds):
-            jobs.append({
-                "task": task.model_dump(mode="json"), "seed": cfg.seed_base + k, "llm": cfg.llm,
-                "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
-                "base_url": cfg.base_url, "episodes": str(episodes), "faults": cfg.faults,
-                "route": cfg.route,
-            })
+            jobs.append(
+                {
+                    "task": task.model_dump(mode="json"),
+                    "seed": cfg.seed_base + k,
+                    "llm": cfg.llm,
+                    "policy_source": cfg.policy_source,
+                    "max_replans": cfg.max_replans,
+                    "base_url": cfg.base_url,
+                    "episodes": str(episodes),
+                    "faults": cfg.faults,
+                    "route": cfg.route,
+                }
+            )
     return jobs
 
 
@@ -320,10 +362,15 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
             p.join(timeout=2.0)
 
 
-def run_jobs(jobs: list[dict], workers: int, progress: ProgressFn | None = None,
-             sink: SinkFn | None = None, done_before: int = 0,
-             total: int | None = None,
-             stats: dict | None = None) -> tuple[list[dict | None], dict[int, str]]:
+def run_jobs(  # noqa: C901 - pool supervision: timeouts, crashes, restarts, resume
+    jobs: list[dict],
+    workers: int,
+    progress: ProgressFn | None = None,
+    sink: SinkFn | None = None,
+    done_before: int = 0,
+    total: int | None = None,
+    stats: dict | None = None,
+) -> tuple[list[dict | None], dict[int, str]]:
     """Results in job order (None where a job was lost) and the lost jobs with the reason.
 
     ``workers`` > 1: a spawn-context process pool. A worker that dies (``kill -9``, the OOM
@@ -361,9 +408,12 @@ def run_jobs(jobs: list[dict], workers: int, progress: ProgressFn | None = None,
                 lost[i] = f"worker pool rebuilt {MAX_POOL_RESTARTS} times; giving up"
             break
         with _ignoring_sigint():
-            pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)),
-                                       mp_context=mp.get_context("spawn"),
-                                       initializer=_worker_init, initargs=(os.getpid(),))
+            pool = ProcessPoolExecutor(
+                max_workers=min(workers, len(todo)),
+                mp_context=mp.get_context("spawn"),
+                initializer=_worker_init,
+                initargs=(os.getpid(),),
+            )
             pending: dict[Future, int] = {pool.submit(run_job, jobs[i]): i for i in sorted(todo)}
         todo = []
         running: set[int] = set()  # last seen running: the jobs a lost worker may have held
@@ -406,8 +456,12 @@ def run_jobs(jobs: list[dict], workers: int, progress: ProgressFn | None = None,
 # ----------------------------------------------------------------------------- report
 def rate(successes: int, n: int) -> dict:
     lo, hi = wilson(successes, n)
-    return {"successes": successes, "episodes": n,
-            "rate": round(successes / n, 4) if n else None, "ci95": [round(lo, 4), round(hi, 4)]}
+    return {
+        "successes": successes,
+        "episodes": n,
+        "rate": round(successes / n, 4) if n else None,
+        "ci95": [round(lo, 4), round(hi, 4)],
+    }
 
 
 def _rates(recs: list[dict]) -> dict:
@@ -434,9 +488,15 @@ def claims(recs: list[dict]) -> dict:
         "claimed_success": len(claimed),
         "false_success_claims": len(false),
         "false_success_rate": rate(len(false), len(claimed)),
-        "false_success_episodes": [{"task": r["task"], "seed": r["seed"],
-                                    "unmet": r.get("unmet_final"), "episode": r["episode"]}
-                                   for r in false],
+        "false_success_episodes": [
+            {
+                "task": r["task"],
+                "seed": r["seed"],
+                "unmet": r.get("unmet_final"),
+                "episode": r["episode"],
+            }
+            for r in false
+        ],
         "faults_injected": len(faulted),
         "recovery": rate(sum(bool(r.get("recovered")) for r in faulted), len(faulted)),
         "repaired_by_replan": sum(bool(r.get("repaired_by_replan")) for r in faulted),
@@ -457,8 +517,9 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
         for s in r["subgoals"]:
             skills[s["skill"]]["runs"] += 1
             skills[s["skill"]]["failures"] += int(not s["success"])
-    by_skill = {k: {**v, "failure_rate": rate(v["failures"], v["runs"])}
-                for k, v in sorted(skills.items())}
+    by_skill = {
+        k: {**v, "failure_rate": rate(v["failures"], v["runs"])} for k, v in sorted(skills.items())
+    }
     codes: Counter = Counter()
     for r in results:
         codes.update(r["bridge_codes"])
@@ -471,16 +532,33 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
         rs = [r for r in results if r["task"] == t.id]
         n = len(rs)
         entry = {
-            "id": t.id, "category": t.category, "instruction": t.instruction,
-            "refuse": t.refuse, "goal": list(t.goal), "episodes": n,
+            "id": t.id,
+            "category": t.category,
+            "instruction": t.instruction,
+            "refuse": t.refuse,
+            "goal": list(t.goal),
+            "episodes": n,
             "tokens_in": round(sum(r["tokens"]["in"] for r in rs) / max(n, 1), 1),
             "tokens_out": round(sum(r["tokens"]["out"] for r in rs) / max(n, 1), 1),
             "planner_calls": round(sum(r["tokens"]["calls"] for r in rs) / max(n, 1), 2),
             "wall_s": round(sum(r["wall_s"] for r in rs) / max(n, 1), 3),
             "failures": [
-                {k: r[k] for k in ("seed", "status", "cause", "message", "plan", "unmet_plan",
-                                   "unmet_final", "episode", "error")}
-                for r in rs if r["cause"]
+                {
+                    k: r[k]
+                    for k in (
+                        "seed",
+                        "status",
+                        "cause",
+                        "message",
+                        "plan",
+                        "unmet_plan",
+                        "unmet_final",
+                        "episode",
+                        "error",
+                    )
+                }
+                for r in rs
+                if r["cause"]
             ],
         }
         if t.refuse:
@@ -498,13 +576,24 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
         "format": REPORT_FORMAT,
         "version": REPORT_VERSION,
         "created": datetime.now().astimezone().isoformat(timespec="seconds"),
-        "suite": {"name": suite.name, "path": str(cfg.suite_path),
-                  "files": [str(f) for f in suite.files], "tasks": len(suite.tasks),
-                  "by_category": {k: len(v) for k, v in suite.by_category().items()}},
-        "config": {"llm": cfg.planner, "route": cfg.route, "seeds": cfg.seeds,
-                   "seed_base": cfg.seed_base, "workers": cfg.workers,
-                   "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
-                   "faults": cfg.faults, "command": cfg.command},
+        "suite": {
+            "name": suite.name,
+            "path": str(cfg.suite_path),
+            "files": [str(f) for f in suite.files],
+            "tasks": len(suite.tasks),
+            "by_category": {k: len(v) for k, v in suite.by_category().items()},
+        },
+        "config": {
+            "llm": cfg.planner,
+            "route": cfg.route,
+            "seeds": cfg.seeds,
+            "seed_base": cfg.seed_base,
+            "workers": cfg.workers,
+            "policy_source": cfg.policy_source,
+            "max_replans": cfg.max_replans,
+            "faults": cfg.faults,
+            "command": cfg.command,
+        },
         "machine": machine_info(),
         "episodes": len(results),
         "wall_s": round(wall_s, 2),
@@ -512,13 +601,17 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
         "claims": claims(results),
         "targets": targets,
         "by_category": by_cat,
-        "failures": {"by_cause": dict(causes.most_common()),
-                     "by_category": failures_by_cat,
-                     "by_skill": by_skill,
-                     "by_bridge_code": dict(codes.most_common())},
-        "tokens": {"in": sum(r["tokens"]["in"] for r in results),
-                   "out": sum(r["tokens"]["out"] for r in results),
-                   "calls": sum(r["tokens"]["calls"] for r in results)},
+        "failures": {
+            "by_cause": dict(causes.most_common()),
+            "by_category": failures_by_cat,
+            "by_skill": by_skill,
+            "by_bridge_code": dict(codes.most_common()),
+        },
+        "tokens": {
+            "in": sum(r["tokens"]["in"] for r in results),
+            "out": sum(r["tokens"]["out"] for r in results),
+            "calls": sum(r["tokens"]["calls"] for r in results),
+        },
         "tasks": tasks,
         "results": results,
     }
@@ -531,9 +624,13 @@ def machine_info() -> dict:
         versions = library_versions()
     except Exception:  # noqa: BLE001 - informational only
         versions = {}
-    return {"python": platform.python_version(), "platform": platform.platform(),
-            "processor": platform.processor() or platform.machine(),
-            "cpus": os.cpu_count(), "versions": versions}
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpus": os.cpu_count(),
+        "versions": versions,
+    }
 
 
 def _pct(r: dict) -> str:
@@ -543,48 +640,65 @@ def _pct(r: dict) -> str:
     return f"{r['rate']:.3f} [{lo:.3f}, {hi:.3f}] (n={r['episodes']})"
 
 
-def write_markdown(report: dict, path: Path) -> None:
+def write_markdown(report: dict, path: Path) -> None:  # noqa: C901 - a flat page template
     o = report["overall"]
     cfg = report["config"]
     L: list[str] = []
     L.append(f"# Evaluation: suite `{report['suite']['name']}`\n")
     if report.get("complete") is False:
         miss = report.get("missing") or []
-        L.append(f"**Incomplete**: {len(miss)} episode(s) did not run "
-                 f"({', '.join(sorted({m['reason'] for m in miss}))}). Continue with "
-                 f"`skillbridge eval --resume {Path(path).parent}`.\n")
+        L.append(
+            f"**Incomplete**: {len(miss)} episode(s) did not run "
+            f"({', '.join(sorted({m['reason'] for m in miss}))}). Continue with "
+            f"`skillbridge eval --resume {Path(path).parent}`.\n"
+        )
     rerun = (report.get("infrastructure") or {}).get("jobs_rerun", 0)
     if rerun:
-        L.append(f"{rerun} job(s) ran again after their worker process was lost; a lost "
-                 "worker is not a robot failure and is not counted as one.\n")
-    L.append(f"{report['suite']['tasks']} tasks × {cfg['seeds']} seeds = {report['episodes']} "
-             f"episodes; planner `{cfg['llm']}` (route {cfg.get('route', 'hybrid')}), "
-             f"policies `{cfg['policy_source']}`, "
-             f"{cfg['workers']} workers, {report['wall_s']:.0f} s wall, {report['created']}.\n")
+        L.append(
+            f"{rerun} job(s) ran again after their worker process was lost; a lost "
+            "worker is not a robot failure and is not counted as one.\n"
+        )
+    L.append(
+        f"{report['suite']['tasks']} tasks × {cfg['seeds']} seeds = {report['episodes']} "
+        f"episodes; planner `{cfg['llm']}` (route {cfg.get('route', 'hybrid')}), "
+        f"policies `{cfg['policy_source']}`, "
+        f"{cfg['workers']} workers, {report['wall_s']:.0f} s wall, {report['created']}.\n"
+    )
     if cfg.get("command"):
         L.append(f"Command: `{cfg['command']}`\n")
-    L.append("Rates with their 95% Wilson interval and episode count. Planning: the first "
-             "accepted plan achieves the goal when executed symbolically (skills' `effect()`); "
-             "execution: the goal holds in physics at the end; refusal: a must-refuse task "
-             "ends `refused` with nothing executed; false refusals: tasks that should run but "
-             "were declined.\n")
+    L.append(
+        "Rates with their 95% Wilson interval and episode count. Planning: the first "
+        "accepted plan achieves the goal when executed symbolically (skills' `effect()`); "
+        "execution: the goal holds in physics at the end; refusal: a must-refuse task "
+        "ends `refused` with nothing executed; false refusals: tasks that should run but "
+        "were declined.\n"
+    )
     L.append("| metric | rate [95% CI] (episodes) | target | met |")
     L.append("|---|---|---|---|")
     for k in ("planning", "execution", "refusal"):
         t = report["targets"][k]
-        L.append(f"| {k} success | {_pct(o[k])} | ≥ {t['target']} | "
-                 f"{'n/a' if t['met'] is None else 'yes' if t['met'] else '**no**'} |")
+        L.append(
+            f"| {k} success | {_pct(o[k])} | ≥ {t['target']} | "
+            f"{'n/a' if t['met'] is None else 'yes' if t['met'] else '**no**'} |"
+        )
     L.append(f"| false refusals | {_pct(o['false_refusals'])} | | |")
     cl = report.get("claims")
     if cl:
-        L.append(f"| false success claims (claimed success, goal unmet in the world) | "
-                 f"{cl['false_success_claims']} of {cl['claimed_success']} | 0 | "
-                 f"{'yes' if cl['false_success_claims'] == 0 else '**no**'} |")
+        L.append(
+            f"| false success claims (claimed success, goal unmet in the world) | "
+            f"{cl['false_success_claims']} of {cl['claimed_success']} | 0 | "
+            f"{'yes' if cl['false_success_claims'] == 0 else '**no**'} |"
+        )
         if cl["faults_injected"]:
-            L.append(f"| recovery from an injected fault | {_pct(cl['recovery'])} | ≥ 0.8 | "
-                     f"{'yes' if (cl['recovery']['rate'] or 0) >= 0.8 else '**no**'} |")
-            L.append(f"| faults repaired by a replan | {cl['repaired_by_replan']} of "
-                     f"{cl['faults_injected']} ({', '.join(f'{k} ×{v}' for k, v in cl['faults_by_kind'].items())}) | | |")
+            L.append(
+                f"| recovery from an injected fault | {_pct(cl['recovery'])} | ≥ 0.8 | "
+                f"{'yes' if (cl['recovery']['rate'] or 0) >= 0.8 else '**no**'} |"
+            )
+            L.append(
+                f"| faults repaired by a replan | {cl['repaired_by_replan']} of "
+                f"{cl['faults_injected']} "
+                f"({', '.join(f'{k} ×{v}' for k, v in cl['faults_by_kind'].items())}) | | |"
+            )
         if cl["wrong_goal"]:
             L.append(f"| plans stating a goal other than the task's | {cl['wrong_goal']} | | |")
     L.append("")
@@ -593,8 +707,10 @@ def write_markdown(report: dict, path: Path) -> None:
     L.append("|---|---|---|---|---|")
     for cat, r in report["by_category"].items():
         n = report["suite"]["by_category"].get(cat, 0)
-        L.append(f"| {cat} | {n} | {_pct(r['planning'])} | {_pct(r['execution'])} | "
-                 f"{_pct(r['refusal'])} |")
+        L.append(
+            f"| {cat} | {n} | {_pct(r['planning'])} | {_pct(r['execution'])} | "
+            f"{_pct(r['refusal'])} |"
+        )
     L.append("\n![success by category](success_by_category.png)\n")
     f = report["failures"]
     L.append("## Failures\n")
@@ -623,13 +739,16 @@ def write_markdown(report: dict, path: Path) -> None:
     if not f["by_bridge_code"]:
         L.append("| (none) | 0 |")
     L.append("\n## Tasks\n")
-    L.append("| id | category | instruction | planning | execution | refusal | tokens in/out "
-             "| wall s |")
+    L.append(
+        "| id | category | instruction | planning | execution | refusal | tokens in/out | wall s |"
+    )
     L.append("|---|---|---|---|---|---|---|---|")
     for t in report["tasks"]:
-        L.append(f"| {t['id']} | {t['category']} | {t['instruction']} | "
-                 f"{t.get('planning', '')} | {t.get('execution', '')} | {t.get('refusal', '')} "
-                 f"| {t['tokens_in']:.0f}/{t['tokens_out']:.0f} | {t['wall_s']:.2f} |")
+        L.append(
+            f"| {t['id']} | {t['category']} | {t['instruction']} | "
+            f"{t.get('planning', '')} | {t.get('execution', '')} | {t.get('refusal', '')} "
+            f"| {t['tokens_in']:.0f}/{t['tokens_out']:.0f} | {t['wall_s']:.2f} |"
+        )
     failing = [(t, x) for t in report["tasks"] for x in t["failures"]]
     if failing:
         L.append("\n## Failed episodes\n")
@@ -637,13 +756,19 @@ def write_markdown(report: dict, path: Path) -> None:
         for t, x in failing:
             detail = x.get("error") or x.get("message") or ""
             unmet = ", ".join(x.get("unmet_final") or [])
-            L.append(f"- **{t['id']}** seed {x['seed']}: `{x['cause']}` ({x['status']}) "
-                     f"{detail[:160]}" + (f"; unmet: {unmet}" if unmet else "")
-                     + (f"  \n  `{x['episode']}`" if x.get("episode") else ""))
+            L.append(
+                f"- **{t['id']}** seed {x['seed']}: `{x['cause']}` ({x['status']}) "
+                f"{detail[:160]}"
+                + (f"; unmet: {unmet}" if unmet else "")
+                + (f"  \n  `{x['episode']}`" if x.get("episode") else "")
+            )
     m = report["machine"]
     L.append("\n## Machine\n")
-    L.append(f"Python {m['python']} on {m['platform']} ({m['cpus']} CPUs); " + ", ".join(
-        f"{k} {v}" for k, v in (m.get("versions") or {}).items()) + "\n")
+    L.append(
+        f"Python {m['python']} on {m['platform']} ({m['cpus']} CPUs); "
+        + ", ".join(f"{k} {v}" for k, v in (m.get("versions") or {}).items())
+        + "\n"
+    )
     _atomic_text(path, "\n".join(L) + "\n")
 
 
@@ -678,8 +803,10 @@ def write_plots(report: dict, out: Path) -> list[Path]:
     ax.set_xticks(x, cats, rotation=20, ha="right")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("success rate (95% Wilson CI)")
-    ax.set_title(f"{report['suite']['name']}: {report['episodes']} episodes, "
-                 f"planner {report['config']['llm']}")
+    ax.set_title(
+        f"{report['suite']['name']}: {report['episodes']} episodes, "
+        f"planner {report['config']['llm']}"
+    )
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     p = out / "success_by_category.png"
@@ -688,14 +815,16 @@ def write_plots(report: dict, out: Path) -> list[Path]:
     paths.append(p)
 
     f = report["failures"]
-    panels = [("failure causes (episodes)", f["by_cause"]),
-              ("skill failures (subgoals)", {k: v["failures"] for k, v in f["by_skill"].items()}),
-              ("bridge rejection codes", f["by_bridge_code"])]
+    panels = [
+        ("failure causes (episodes)", f["by_cause"]),
+        ("skill failures (subgoals)", {k: v["failures"] for k, v in f["by_skill"].items()}),
+        ("bridge rejection codes", f["by_bridge_code"]),
+    ]
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    for ax, (title, data) in zip(axes, panels):
+    for ax, (title, data) in zip(axes, panels, strict=False):
         items = [(k, v) for k, v in data.items() if v]
         if items:
-            ks, vs = zip(*sorted(items, key=lambda kv: kv[1]))
+            ks, vs = zip(*sorted(items, key=lambda kv: kv[1]), strict=False)
             ax.barh(range(len(ks)), vs, color="#8172B2")
             ax.set_yticks(range(len(ks)), ks, fontsize=8)
         else:
@@ -751,14 +880,24 @@ def write_state(suite: Suite, cfg: EvalConfig, out: Path) -> None:
     """What ``eval --resume`` needs to run the same jobs again: the tasks themselves (not
     their file, which may have changed since) and the settings."""
     state = {
-        "format": STATE_FORMAT, "version": 1,
+        "format": STATE_FORMAT,
+        "version": 1,
         "suite": {"name": suite.name, "files": [str(f) for f in suite.files]},
         "tasks": [t.model_dump(mode="json") for t in suite.tasks],
-        "config": {"suite_path": cfg.suite_path, "llm": cfg.llm, "planner": cfg.planner,
-                   "seeds": cfg.seeds, "seed_base": cfg.seed_base, "workers": cfg.workers,
-                   "policy_source": cfg.policy_source, "max_replans": cfg.max_replans,
-                   "base_url": cfg.base_url, "command": cfg.command, "faults": cfg.faults,
-                   "route": cfg.route},
+        "config": {
+            "suite_path": cfg.suite_path,
+            "llm": cfg.llm,
+            "planner": cfg.planner,
+            "seeds": cfg.seeds,
+            "seed_base": cfg.seed_base,
+            "workers": cfg.workers,
+            "policy_source": cfg.policy_source,
+            "max_replans": cfg.max_replans,
+            "base_url": cfg.base_url,
+            "command": cfg.command,
+            "faults": cfg.faults,
+            "route": cfg.route,
+        },
     }
     _atomic_text(out / STATE_FILE, json.dumps(state, indent=2))
 
@@ -773,13 +912,21 @@ def read_state(out: Path) -> tuple[Suite, EvalConfig]:
             raise ValueError("not an eval state file")
         tasks = [Task.model_validate(t) for t in state["tasks"]]
         c = state["config"]
-        cfg = EvalConfig(suite_path=str(c["suite_path"]), llm=c.get("llm"),
-                         planner=str(c.get("planner") or "rules"), seeds=int(c["seeds"]),
-                         seed_base=int(c["seed_base"]), workers=int(c["workers"]),
-                         out=out, policy_source=str(c["policy_source"]),
-                         max_replans=int(c["max_replans"]), base_url=c.get("base_url"),
-                         command=str(c.get("command") or ""), faults=bool(c.get("faults")),
-                         route=str(c.get("route") or "hybrid"))
+        cfg = EvalConfig(
+            suite_path=str(c["suite_path"]),
+            llm=c.get("llm"),
+            planner=str(c.get("planner") or "rules"),
+            seeds=int(c["seeds"]),
+            seed_base=int(c["seed_base"]),
+            workers=int(c["workers"]),
+            out=out,
+            policy_source=str(c["policy_source"]),
+            max_replans=int(c["max_replans"]),
+            base_url=c.get("base_url"),
+            command=str(c.get("command") or ""),
+            faults=bool(c.get("faults")),
+            route=str(c.get("route") or "hybrid"),
+        )
         name = str(state["suite"]["name"])
         files = [Path(f) for f in state["suite"]["files"]]
     except FileNotFoundError:
@@ -817,8 +964,9 @@ def read_results(out: Path, keys: set[str]) -> dict[str, dict]:
     return found
 
 
-def evaluate(suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None,
-             resume: bool = False) -> dict:
+def evaluate(
+    suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None, resume: bool = False
+) -> dict:
     """Run the suite and write the report; returns the report dict.
 
     Each finished episode is appended to ``results.jsonl`` at once, so neither Ctrl-C nor a
@@ -862,8 +1010,15 @@ def evaluate(suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None,
     t0 = time.perf_counter()
     interrupted = False
     try:
-        _, lost_idx = run_jobs([jobs[i] for i in todo], cfg.workers, progress, sink,
-                               done_before=len(done), total=len(jobs), stats=infra)
+        _, lost_idx = run_jobs(
+            [jobs[i] for i in todo],
+            cfg.workers,
+            progress,
+            sink,
+            done_before=len(done),
+            total=len(jobs),
+            stats=infra,
+        )
         lost = {keys[todo[i]]: why for i, why in lost_idx.items()}
     except KeyboardInterrupt:
         interrupted = True
@@ -875,14 +1030,22 @@ def evaluate(suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None,
     try:
         results = [done[k] for k in keys if k in done]
         report = summarise(results, suite, cfg, prior_wall + time.perf_counter() - t0)
-        missing = [{"task": j["task"]["id"], "seed": j["seed"],
-                    "reason": "interrupted" if k not in lost else lost[k]}
-                   for j, k in zip(jobs, keys) if k not in done]
+        missing = [
+            {
+                "task": j["task"]["id"],
+                "seed": j["seed"],
+                "reason": "interrupted" if k not in lost else lost[k],
+            }
+            for j, k in zip(jobs, keys, strict=False)
+            if k not in done
+        ]
         report["complete"] = not missing
         report["missing"] = missing
         # lost workers are the machine's failures, not the robot's: counted apart
-        report["infrastructure"] = {"jobs_rerun": infra.get("jobs_rerun", 0),
-                                    "pool_restarts": infra.get("pool_restarts", 0)}
+        report["infrastructure"] = {
+            "jobs_rerun": infra.get("jobs_rerun", 0),
+            "pool_restarts": infra.get("pool_restarts", 0),
+        }
         files = write_report(report, out)
         report["files"] = {k: str(v) for k, v in files.items()}
     finally:
@@ -900,4 +1063,3 @@ def default_out() -> Path:
 
 def command_line() -> str:
     return " ".join(["skillbridge", *sys.argv[1:]]) if sys.argv else ""
-

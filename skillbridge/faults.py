@@ -28,14 +28,15 @@ def move_cube(env, name: str, xy, yaw: float = 0.0, z: float = scene.CUBE_HALF) 
     state restore)."""
     a = env._cube_qadr[name]
     d = env._cube_dadr[name]
-    env.data.qpos[a:a + 3] = (float(xy[0]), float(xy[1]), z)
-    env.data.qpos[a + 3:a + 7] = (math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2))
-    env.data.qvel[d:d + 6] = 0.0
+    env.data.qpos[a : a + 3] = (float(xy[0]), float(xy[1]), z)
+    env.data.qpos[a + 3 : a + 7] = (math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2))
+    env.data.qvel[d : d + 6] = 0.0
     env.set_state(env.get_state())
 
 
-def free_spot(world: WorldState, cube: str, rng: np.random.Generator,
-              near: tuple[float, float] | None = None) -> tuple[float, float] | None:
+def free_spot(
+    world: WorldState, cube: str, rng: np.random.Generator, near: tuple[float, float] | None = None
+) -> tuple[float, float] | None:
     """A table spot where cubes start, clear of the other cubes, of the bins and of every region
     (so a displaced cube never lands where some goal wants it); ``near``: within 12 cm of
     that point (a toppled cube falls beside its stack)."""
@@ -97,11 +98,21 @@ class Displace:
         spot = free_spot(world, cube, self.rng, near) or free_spot(world, cube, self.rng)
         if spot is None:
             return None
-        was = ("in " + o.in_bin if o.in_bin else "on " + base if base else
-               f"at ({o.pos[0]:.3f}, {o.pos[1]:.3f})")
+        was = (
+            "in " + o.in_bin
+            if o.in_bin
+            else "on " + base
+            if base
+            else f"at ({o.pos[0]:.3f}, {o.pos[1]:.3f})"
+        )
         move_cube(env, cube, spot, yaw=float(self.rng.uniform(-0.3, 0.3)))  # as at reset
-        self.fired = {"fault": kind, "cube": cube, "was": was,
-                      "to": [round(spot[0], 4), round(spot[1], 4)], "after": dict(step)}
+        self.fired = {
+            "fault": kind,
+            "cube": cube,
+            "was": was,
+            "to": [round(spot[0], 4), round(spot[1], 4)],
+            "after": dict(step),
+        }
         return dict(self.fired)
 
 

@@ -63,8 +63,10 @@ def frame_indices(n_states: int, speed: float) -> np.ndarray:
     ``speed``-th state, repeated when ``speed`` < 1. ``ceil(n_states / speed)`` frames."""
     speed = check_speed(speed)
     if n_states / speed > MAX_FRAMES:
-        raise EpisodeError(f"the video would have {math.ceil(n_states / speed)} frames, more "
-                           f"than {MAX_FRAMES}; use a higher --speed")
+        raise EpisodeError(
+            f"the video would have {math.ceil(n_states / speed)} frames, more "
+            f"than {MAX_FRAMES}; use a higher --speed"
+        )
     count = max(1, math.ceil(n_states / speed - 1e-9)) if n_states else 0
     return np.minimum((np.arange(count) * speed).astype(np.int64), max(0, n_states - 1))
 
@@ -86,9 +88,16 @@ def _labels(ep: Episode) -> list[str]:
     return out
 
 
-def render_video(ep: Episode | str | Path, out: str | Path, *, speed: float = 1.0,
-                 width: int = 480, height: int = 360, camera: str | None = None,
-                 on_frame=None) -> int:
+def render_video(
+    ep: Episode | str | Path,
+    out: str | Path,
+    *,
+    speed: float = 1.0,
+    width: int = 480,
+    height: int = 360,
+    camera: str | None = None,
+    on_frame=None,
+) -> int:
     """Render the recorded states to ``out`` (mp4, written atomically); return frames."""
     from sim import scene
     from sim.video import VideoError, VideoWriter, caption, check_video_target
@@ -137,8 +146,10 @@ def view(ep: Episode | str | Path, *, speed: float = 1.0) -> None:
     """Play the episode in MuJoCo's passive viewer (needs a display)."""
     ep = _episode(ep)
     if not has_display():
-        raise EpisodeError("--viewer needs a display (DISPLAY/WAYLAND_DISPLAY is not set); "
-                           "use --video PATH to render an mp4 instead")
+        raise EpisodeError(
+            "--viewer needs a display (DISPLAY/WAYLAND_DISPLAY is not set); "
+            "use --video PATH to render an mp4 instead"
+        )
     speed = check_speed(speed)
     import mujoco.viewer
 
@@ -199,8 +210,11 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
     env = _env(ep)
     # an injected fault (the runner's test hook moved a cube) is a state no action led to:
     # the re-simulation continues from the recorded state there
-    jumps = {_int(r.get("step"), -1) for r in ep.trace
-             if isinstance(r, dict) and r.get("kind") == "fault"}
+    jumps = {
+        _int(r.get("step"), -1)
+        for r in ep.trace
+        if isinstance(r, dict) and r.get("kind") == "fault"
+    }
     t0 = time.perf_counter()
     checked, first, worst = 0, None, 0.0
     try:
@@ -223,8 +237,9 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
         env.close()
     wall = time.perf_counter() - t0
     if first is not None:
-        msg = (f"state {first} differs from the recording (max |diff| {worst:.3g})"
-               + ("" if hash_ok else "; the episode was recorded with a different model/MuJoCo"))
+        msg = f"state {first} differs from the recording (max |diff| {worst:.3g})" + (
+            "" if hash_ok else "; the episode was recorded with a different model/MuJoCo"
+        )
     else:
         msg = f"all {checked} states match bit for bit"
         if not ep.complete:
@@ -262,14 +277,17 @@ def _row_detail(r: dict) -> str:
         return f"{r.get('proposer')}#{r.get('attempt')} {tok} {lat}: {raw[:80]}"
     if k == "bridge_decision":
         reasons = r.get("reasons") if isinstance(r.get("reasons"), list) else []
-        codes = ", ".join(str(x.get("code", "?")) if isinstance(x, dict) else "?"
-                          for x in reasons) or "-"
+        codes = (
+            ", ".join(str(x.get("code", "?")) if isinstance(x, dict) else "?" for x in reasons)
+            or "-"
+        )
         return f"{r.get('decision')} {r.get('proposer')}#{r.get('attempt')} [{codes}]"
     if k == "plan":
         steps = r.get("steps") if isinstance(r.get("steps"), list) else []
         text = " → ".join(_subgoal(s) for s in steps)
         return f"{r.get('decision')} by {r.get('source')}: " + (
-            text or (f"refused: {r.get('refusal')}" if r.get("refusal") else "(no steps)"))
+            text or (f"refused: {r.get('refusal')}" if r.get("refusal") else "(no steps)")
+        )
     if k == "subgoal_start":
         return f"[{_int(r.get('index')) + 1}] {_subgoal(r.get('subgoal') or {})}"
     if k == "skill_outcome":
@@ -289,8 +307,11 @@ def format_goal(evaluation) -> str:
     """``in(red_block, green_bin) met, home UNMET`` (a received trace is data: any shape)."""
     if not isinstance(evaluation, list):
         return ""
-    return ", ".join(f"{e.get('predicate')} {'met' if e.get('met') else 'UNMET'}"
-                     for e in evaluation if isinstance(e, dict))
+    return ", ".join(
+        f"{e.get('predicate')} {'met' if e.get('met') else 'UNMET'}"
+        for e in evaluation
+        if isinstance(e, dict)
+    )
 
 
 def timeline_rows(ep: Episode) -> list[tuple[str, str, str, str]]:
@@ -310,7 +331,6 @@ def timeline_rows(ep: Episode) -> list[tuple[str, str, str, str]]:
 def print_timeline(ep: Episode, console=None) -> None:
     from rich.console import Console
     from rich.table import Table
-
     from rich.text import Text
 
     c = console or Console()
@@ -320,19 +340,27 @@ def print_timeline(ep: Episode, console=None) -> None:
     c.print(
         f"[bold]{safe(m.get('task'))}[/bold]  seed {safe(m.get('seed'))}, planner "
         f"{safe(planner.get('spec'))}, policies {safe(m.get('policy_source'))}, "
-        f"trace {safe(m.get('trace_id'))}", highlight=False)
+        f"trace {safe(m.get('trace_id'))}",
+        highlight=False,
+    )
     status = m.get("status")
-    colour = ("green" if res.get("status") == "success"
-              else "yellow" if status != "complete" else "red")
-    c.print(f"[{colour}]{safe(status)}[/{colour}], outcome {safe(res.get('status', '?'))}; "
-            f"{ep.n_steps} control steps "
-            f"({ep.n_steps * (_float(m.get('control_dt'), 0.04) or 0.04):.2f} s simulated)",
-            highlight=False)
+    colour = (
+        "green" if res.get("status") == "success" else "yellow" if status != "complete" else "red"
+    )
+    c.print(
+        f"[{colour}]{safe(status)}[/{colour}], outcome {safe(res.get('status', '?'))}; "
+        f"{ep.n_steps} control steps "
+        f"({ep.n_steps * (_float(m.get('control_dt'), 0.04) or 0.04):.2f} s simulated)",
+        highlight=False,
+    )
     for w in ep.warnings:
         c.print(f"[yellow]warning:[/yellow] {safe(w)}", highlight=False)
     if isinstance(res.get("goal"), list):
-        c.print(f"goal ({safe(res.get('goal_source'))}): "
-                f"{safe(', '.join(str(g) for g in res['goal']))}", highlight=False)
+        c.print(
+            f"goal ({safe(res.get('goal_source'))}): "
+            f"{safe(', '.join(str(g) for g in res['goal']))}",
+            highlight=False,
+        )
         for e in res.get("goal_evaluation") or []:
             if isinstance(e, dict):
                 mark = "[green]met[/green]  " if e.get("met") else "[red]unmet[/red]"
@@ -340,8 +368,13 @@ def print_timeline(ep: Episode, console=None) -> None:
     t = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("step", "sim s", "event", "detail"):
         t.add_column(col, overflow="fold", no_wrap=col != "detail")
-    style = {"skill_outcome": "cyan", "plan": "bold", "bridge_decision": "magenta",
-             "end": "bold", "aborted": "red"}
+    style = {
+        "skill_outcome": "cyan",
+        "plan": "bold",
+        "bridge_decision": "magenta",
+        "end": "bold",
+        "aborted": "red",
+    }
     for row in timeline_rows(ep):  # Text, not str: a row is data, never markup
         t.add_row(*(Text(x) for x in row), style=style.get(row[2]))
     c.print(t)

@@ -165,7 +165,7 @@ class _Interrupted(KeyboardInterrupt):
 class _TracedPlanner:
     """Wraps the planner so each negotiation lands in the trace and the timings as it happens."""
 
-    def __init__(self, inner, runner: "Runner"):
+    def __init__(self, inner, runner: Runner):
         self.inner = inner
         self.runner = runner
         self.max_steps = inner.max_steps
@@ -185,8 +185,15 @@ class _TracedPlanner:
 class Runner:
     """One task, one episode. Construct, :meth:`prepare` (checks input), :meth:`run`."""
 
-    def __init__(self, config: RunConfig, *, planner=None, executor=None,
-                 on_event: EventFn | None = None, fault=None):
+    def __init__(
+        self,
+        config: RunConfig,
+        *,
+        planner=None,
+        executor=None,
+        on_event: EventFn | None = None,
+        fault=None,
+    ):
         self.config = config
         self.planner = planner
         self.executor = executor
@@ -205,14 +212,14 @@ class Runner:
         self._prepared = False
 
     # ------------------------------------------------------------------ input checks
-    def prepare(self) -> "Runner":
+    def prepare(self) -> Runner:
         """Check every input and build planner and executor; create nothing on disk but
         the output folder itself."""
         from skillbridge.episode import EpisodeError, check_writable
 
         c = self.config
         if not isinstance(c.task, str) or not c.task.strip():
-            raise UserError(f"the task is empty; e.g. \"{DEFAULT_TASK}\"", EXIT_INPUT)
+            raise UserError(f'the task is empty; e.g. "{DEFAULT_TASK}"', EXIT_INPUT)
         c.task = " ".join(c.task.split())
         if c.max_replans < 0:
             raise UserError("--max-replans must be >= 0", EXIT_INPUT)
@@ -232,11 +239,14 @@ class Runner:
             from planner.hybrid import ROUTES, HybridPlanner
 
             if c.route not in ROUTES:
-                raise UserError(f"route must be one of {', '.join(ROUTES)}, not {c.route!r}",
-                                EXIT_INPUT)
+                raise UserError(
+                    f"route must be one of {', '.join(ROUTES)}, not {c.route!r}", EXIT_INPUT
+                )
             try:
                 self.planner = HybridPlanner.from_spec(
-                    c.llm, base_url=c.base_url, route=c.route,
+                    c.llm,
+                    base_url=c.base_url,
+                    route=c.route,
                     max_regenerations=c.max_regenerations,
                 )
             except PlannerError as e:
@@ -293,14 +303,19 @@ class Runner:
             "control_dt": scene.CONTROL_DT,
             "control_substeps": scene.CONTROL_SUBSTEPS,
             "versions": library_versions(),
-            "planner": {"spec": spec, "route": getattr(self.planner, "route", None),
-                        "max_regenerations": c.max_regenerations, "max_replans": c.max_replans},
+            "planner": {
+                "spec": spec,
+                "route": getattr(self.planner, "route", None),
+                "max_regenerations": c.max_regenerations,
+                "max_replans": c.max_replans,
+            },
             "policy_source": getattr(self.executor, "source", c.policy_source),
             "initial_world": world.model_dump(mode="json"),
         }
         try:
-            self.writer = EpisodeWriter.create(c.out_dir, task=c.task,
-                                               initial_state=env.get_state(), meta=meta)
+            self.writer = EpisodeWriter.create(
+                c.out_dir, task=c.task, initial_state=env.get_state(), meta=meta
+            )
         except Exception as e:  # noqa: BLE001 - e.g. the disk filled between check and write
             raise UserError(str(e), EXIT_INPUT) from None
         writer = self.writer
@@ -314,31 +329,65 @@ class Runner:
         error = None
         result = None
         try:
-            self._emit("start", {"task": c.task, "seed": c.seed, "planner": spec,
-                                 "trace_id": self.trace_id, "episode": str(writer.path)})
+            self._emit(
+                "start",
+                {
+                    "task": c.task,
+                    "seed": c.seed,
+                    "planner": spec,
+                    "trace_id": self.trace_id,
+                    "episode": str(writer.path),
+                },
+            )
             t_loop = time.perf_counter()
             loop = run_closed_loop(
-                c.task, world, self._execute, planner=_TracedPlanner(self.planner, self),
-                max_replans=c.max_replans, trace_id=self.trace_id, on_event=self._loop_event,
+                c.task,
+                world,
+                self._execute,
+                planner=_TracedPlanner(self.planner, self),
+                max_replans=c.max_replans,
+                trace_id=self.trace_id,
+                on_event=self._loop_event,
                 verify=self._verify,
             )
             final_world = env.world_state()
             goal_eval = self._final_goal(loop, final_world)
-            writer.trace("end", status=loop.status, message=loop.message, refusal=loop.refusal,
-                         replans=loop.replans, world=final_world.model_dump(mode="json"),
-                         goal=loop.goal, goal_source=loop.goal_source,
-                         goal_evaluation=goal_eval)
-            self._log("run_end", f"run {loop.status}: {loop.message}", status=loop.status,
-                      steps=writer.steps, replans=loop.replans)
+            writer.trace(
+                "end",
+                status=loop.status,
+                message=loop.message,
+                refusal=loop.refusal,
+                replans=loop.replans,
+                world=final_world.model_dump(mode="json"),
+                goal=loop.goal,
+                goal_source=loop.goal_source,
+                goal_evaluation=goal_eval,
+            )
+            self._log(
+                "run_end",
+                f"run {loop.status}: {loop.message}",
+                status=loop.status,
+                steps=writer.steps,
+                replans=loop.replans,
+            )
             t0 = time.perf_counter()
-            writer.close(COMPLETE, env.get_state(), result={
-                "status": loop.status, "message": loop.message, "refusal": loop.refusal,
-                "replans": loop.replans, "subgoals": len(self.subgoals),
-                "goal": loop.goal, "goal_source": loop.goal_source,
-                "goal_evaluation": goal_eval,
-                "goal_met": None if goal_eval is None else all(e["met"] for e in goal_eval),
-                "goal_replans": loop.goal_replans, "faults": self.faults,
-            })
+            writer.close(
+                COMPLETE,
+                env.get_state(),
+                result={
+                    "status": loop.status,
+                    "message": loop.message,
+                    "refusal": loop.refusal,
+                    "replans": loop.replans,
+                    "subgoals": len(self.subgoals),
+                    "goal": loop.goal,
+                    "goal_source": loop.goal_source,
+                    "goal_evaluation": goal_eval,
+                    "goal_met": None if goal_eval is None else all(e["met"] for e in goal_eval),
+                    "goal_replans": loop.goal_replans,
+                    "faults": self.faults,
+                },
+            )
             self.timings["recording"] += time.perf_counter() - t0
             run_s = time.perf_counter() - t_loop
             result = self._result(loop, final_world, run_s, t_start)
@@ -347,30 +396,38 @@ class Runner:
             # tracebacks; what reached the disk stays a readable episode marked incomplete
             error = e
             msg = (e.strerror or str(e)) if isinstance(e, OSError) else str(e)
-            raise UserError(f"the run stopped: {msg}; the episode {writer.path} is left "
-                            "incomplete", EXIT_FAILED) from None
+            raise UserError(
+                f"the run stopped: {msg}; the episode {writer.path} is left incomplete", EXIT_FAILED
+            ) from None
         except BaseException as e:
             error = e
             raise
         finally:
             _restore_sigterm(old_term)
             if not writer.closed:
-                why = ("interrupted" if isinstance(error, KeyboardInterrupt)
-                       else f"{type(error).__name__}: {error}"[:300] if error else "unknown")
+                why = (
+                    "interrupted"
+                    if isinstance(error, KeyboardInterrupt)
+                    else f"{type(error).__name__}: {error}"[:300]
+                    if error
+                    else "unknown"
+                )
                 try:
                     writer.trace("aborted", reason=why)
                 except Exception:  # noqa: BLE001
                     pass
                 try:
-                    writer.close("incomplete", None,
-                                 result={"status": "incomplete", "error": why})
+                    writer.close("incomplete", None, result={"status": "incomplete", "error": why})
                 except EpisodeError:
                     pass  # still no room: meta.json on disk already says incomplete
             root.removeHandler(handler)
             root.setLevel(old_level)
             env.close()
-        video = Path(c.video) if c.video is not None else (
-            writer.path / "video.mp4" if c.video_in_episode else None)
+        video = (
+            Path(c.video)
+            if c.video is not None
+            else (writer.path / "video.mp4" if c.video_in_episode else None)
+        )
         if video is not None:
             from skillbridge.replay import render_video
 
@@ -440,19 +497,27 @@ class Runner:
                 self._emit("fault", {"index": idx, **info})
                 after = env.world_state()
         rec = outcome.to_dict()
-        rec.update(index=idx, sim_time_s=round(outcome.steps * _control_dt(), 4),
-                   wall_s=round(dt, 4))
-        self.subgoals[idx].update(success=outcome.success, steps=outcome.steps,
-                                  sim_time_s=rec["sim_time_s"],
-                                  reason=outcome.reason, violations=outcome.violations,
-                                  wall_s=round(dt, 4))
+        rec.update(
+            index=idx, sim_time_s=round(outcome.steps * _control_dt(), 4), wall_s=round(dt, 4)
+        )
+        self.subgoals[idx].update(
+            success=outcome.success,
+            steps=outcome.steps,
+            sim_time_s=rec["sim_time_s"],
+            reason=outcome.reason,
+            violations=outcome.violations,
+            wall_s=round(dt, 4),
+        )
         t1 = time.perf_counter()
         writer.flush()  # a subgoal's steps reach the disk before the next subgoal starts
         t["recording"] += time.perf_counter() - t1
         writer.trace("skill_outcome", **rec)
-        self._log("skill_result", f"subgoal {idx} {step.get('skill')}: "
-                  f"{'success' if outcome.success else 'failed'} in {outcome.steps} steps",
-                  **rec)
+        self._log(
+            "skill_result",
+            f"subgoal {idx} {step.get('skill')}: "
+            f"{'success' if outcome.success else 'failed'} in {outcome.steps} steps",
+            **rec,
+        )
         self._emit("subgoal_end", rec)
         return outcome.success, after
 
@@ -495,19 +560,43 @@ class Runner:
             self.tokens["in"] += int(a.tokens_in)
             self.tokens["out"] += int(a.tokens_out)
             self.tokens["calls"] += 1
-            writer.trace("planner_call", trace_id=a.trace_id, proposer=a.proposer,
-                         attempt=a.attempt, prompt=prompt, raw=a.raw, tokens_in=a.tokens_in,
-                         tokens_out=a.tokens_out, latency_s=round(a.latency_s, 6), meta=meta)
+            writer.trace(
+                "planner_call",
+                trace_id=a.trace_id,
+                proposer=a.proposer,
+                attempt=a.attempt,
+                prompt=prompt,
+                raw=a.raw,
+                tokens_in=a.tokens_in,
+                tokens_out=a.tokens_out,
+                latency_s=round(a.latency_s, 6),
+                meta=meta,
+            )
             reasons = [r.to_dict() for r in a.reasons]
-            writer.trace("bridge_decision", proposer=a.proposer, attempt=a.attempt,
-                         decision=a.decision, reasons=reasons,
-                         validate_s=round(a.validate_s, 6))
-            self._log("planner_call", f"{a.proposer}#{a.attempt}: {a.decision}",
-                      proposer=a.proposer, attempt=a.attempt, tokens_in=a.tokens_in,
-                      tokens_out=a.tokens_out, latency_s=round(a.latency_s, 6))
-            self._log("bridge_decision", f"bridge {a.decision} {a.proposer}#{a.attempt}"
-                      + (f": {', '.join(r['code'] for r in reasons)}" if reasons else ""),
-                      decision=a.decision, reasons=reasons)
+            writer.trace(
+                "bridge_decision",
+                proposer=a.proposer,
+                attempt=a.attempt,
+                decision=a.decision,
+                reasons=reasons,
+                validate_s=round(a.validate_s, 6),
+            )
+            self._log(
+                "planner_call",
+                f"{a.proposer}#{a.attempt}: {a.decision}",
+                proposer=a.proposer,
+                attempt=a.attempt,
+                tokens_in=a.tokens_in,
+                tokens_out=a.tokens_out,
+                latency_s=round(a.latency_s, 6),
+            )
+            self._log(
+                "bridge_decision",
+                f"bridge {a.decision} {a.proposer}#{a.attempt}"
+                + (f": {', '.join(r['code'] for r in reasons)}" if reasons else ""),
+                decision=a.decision,
+                reasons=reasons,
+            )
         d = {
             "index": len(self.plans),
             "decision": out.decision,
@@ -540,18 +629,33 @@ class Runner:
         timings["run_s"] = round(run_s, 4)
         wall = time.perf_counter() - t_start
         return RunResult(
-            task=self.config.task, seed=self.config.seed,
+            task=self.config.task,
+            seed=self.config.seed,
             planner=str(getattr(self.planner, "spec", "custom")),
             policy_source=str(getattr(self.executor, "source", self.config.policy_source)),
-            trace_id=self.trace_id, status=loop.status, message=loop.message,
-            refusal=loop.refusal, plans=self.plans, subgoals=self.subgoals,
-            replans=loop.replans, world=final_world.model_dump(mode="json"),
-            tokens={"in": self.tokens["in"], "out": self.tokens["out"],
-                    "calls": self.tokens["calls"]},
-            timings=timings, steps=steps, sim_time_s=steps * _control_dt(), wall_s=wall,
-            episode=str(self.writer.path), goal=loop.goal, goal_source=loop.goal_source,
+            trace_id=self.trace_id,
+            status=loop.status,
+            message=loop.message,
+            refusal=loop.refusal,
+            plans=self.plans,
+            subgoals=self.subgoals,
+            replans=loop.replans,
+            world=final_world.model_dump(mode="json"),
+            tokens={
+                "in": self.tokens["in"],
+                "out": self.tokens["out"],
+                "calls": self.tokens["calls"],
+            },
+            timings=timings,
+            steps=steps,
+            sim_time_s=steps * _control_dt(),
+            wall_s=wall,
+            episode=str(self.writer.path),
+            goal=loop.goal,
+            goal_source=loop.goal_source,
             goal_evaluation=self._final_goal(loop, final_world),
-            goal_replans=loop.goal_replans, faults=list(self.faults),
+            goal_replans=loop.goal_replans,
+            faults=list(self.faults),
         )
 
     def _emit(self, kind: str, data: dict) -> None:
@@ -579,8 +683,9 @@ def check_cubes(spec) -> list[str] | dict[str, list[float] | None]:
     from sim import scene
 
     if isinstance(spec, str) or not isinstance(spec, (list, tuple, dict)):
-        raise ValueError(f"cubes must be a list of names or a {{name: pose}} mapping, not "
-                         f"{type(spec).__name__}")
+        raise ValueError(
+            f"cubes must be a list of names or a {{name: pose}} mapping, not {type(spec).__name__}"
+        )
     known = ", ".join(scene.CUBE_NAMES)
     names = [_cube_name(n) for n in spec]
     bad = [n for n in names if n not in scene.CUBE_NAMES]
@@ -591,7 +696,7 @@ def check_cubes(spec) -> list[str] | dict[str, list[float] | None]:
         raise ValueError(f"cube(s) listed twice: {', '.join(dup)}")
     if not isinstance(spec, dict):
         return names
-    poses = {full: _check_pose(full, spec[raw]) for raw, full in zip(spec, names)}
+    poses = {full: _check_pose(full, spec[raw]) for raw, full in zip(spec, names, strict=False)}
     _check_overlap(poses)
     return poses
 
@@ -608,8 +713,10 @@ def _check_pose(name: str, pose) -> list[float] | None:
     if pose is None:
         return None
     shape = "[x, y], [x, y, yaw] or [x, y, z, yaw] (metres, radians) or null"
-    if isinstance(pose, (str, bytes, dict)) or not hasattr(pose, "__len__") or len(pose) not in (
-        2, 3, 4
+    if (
+        isinstance(pose, (str, bytes, dict))
+        or not hasattr(pose, "__len__")
+        or len(pose) not in (2, 3, 4)
     ):
         raise ValueError(f"pose of {name} must be {shape}, not {pose!r}")
     if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in pose):
@@ -627,8 +734,10 @@ def _check_pose(name: str, pose) -> list[float] | None:
             f"{scene.BASE_XY[1]:g})"
         )
     if len(vals) == 4 and not CUBE_Z_RANGE[0] <= vals[2] <= CUBE_Z_RANGE[1]:
-        raise ValueError(f"{name} at height z={vals[2]:g} is below the table or above the "
-                         f"workspace (z in [{CUBE_Z_RANGE[0]:g}, {CUBE_Z_RANGE[1]:g}])")
+        raise ValueError(
+            f"{name} at height z={vals[2]:g} is below the table or above the "
+            f"workspace (z in [{CUBE_Z_RANGE[0]:g}, {CUBE_Z_RANGE[1]:g}])"
+        )
     return vals
 
 
@@ -638,12 +747,14 @@ def _check_overlap(poses: dict[str, list[float] | None]) -> None:
     edge = 2 * scene.CUBE_HALF - 1e-6  # touching is fine (a stack), interpenetrating not
     fixed = [(n, p) for n, p in poses.items() if p is not None]
     for i, (a, pa) in enumerate(fixed):
-        for b, pb in fixed[i + 1:]:
+        for b, pb in fixed[i + 1 :]:
             za = pa[2] if len(pa) == 4 else scene.CUBE_HALF
             zb = pb[2] if len(pb) == 4 else scene.CUBE_HALF
             if math.hypot(pa[0] - pb[0], pa[1] - pb[1]) < edge and abs(za - zb) < edge:
-                raise ValueError(f"{a} and {b} would overlap: their centres are less than "
-                                 f"{2 * scene.CUBE_HALF:g} m apart")
+                raise ValueError(
+                    f"{a} and {b} would overlap: their centres are less than "
+                    f"{2 * scene.CUBE_HALF:g} m apart"
+                )
 
 
 def scene_options(cubes) -> dict | None:
@@ -666,8 +777,9 @@ def make_executor(source: str):
     from skills.runtime import SOURCES, SkillExecutor
 
     if source not in SOURCES:
-        raise UserError(f"policy source must be one of {', '.join(SOURCES)}, not {source!r}",
-                        EXIT_INPUT)
+        raise UserError(
+            f"policy source must be one of {', '.join(SOURCES)}, not {source!r}", EXIT_INPUT
+        )
     ex = SkillExecutor(source=source)
     if source == "pretrained":
         from skills.policy import PolicyError
@@ -677,9 +789,12 @@ def make_executor(source: str):
             try:
                 ex.policy(name)
             except (PolicyError, OSError, ValueError) as e:
-                raise UserError(str(e).splitlines()[0] if str(e) else
-                                f"cannot load the pretrained policy of {name!r}",
-                                EXIT_INPUT) from None
+                raise UserError(
+                    str(e).splitlines()[0]
+                    if str(e)
+                    else f"cannot load the pretrained policy of {name!r}",
+                    EXIT_INPUT,
+                ) from None
     return ex
 
 

@@ -42,7 +42,15 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from bridge.goals import (  # noqa: F401  (re-exported: the suite's goals use this grammar)
     ALL,
@@ -84,10 +92,23 @@ CATEGORIES = (
 #: Categories the rules planner is not expected to plan (free phrasing, for a model).
 FREE_LANGUAGE_CATEGORIES = CATEGORIES[7:]
 Category = Literal[
-    "pick_place", "stacking", "push", "sequence", "quantifier", "paraphrase", "refuse",
-    "typos", "synonyms", "world_knowledge", "goal_state", "lists", "exclusions", "ordering",
+    "pick_place",
+    "stacking",
+    "push",
+    "sequence",
+    "quantifier",
+    "paraphrase",
+    "refuse",
+    "typos",
+    "synonyms",
+    "world_knowledge",
+    "goal_state",
+    "lists",
+    "exclusions",
+    "ordering",
     "verbose",
 ]
+
 
 # ----------------------------------------------------------------------------- models
 def _check_goal_text(v: str) -> str:
@@ -255,8 +276,10 @@ def load_file(path: str | Path) -> SuiteFile:
         raise SuiteError(str(e)) from None
     except (OSError, UnicodeDecodeError) as e:
         raise SuiteError(f"{p}: cannot read: {e}") from None
-    too_deep = SuiteError(f"{p}: nested too deeply to be a suite file (a suite is a few "
-                          "levels deep: suite, tasks, scene, cubes)")
+    too_deep = SuiteError(
+        f"{p}: nested too deeply to be a suite file (a suite is a few "
+        "levels deep: suite, tasks, scene, cubes)"
+    )
     try:
         data = yaml.safe_load(text)
     except RecursionError:  # the YAML composer recurses once per nesting level
@@ -267,8 +290,9 @@ def load_file(path: str | Path) -> SuiteFile:
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]
         raise SuiteError(f"{p}{where}: not valid YAML: {problem}") from None
     if not isinstance(data, dict):
-        raise SuiteError(f"{p}: expected a mapping with 'suite' and 'tasks', found "
-                         f"{type(data).__name__}")
+        raise SuiteError(
+            f"{p}: expected a mapping with 'suite' and 'tasks', found {type(data).__name__}"
+        )
     try:
         return SuiteFile.model_validate(data)
     except RecursionError:  # parsed, but too deep for validation and error reporting

@@ -10,9 +10,9 @@ from skills.base import (
     NO_EFFECT,
     Binding,
     Skill,
-    cube_yaw,
     SkillParams,
     Violation,
+    cube_yaw,
     grip_of,
     moved,
     opening_of,
@@ -58,11 +58,14 @@ class Home(Skill):
             (
                 b.name
                 for b in world.bins
-                if abs(o.pos[0] - b.pos[0]) < b.inner_half and abs(o.pos[1] - b.pos[1]) < b.inner_half
+                if abs(o.pos[0] - b.pos[0]) < b.inner_half
+                and abs(o.pos[1] - b.pos[1]) < b.inner_half
             ),
             None,
         )
-        new = moved(o, in_bin=in_bin, on_table=in_bin is None, pos=(o.pos[0], o.pos[1], scene.CUBE_HALF))
+        new = moved(
+            o, in_bin=in_bin, on_table=in_bin is None, pos=(o.pos[0], o.pos[1], scene.CUBE_HALF)
+        )
         return replace_object(w, new, held=None)
 
     def success(self, before: WorldState, after: WorldState, params: HomeParams) -> bool:
@@ -101,7 +104,9 @@ class Home(Skill):
 
             def done(obs):
                 g, c = grip_of(obs), obs["object_pos"][held]
-                return scripted.is_grasped(g, opening_of(obs), c, cube_yaw(obs, held)) and c[2] > 0.08
+                return (
+                    scripted.is_grasped(g, opening_of(obs), c, cube_yaw(obs, held)) and c[2] > 0.08
+                )
 
             run_expert_until(env, act, done, 80)
         if self.preconditions(env.world_state(), HomeParams()):

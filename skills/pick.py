@@ -9,21 +9,21 @@ from sim import scene, scripted
 from sim.world import WorldState
 from skills.base import (
     DOMAIN_OBJECT,
-    Binding,
-    cube_yaw,
-    grip_of,
-    opening_of,
-    proprio_features,
-    random_cubes,
-    sample_arm_start,
-    yaw_features,
     PRECONDITION,
+    Binding,
     Skill,
     SkillParams,
     Violation,
     check_object,
+    cube_yaw,
+    grip_of,
     moved,
+    opening_of,
+    proprio_features,
+    random_cubes,
     replace_object,
+    sample_arm_start,
+    yaw_features,
 )
 
 LIFT_Z = 0.08  # a picked cube's centre must be at least this high (m)

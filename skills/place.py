@@ -9,22 +9,22 @@ from sim import scene, scripted
 from sim.world import WorldState
 from skills.base import (
     DOMAIN_PLACE_TARGET,
-    Binding,
-    cube_yaw,
-    grip_of,
-    opening_of,
-    proprio_features,
-    random_cubes,
-    run_expert_until,
-    sample_arm_start,
-    yaw_features,
     PRECONDITION,
     UNREACHABLE,
+    Binding,
     Skill,
     SkillParams,
     Violation,
+    cube_yaw,
+    grip_of,
     moved,
+    opening_of,
+    proprio_features,
+    random_cubes,
     replace_object,
+    run_expert_until,
+    sample_arm_start,
+    yaw_features,
 )
 
 
@@ -192,7 +192,7 @@ class Place(Skill):
             filled = str(rng.choice(scene.BIN_NAMES))
             centre = env.model.body(filled).pos[:2]
             spots = rng.permutation(len(scripted.BIN_SPOTS) - 1)[: min(k - 1, 2)] + 1
-            for n, i in zip(names[1:], spots):
+            for n, i in zip(names[1:], spots, strict=False):
                 x, y = centre + scripted.BIN_SPOTS[i] + rng.uniform(-0.006, 0.006, 2)
                 cubes[n] = [x, y, 0.025, rng.uniform(-0.2, 0.2)]
         env.reset(
@@ -226,15 +226,21 @@ class Place(Skill):
         kind = rng.choice(KINDS, p=[0.5, 0.3, 0.2])
         if kind == "cube":
             options = [
-                o.name for o in w.objects
-                if o.name != w.held_object and o.on_table and w.under(o.name) is None and o.reachable
+                o.name
+                for o in w.objects
+                if o.name != w.held_object
+                and o.on_table
+                and w.under(o.name) is None
+                and o.reachable
             ]
         elif kind == "region":
             options = [
-                r.name for r in w.regions
+                r.name
+                for r in w.regions
                 if all(
                     np.hypot(o.pos[0] - r.pos[0], o.pos[1] - r.pos[1]) > 0.07
-                    for o in w.objects if o.name != w.held_object
+                    for o in w.objects
+                    if o.name != w.held_object
                 )
             ]
         else:

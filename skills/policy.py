@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from pathlib import Path
-
-import math
 from typing import Literal
 
 import numpy as np
@@ -27,8 +26,16 @@ from sim.safeio import MiB, UnsafeFile, read_regular
 FORMAT = "skillbridge.policy/1"
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
 REQUIRED = (
-    "format", "skill", "algo", "obs_dim", "act_dim", "net_arch", "activation",
-    "obs_mean", "obs_std", "sha256",
+    "format",
+    "skill",
+    "algo",
+    "obs_dim",
+    "act_dim",
+    "net_arch",
+    "activation",
+    "obs_mean",
+    "obs_std",
+    "sha256",
 )
 
 
@@ -65,11 +72,11 @@ class Manifest(BaseModel):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
-    def _shapes(self) -> "Manifest":
+    def _shapes(self) -> Manifest:
         if any(not 1 <= h <= MAX_DIM for h in self.net_arch):
             raise ValueError(f"net_arch layer sizes must be 1-{MAX_DIM}")
         dims = [self.obs_dim, *self.net_arch, self.act_dim]
-        params = sum((a + 1) * b for a, b in zip(dims, dims[1:]))
+        params = sum((a + 1) * b for a, b in zip(dims, dims[1:], strict=False))
         if params > MAX_PARAMS:
             raise ValueError(f"the network would have {params} parameters (at most {MAX_PARAMS})")
         for name in ("obs_mean", "obs_std"):
@@ -92,7 +99,12 @@ class MLPPolicy(nn.Module):
     """
 
     def __init__(
-        self, obs_dim: int, act_dim: int, net_arch: list[int], obs_mean, obs_std,
+        self,
+        obs_dim: int,
+        act_dim: int,
+        net_arch: list[int],
+        obs_mean,
+        obs_std,
         squash: bool = False,
     ):
         super().__init__()
@@ -194,7 +206,10 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
     manifest = load_manifest(directory)
     weights = directory / "model.safetensors"
     if skill is not None and manifest["skill"] != skill:
-        raise PolicyError(f"{directory / 'manifest.json'}: policy is for skill {manifest['skill']!r}, not {skill!r}")
+        raise PolicyError(
+            f"{directory / 'manifest.json'}: policy is for skill {manifest['skill']!r}, "
+            f"not {skill!r}"
+        )
     if skill is not None:
         from skills.registry import get
 
@@ -207,11 +222,18 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
     data = _read(weights, WEIGHTS_LIMIT, "weights file")
     digest = hashlib.sha256(data).hexdigest()
     if digest != manifest["sha256"]:
-        raise PolicyError(f"{weights}: sha256 {digest[:12]}... does not match the manifest (tampered or truncated)")
+        raise PolicyError(
+            f"{weights}: sha256 {digest[:12]}... does not match the manifest "
+            "(tampered or truncated)"
+        )
     try:
         policy = MLPPolicy(
-            manifest["obs_dim"], manifest["act_dim"], manifest["net_arch"],
-            manifest["obs_mean"], manifest["obs_std"], squash=manifest["squash"],
+            manifest["obs_dim"],
+            manifest["act_dim"],
+            manifest["net_arch"],
+            manifest["obs_mean"],
+            manifest["obs_std"],
+            squash=manifest["squash"],
         )
     except (TypeError, ValueError) as e:
         raise PolicyError(f"{directory / 'manifest.json'}: bad network description ({e})") from None
@@ -225,7 +247,8 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
     for k, v in tensors.items():
         if tuple(v.shape) != tuple(expected[k].shape):
             raise PolicyError(
-                f"{weights}: tensor {k} has shape {tuple(v.shape)}, manifest implies {tuple(expected[k].shape)}"
+                f"{weights}: tensor {k} has shape {tuple(v.shape)}, "
+                f"manifest implies {tuple(expected[k].shape)}"
             )
         if not torch.isfinite(v).all():
             raise PolicyError(f"{weights}: tensor {k} holds non-finite values")

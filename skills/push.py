@@ -5,28 +5,27 @@ from __future__ import annotations
 import numpy as np
 from pydantic import Field, field_validator
 
-from sim import scene
+from sim import scene, scripted
 from sim.world import WorldState
-from sim import scripted
 from skills.base import (
-    Binding,
-    grip_of,
-    proprio_features,
-    random_cubes,
-    sample_arm_start,
-    DOMAIN_PUSH_TARGET,
     DOMAIN_OBJECT,
+    DOMAIN_PUSH_TARGET,
     NO_EFFECT,
     OUT_OF_WORKSPACE,
     PRECONDITION,
+    Binding,
     Skill,
     SkillParams,
     Violation,
     check_object,
+    grip_of,
     in_workspace,
     moved,
+    proprio_features,
+    random_cubes,
     replace_object,
     resolve_xy,
+    sample_arm_start,
 )
 
 #: A push succeeds when the cube ends within this distance of a point target (m).
@@ -155,7 +154,9 @@ class Push(Skill):
         return np.concatenate([*proprio_features(obs), cube - grip, goal - cube[:2]])
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
-        return scripted.push_action(grip_of(obs), obs["object_pos"][b.cube], np.asarray(b.target_xyz[:2]))
+        return scripted.push_action(
+            grip_of(obs), obs["object_pos"][b.cube], np.asarray(b.target_xyz[:2])
+        )
 
     def potential(self, obs: dict, b: Binding) -> float:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
@@ -168,7 +169,9 @@ class Push(Skill):
     def sample_start(self, env, rng: np.random.Generator) -> PushParams | None:
         """A free cube on the table and a region (or a point) it is not already at."""
         names = random_cubes(rng)
-        env.reset(seed=int(rng.integers(2**31)), options={"cubes": names, "arm": sample_arm_start(rng)})
+        env.reset(
+            seed=int(rng.integers(2**31)), options={"cubes": names, "arm": sample_arm_start(rng)}
+        )
         w = env.world_state()
         o = w.object(names[0])
         if not o.on_table:
@@ -176,7 +179,8 @@ class Push(Skill):
         others = [p.pos for p in w.objects if p.name != o.name]
         if rng.random() < 0.7:
             cands = [
-                r.name for r in w.regions
+                r.name
+                for r in w.regions
                 if np.hypot(o.pos[0] - r.pos[0], o.pos[1] - r.pos[1]) > r.radius + 0.02
                 and all(np.hypot(p[0] - r.pos[0], p[1] - r.pos[1]) > 0.08 for p in others)
             ]
@@ -188,5 +192,7 @@ class Push(Skill):
             if np.hypot(*(xy - np.asarray(o.pos[:2]))) > POINT_TOLERANCE + 0.03 and all(
                 np.hypot(p[0] - xy[0], p[1] - xy[1]) > 0.08 for p in others
             ):
-                return PushParams(object=o.name, target=(round(float(xy[0]), 3), round(float(xy[1]), 3)))
+                return PushParams(
+                    object=o.name, target=(round(float(xy[0]), 3), round(float(xy[1]), 3))
+                )
         return None

@@ -48,7 +48,8 @@ def load_pretrained(skill: str) -> MLPPolicy:
     d = pretrained_dir(skill)
     if not (d / "manifest.json").is_file():
         raise PolicyError(
-            f"{d}: no pretrained policy for skill {skill!r}; train one with `skillbridge train {skill}`"
+            f"{d}: no pretrained policy for skill {skill!r}; "
+            f"train one with `skillbridge train {skill}`"
         )
     policy, _ = load_policy(d, skill)
     return policy
@@ -88,7 +89,13 @@ class SkillExecutor:
         pdict = params.model_dump(mode="json")
         if violations:
             return SkillOutcome(
-                name, pdict, False, 0, before, before, "precondition failed at execution time",
+                name,
+                pdict,
+                False,
+                0,
+                before,
+                before,
+                "precondition failed at execution time",
                 [v.__dict__ for v in violations],
             )
         binding = skill.bind(before, params)

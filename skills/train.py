@@ -131,8 +131,9 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
     try:
         cfg = yaml.safe_load(text)
     except (yaml.YAMLError, RecursionError) as e:
-        raise TrainError(f"{path}: invalid YAML ({(str(e) or type(e).__name__).splitlines()[0]})"
-                         ) from None
+        raise TrainError(
+            f"{path}: invalid YAML ({(str(e) or type(e).__name__).splitlines()[0]})"
+        ) from None
     if not isinstance(cfg, dict):
         raise TrainError(f"{path}: config must be a mapping")
     for key in ("net_arch", "dagger", "ppo", "timesteps", "eval"):
@@ -194,7 +195,7 @@ def check_log_folder(logdir: Path, algo: str) -> Path:
 def _run_ids(base: Path, skill: str) -> list[tuple[int, Path]]:
     out = []
     for p in base.glob(f"{skill}_*") if base.is_dir() else ():
-        tail = p.name[len(skill) + 1:]
+        tail = p.name[len(skill) + 1 :]
         if tail.isdigit() and p.is_dir():
             out.append((int(tail), p))
     return out
@@ -250,27 +251,40 @@ def warm_start(
     total = d["expert_episodes"] + d["iterations"] * d["student_episodes"]
     prog.stage("demonstrations + DAgger", total)
     t0 = time.time()
-    X, Y, expert_rate = collect(env, d["expert_episodes"], rng, noise=d["noise"], progress=lambda _: prog.advance(1))
+    X, Y, expert_rate = collect(
+        env, d["expert_episodes"], rng, noise=d["noise"], progress=lambda _: prog.advance(1)
+    )
     mean, std = normaliser(X)
     policy = MLPPolicy(env.skill.obs_dim, 4, cfg["net_arch"], mean, std, squash=squash)
     history = []
     for it in range(d["iterations"]):
         loss = fit(policy, X, Y, d["epochs"], d["lr"], seed + it)
-        X2, Y2, rate = collect(env, d["student_episodes"], rng, student=policy, beta=0.0,
-                               progress=lambda _: prog.advance(1))
+        X2, Y2, rate = collect(
+            env,
+            d["student_episodes"],
+            rng,
+            student=policy,
+            beta=0.0,
+            progress=lambda _: prog.advance(1),
+        )
         history.append({"iteration": it, "loss": loss, "student_success": rate, "samples": len(X)})
         prog.log(f"DAgger {it + 1}/{d['iterations']}: loss {loss:.4f}, student success {rate:.2f}")
         X, Y = np.concatenate([X, X2]), np.concatenate([Y, Y2])
     loss = fit(policy, X, Y, d["epochs"], d["lr"], seed + 99)
     info = {
-        "skill": skill, "algo": "bc", "samples": int(len(X)), "expert_success_noisy": expert_rate,
-        "dagger": history, "final_loss": loss, "wall_time_s": round(time.time() - t0, 1),
+        "skill": skill,
+        "algo": "bc",
+        "samples": int(len(X)),
+        "expert_success_noisy": expert_rate,
+        "dagger": history,
+        "final_loss": loss,
+        "wall_time_s": round(time.time() - t0, 1),
     }
     save_policy(policy, run / "bc", info)
     return policy, info
 
 
-def train(
+def train(  # noqa: C901 - argument checks, then one linear run
     skill: str,
     *,
     algo: str = "ppo",
@@ -321,8 +335,10 @@ def train(
     try:
         bc, bc_info = warm_start(skill, cfg, run, seed, prog, squash=algo in OFF_POLICY)
     except PolicyError as e:
-        raise TrainError(f"cannot resume: the warm start in {run / 'bc'} is damaged ({e}); "
-                         "start a new run without --resume") from None
+        raise TrainError(
+            f"cannot resume: the warm start in {run / 'bc'} is damaged ({e}); "
+            "start a new run without --resume"
+        ) from None
     tb = run / "tensorboard" if tensorboard else None
     try:
         trainer = make_trainer(algo, skill, cfg, bc, n_envs, seed, tb)
@@ -361,7 +377,9 @@ def train(
         wall = wall_before + time.time() - t_start
         if r["success_rate"] >= best:
             best = r["success_rate"]
-            save_policy(actor, run / "best", _manifest(skill, algo, done_steps, wall, bc, bc_info, r, seed))
+            save_policy(
+                actor, run / "best", _manifest(skill, algo, done_steps, wall, bc, bc_info, r, seed)
+            )
         trainer.save_checkpoint(
             run / "checkpoint", {"timesteps": done_steps, "best_success": best, "wall_s": wall}
         )
@@ -392,15 +410,19 @@ def _load_checkpoint(trainer, ck: Path) -> dict:
             raise ValueError("progress.json: negative timesteps")
     except Exception as e:  # noqa: BLE001 - any decoding failure is a damaged checkpoint
         msg = (str(e).strip().splitlines() or [""])[0][:160]
-        raise TrainError(f"cannot resume: the checkpoint in {ck} is damaged "
-                         f"({type(e).__name__}{': ' + msg if msg else ''}); start a new run "
-                         "without --resume") from None
+        raise TrainError(
+            f"cannot resume: the checkpoint in {ck} is damaged "
+            f"({type(e).__name__}{': ' + msg if msg else ''}); start a new run "
+            "without --resume"
+        ) from None
     return progress
 
 
 def _manifest(skill, algo, steps, wall, bc, bc_info, train_eval, seed) -> dict:
-    critic = "critic warm-up on warm-start rollouts" if algo == "ppo" else (
-        "replay buffer seeded with warm-start rollouts; critic fitted before actor updates"
+    critic = (
+        "critic warm-up on warm-start rollouts"
+        if algo == "ppo"
+        else ("replay buffer seeded with warm-start rollouts; critic fitted before actor updates")
     )
     return {
         "skill": skill,

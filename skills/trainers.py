@@ -60,7 +60,9 @@ class Trainer:
     model = None
     optimizers: dict = {}
 
-    def __init__(self, skill: str, cfg: dict, bc: MLPPolicy, n_envs: int, seed: int, tb: Path | None):
+    def __init__(
+        self, skill: str, cfg: dict, bc: MLPPolicy, n_envs: int, seed: int, tb: Path | None
+    ):
         self.skill, self.cfg, self.bc, self.seed = skill, cfg, bc, seed
 
     @property
@@ -68,7 +70,9 @@ class Trainer:
         return int(self.model.num_timesteps)
 
     def learn(self, steps: int) -> None:
-        self.model.learn(steps, reset_num_timesteps=False, tb_log_name=self.name, progress_bar=False)
+        self.model.learn(
+            steps, reset_num_timesteps=False, tb_log_name=self.name, progress_bar=False
+        )
 
     def warm_up(self, prog) -> None:
         pass
@@ -113,13 +117,25 @@ class PPOTrainer(Trainer):
         p = cfg["ppo"]
         venv = make_vec_env(lambda: SkillEnv(skill), n_envs=n_envs, seed=seed)
         self.model = PPO(
-            "MlpPolicy", venv, n_steps=p["n_steps"], batch_size=p["batch_size"],
-            n_epochs=p["n_epochs"], learning_rate=p["learning_rate"], clip_range=p["clip_range"],
-            gamma=p["gamma"], gae_lambda=p["gae_lambda"], target_kl=p.get("target_kl"),
-            seed=seed, verbose=0, device="cpu", tensorboard_log=str(tb) if tb else None,
+            "MlpPolicy",
+            venv,
+            n_steps=p["n_steps"],
+            batch_size=p["batch_size"],
+            n_epochs=p["n_epochs"],
+            learning_rate=p["learning_rate"],
+            clip_range=p["clip_range"],
+            gamma=p["gamma"],
+            gae_lambda=p["gae_lambda"],
+            target_kl=p.get("target_kl"),
+            seed=seed,
+            verbose=0,
+            device="cpu",
+            tensorboard_log=str(tb) if tb else None,
             policy_kwargs=_policy_kwargs(
-                bc, net_arch=dict(pi=list(cfg["net_arch"]), vf=list(cfg["net_arch"])),
-                log_std_init=p["log_std_init"], ortho_init=False,
+                bc,
+                net_arch=dict(pi=list(cfg["net_arch"]), vf=list(cfg["net_arch"])),
+                log_std_init=p["log_std_init"],
+                ortho_init=False,
             ),
         )
         pol = self.model.policy
@@ -190,19 +206,30 @@ class OffPolicyTrainer(Trainer):
             try:
                 from sb3_contrib import TQC as Algo
             except ImportError:
-                raise ImportError("--algo tqc needs sb3-contrib: pip install 'skillbridge[contrib]'") from None
+                raise ImportError(
+                    "--algo tqc needs sb3-contrib: pip install 'skillbridge[contrib]'"
+                ) from None
         else:
             from stable_baselines3 import SAC as Algo
         p = cfg.get("sac") or {}
         venv = make_vec_env(lambda: SkillEnv(skill), n_envs=1, seed=seed)
         kwargs = dict(
-            learning_rate=p.get("learning_rate", 3e-4), buffer_size=p.get("buffer_size", 200_000),
-            batch_size=p.get("batch_size", 256), gamma=p.get("gamma", 0.98), tau=p.get("tau", 0.005),
-            train_freq=p.get("train_freq", 1), gradient_steps=p.get("gradient_steps", 1),
-            learning_starts=0, ent_coef=p.get("ent_coef", 0.005), seed=seed, verbose=0,
-            device="cpu", tensorboard_log=str(tb) if tb else None,
+            learning_rate=p.get("learning_rate", 3e-4),
+            buffer_size=p.get("buffer_size", 200_000),
+            batch_size=p.get("batch_size", 256),
+            gamma=p.get("gamma", 0.98),
+            tau=p.get("tau", 0.005),
+            train_freq=p.get("train_freq", 1),
+            gradient_steps=p.get("gradient_steps", 1),
+            learning_starts=0,
+            ent_coef=p.get("ent_coef", 0.005),
+            seed=seed,
+            verbose=0,
+            device="cpu",
+            tensorboard_log=str(tb) if tb else None,
             policy_kwargs=_policy_kwargs(
-                bc, net_arch=dict(pi=list(cfg["net_arch"]), qf=list(cfg["net_arch"])),
+                bc,
+                net_arch=dict(pi=list(cfg["net_arch"]), qf=list(cfg["net_arch"])),
                 log_std_init=p.get("log_std_init", -1.6),
             ),
         )
@@ -242,8 +269,14 @@ class OffPolicyTrainer(Trainer):
                 a = self.bc.act(obs).astype(np.float32)
                 a[:3] = np.clip(a[:3] + rng.normal(0, 0.1, 3), -1, 1)
                 nxt, r, term, trunc, info = env.step(a)
-                buf.add(obs[None], nxt[None], a[None], np.array([r]), np.array([term]),
-                        [{"TimeLimit.truncated": trunc and not term}])
+                buf.add(
+                    obs[None],
+                    nxt[None],
+                    a[None],
+                    np.array([r]),
+                    np.array([term]),
+                    [{"TimeLimit.truncated": trunc and not term}],
+                )
                 obs, done, n = nxt, term or trunc, n + 1
         steps = int(p.get("critic_warmup_steps", 500))
         actor_opt = self.model.actor.optimizer
@@ -252,9 +285,11 @@ class OffPolicyTrainer(Trainer):
             g["lr"] = 0.0  # critic only: the actor keeps its warm start
         self.model._setup_learn(0, None, reset_num_timesteps=False)
         self.model.train(gradient_steps=steps, batch_size=self.model.batch_size)
-        for g, lr in zip(actor_opt.param_groups, saved):
+        for g, lr in zip(actor_opt.param_groups, saved, strict=False):
             g["lr"] = lr
-        prog.log(f"replay buffer seeded with {n} warm-start transitions; critic fitted ({steps} steps)")
+        prog.log(
+            f"replay buffer seeded with {n} warm-start transitions; critic fitted ({steps} steps)"
+        )
         self.model.policy.set_training_mode(False)
 
     def save_checkpoint(self, ck: Path, progress: dict) -> None:
@@ -263,9 +298,15 @@ class OffPolicyTrainer(Trainer):
         size = b.buffer_size if b.full else b.pos
         tmp = ck / ".replay.tmp.npz"
         np.savez(
-            tmp, observations=b.observations[:size], next_observations=b.next_observations[:size],
-            actions=b.actions[:size], rewards=b.rewards[:size], dones=b.dones[:size],
-            timeouts=b.timeouts[:size], pos=b.pos, full=b.full,
+            tmp,
+            observations=b.observations[:size],
+            next_observations=b.next_observations[:size],
+            actions=b.actions[:size],
+            rewards=b.rewards[:size],
+            dones=b.dones[:size],
+            timeouts=b.timeouts[:size],
+            pos=b.pos,
+            full=b.full,
         )
         os.replace(tmp, ck / "replay.npz")
 
@@ -276,7 +317,14 @@ class OffPolicyTrainer(Trainer):
         b = self.model.replay_buffer
         with np.load(ck / "replay.npz", allow_pickle=False) as z:
             size = len(z["actions"])
-            for k in ("observations", "next_observations", "actions", "rewards", "dones", "timeouts"):
+            for k in (
+                "observations",
+                "next_observations",
+                "actions",
+                "rewards",
+                "dones",
+                "timeouts",
+            ):
                 getattr(b, k)[:size] = z[k]
             b.pos, b.full = int(z["pos"]), bool(z["full"])
         return progress

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from cli_helpers import run_cli
 
 
@@ -18,10 +17,15 @@ def fifo(tmp_path):
     return str(p)
 
 
-@pytest.mark.parametrize("argv", [
-    ["validate", "{p}"], ["validate", "-", "--world", "{p}"], ["schema", "--world", "{p}"],
-    ["eval", "--suite", "{p}", "--seeds", "1"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate", "{p}"],
+        ["validate", "-", "--world", "{p}"],
+        ["schema", "--world", "{p}"],
+        ["eval", "--suite", "{p}", "--seeds", "1"],
+    ],
+)
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_special_files_are_one_line(argv, kind, fifo, tmp_path, monkeypatch, capsys):
     import io

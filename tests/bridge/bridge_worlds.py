@@ -28,11 +28,17 @@ def make_world(objects=None, held=None, grip=HOME) -> WorldState:
     objects = objects if objects is not None else [cube(n) for n in scene.CUBE_NAMES]
     bins = [
         BinState(name=n, color=scene.cube_color(n), pos=(x, 0.25, 0.0))
-        for n, x in zip(scene.BIN_NAMES, (-0.16, 0.0, 0.16))
+        for n, x in zip(scene.BIN_NAMES, (-0.16, 0.0, 0.16), strict=False)
     ]
     regions = [RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()]
-    return WorldState(objects=objects, bins=bins, regions=regions, held_object=held,
-                      grip_pos=grip, gripper_opening=0.08)
+    return WorldState(
+        objects=objects,
+        bins=bins,
+        regions=regions,
+        held_object=held,
+        grip_pos=grip,
+        gripper_opening=0.08,
+    )
 
 
 def _worlds() -> dict[str, WorldState]:
@@ -40,25 +46,59 @@ def _worlds() -> dict[str, WorldState]:
     red_held = make_world(
         [cube("red_block", pos=(0.05, -0.16, 0.12), on_table=False, held=True)]
         + [cube(n) for n in scene.CUBE_NAMES[1:]],
-        held="red_block", grip=(0.05, -0.16, 0.12))
-    stacked = make_world([
-        cube("red_block"),
-        cube("blue_block", xy=TABLE_XY["red_block"], pos=(0.05, -0.16, 3 * Z), on_table=False,
-             on="red_block"),
-        cube("green_block"), cube("yellow_block")])
-    in_bin = make_world([
-        cube("red_block", pos=(0.0, 0.25, 0.025), on_table=False, in_bin="green_bin"),
-        cube("green_block"), cube("blue_block"), cube("yellow_block")])
-    far = make_world([cube("red_block"), cube("green_block"), cube("blue_block"),
-                      cube("yellow_block", xy=(0.45, 0.3), reachable=False)])
+        held="red_block",
+        grip=(0.05, -0.16, 0.12),
+    )
+    stacked = make_world(
+        [
+            cube("red_block"),
+            cube(
+                "blue_block",
+                xy=TABLE_XY["red_block"],
+                pos=(0.05, -0.16, 3 * Z),
+                on_table=False,
+                on="red_block",
+            ),
+            cube("green_block"),
+            cube("yellow_block"),
+        ]
+    )
+    in_bin = make_world(
+        [
+            cube("red_block", pos=(0.0, 0.25, 0.025), on_table=False, in_bin="green_bin"),
+            cube("green_block"),
+            cube("blue_block"),
+            cube("yellow_block"),
+        ]
+    )
+    far = make_world(
+        [
+            cube("red_block"),
+            cube("green_block"),
+            cube("blue_block"),
+            cube("yellow_block", xy=(0.45, 0.3), reachable=False),
+        ]
+    )
     three = make_world([cube(n) for n in scene.CUBE_NAMES[:3]])
     held_far_target = make_world(
-        [cube("red_block", pos=(0.05, -0.16, 0.12), on_table=False, held=True),
-         cube("green_block"), cube("blue_block"),
-         cube("yellow_block", xy=(0.45, 0.3), reachable=False)],
-        held="red_block", grip=(0.05, -0.16, 0.12))
-    return {"fresh": fresh, "red_held": red_held, "stacked": stacked, "in_bin": in_bin,
-            "far": far, "three": three, "held_far_target": held_far_target}
+        [
+            cube("red_block", pos=(0.05, -0.16, 0.12), on_table=False, held=True),
+            cube("green_block"),
+            cube("blue_block"),
+            cube("yellow_block", xy=(0.45, 0.3), reachable=False),
+        ],
+        held="red_block",
+        grip=(0.05, -0.16, 0.12),
+    )
+    return {
+        "fresh": fresh,
+        "red_held": red_held,
+        "stacked": stacked,
+        "in_bin": in_bin,
+        "far": far,
+        "three": three,
+        "held_far_target": held_far_target,
+    }
 
 
 WORLDS = _worlds()

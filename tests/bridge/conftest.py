@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from bridge_worlds import WORLDS
+
 from sim.world import WorldState
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from bridge import validate
-from bridge import reasons as R
-from bridge.extract import MAX_SCAN_ATTEMPTS, from_text
 from bridge_worlds import WORLDS
+
+from bridge import reasons as R
+from bridge import validate
+from bridge.extract import MAX_SCAN_ATTEMPTS, from_text
 
 PICK = {"skill": "pick", "object": "red_block"}
 PLACE = {"skill": "place", "target": "green_bin"}
@@ -28,7 +28,9 @@ def _rejected(raw: str, code: str, world="fresh"):
 
 
 def test_truncated_plan_is_not_a_shorter_plan():
-    raw = '{"steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_'
+    raw = (
+        '{"steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_'
+    )
     _rejected(raw, R.TRUNCATED_OUTPUT)
 
 
@@ -39,12 +41,20 @@ def test_every_cut_of_a_plan_after_its_first_step_is_rejected(cut):
     _rejected("Here is the plan:\n```json\n" + PLAN[:cut], R.TRUNCATED_OUTPUT)
 
 
-@pytest.mark.parametrize("raw", [
-    '{"refuse": "there is no purple block", "steps": [{"skill": "pick", "object": "red_block"}]',
-    '{"refuse": "there is no purple block", "steps": [{"skill": "pick", "object": "red_block"}],',
-    '{"refuse": "there is no purple block", "steps": [{"skill": "pick", "object": "red_block"}],}',
-    'Sure: {"refuse": "no purple block", "steps": [{"skill": "pick", "object": "red_block"},]}',
-])
+_REFUSAL = (
+    '{"refuse": "there is no purple block", "steps": [{"skill": "pick", "object": "red_block"}'
+)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _REFUSAL + "]",
+        _REFUSAL + "],",
+        _REFUSAL + "],}",
+        'Sure: {"refuse": "no purple block", "steps": [{"skill": "pick", "object": "red_block"},]}',
+    ],
+)
 def test_broken_refusal_never_loses_its_refuse(raw):
     res = validate(raw, WORLDS["fresh"])
     assert not res.accepted and res.plan == []
@@ -82,18 +92,21 @@ def test_complete_plan_then_truncated_correction_is_rejected():
 
 
 def test_inner_plan_of_a_broken_wrapper_is_not_used():
-    raw = '[final answer: ' + PLAN + ']'
+    raw = "[final answer: " + PLAN + "]"
     _rejected(raw, R.PARSE_ERROR)
 
 
-@pytest.mark.parametrize("raw", [
-    "Here is the plan:\n" + PLAN + "\nThis should work.",
-    "```json\n" + PLAN + "\n```",
-    "```json\n" + PLAN,  # the closing fence was cut, the JSON is whole
-    "I use {curly} words and [notes] in prose. " + PLAN,
-    PLAN + "\n" + PLAN,
-    "Plan: " + PLAN + " (that is all)",
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Here is the plan:\n" + PLAN + "\nThis should work.",
+        "```json\n" + PLAN + "\n```",
+        "```json\n" + PLAN,  # the closing fence was cut, the JSON is whole
+        "I use {curly} words and [notes] in prose. " + PLAN,
+        PLAN + "\n" + PLAN,
+        "Plan: " + PLAN + " (that is all)",
+    ],
+)
 def test_complete_json_in_prose_or_fences_still_accepted(raw):
     res = validate(raw, WORLDS["fresh"])
     assert res.accepted, res.reasons

@@ -7,12 +7,13 @@ import json
 import sys
 
 import pytest
-
 from bridge_worlds import WORLDS
+
 from skillbridge.cli import run
 
-GOOD = json.dumps([{"skill": "pick", "object": "red_block"},
-                   {"skill": "place", "target": "green_bin"}])
+GOOD = json.dumps(
+    [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]
+)
 
 
 def cli(monkeypatch, capsys, *args, stdin: str | None = None):
@@ -52,8 +53,15 @@ def test_rejected_exit_1_json(monkeypatch, capsys, tmp_path, world_file):
 
 
 def test_rejected_human_output_names_alternatives(monkeypatch, capsys, world_file):
-    code, out, _ = cli(monkeypatch, capsys, "validate", "-", "--world", world_file,
-                       stdin='{"skill": "grab", "object": "red_block"}')
+    code, out, _ = cli(
+        monkeypatch,
+        capsys,
+        "validate",
+        "-",
+        "--world",
+        world_file,
+        stdin='{"skill": "grab", "object": "red_block"}',
+    )
     assert code == 1 and "hallucinated_skill" in out and "'pick'" in out
 
 
@@ -62,8 +70,10 @@ def test_stdin_and_seed(monkeypatch, capsys):
     assert code == 0 and json.loads(out)["accepted"]
 
 
-@pytest.mark.parametrize("args", [("validate", "/no/such/file.json"),
-                                  ("validate", "-", "--world", "/no/such/world.json")])
+@pytest.mark.parametrize(
+    "args",
+    [("validate", "/no/such/file.json"), ("validate", "-", "--world", "/no/such/world.json")],
+)
 def test_unusable_input_exit_2(monkeypatch, capsys, args):
     code, _, err = cli(monkeypatch, capsys, *args, stdin=GOOD)
     assert code == 2 and err.startswith("error:")
@@ -77,8 +87,15 @@ def test_bad_world_file_exit_2(monkeypatch, capsys, tmp_path):
 
 
 def test_refusal_exit_1(monkeypatch, capsys, world_file):
-    code, out, _ = cli(monkeypatch, capsys, "validate", "-", "--world", world_file,
-                       stdin='{"steps": [], "refuse": "no [purple] block"}')
+    code, out, _ = cli(
+        monkeypatch,
+        capsys,
+        "validate",
+        "-",
+        "--world",
+        world_file,
+        stdin='{"steps": [], "refuse": "no [purple] block"}',
+    )
     assert code == 1 and "refused" in out and "[purple]" in out
 
 

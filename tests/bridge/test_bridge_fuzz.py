@@ -6,27 +6,47 @@ from __future__ import annotations
 import json
 import random
 
+from bridge_worlds import WORLDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge import validate
 from bridge import reasons as R
-from bridge.fuzz import BROKEN_FAMILIES, _BROKEN, mutate, unsafe, valid_plan, verdict, wrap
+from bridge import validate
+from bridge.fuzz import _BROKEN, BROKEN_FAMILIES, mutate, unsafe, valid_plan, verdict, wrap
 from bridge.schema import Vocabulary, compile_schema
 from bridge.validate import BridgeResult, normalise
-from bridge_worlds import WORLDS
 
-FAST = settings(max_examples=200, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 world_keys = st.sampled_from(sorted(WORLDS))
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
-    | st.sampled_from(["pick", "place", "push", "home", "red_block", "green_bin",
-                       "table_center", "steps", "skill"]),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(["steps", "skill", "object", "target", "refuse", "x"])
-                      | st.text(max_size=5), inner, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=20)
+    | st.sampled_from(
+        [
+            "pick",
+            "place",
+            "push",
+            "home",
+            "red_block",
+            "green_bin",
+            "table_center",
+            "steps",
+            "skill",
+        ]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["steps", "skill", "object", "target", "refuse", "x"])
+            | st.text(max_size=5),
+            inner,
+            max_size=4,
+        )
+    ),
     max_leaves=20,
 )
 
@@ -40,8 +60,7 @@ def check(res: BridgeResult, world) -> None:
     else:
         assert res.reasons and not res.plan
         assert all(r.code in R.CODES for r in res.reasons)
-        assert all(len(r.message) <= R.MAX_TEXT and len(r.hint) <= R.MAX_TEXT
-                   for r in res.reasons)
+        assert all(len(r.message) <= R.MAX_TEXT and len(r.hint) <= R.MAX_TEXT for r in res.reasons)
 
 
 @FAST
@@ -53,8 +72,12 @@ def test_arbitrary_text(text, key):
 @FAST
 @given(json_values, world_keys, st.integers(0, 3))
 def test_arbitrary_json(value, key, form):
-    raw = [value, json.dumps(value), f"```json\n{json.dumps(value)}\n```",
-           f"ok: {json.dumps(value)}."][form]
+    raw = [
+        value,
+        json.dumps(value),
+        f"```json\n{json.dumps(value)}\n```",
+        f"ok: {json.dumps(value)}.",
+    ][form]
     check(validate(raw, WORLDS[key]), WORLDS[key])
 
 
@@ -77,9 +100,14 @@ def test_schema_dispatch_matches_full_schema(rng: random.Random, key):
     doc = normalise(mutate(valid_plan(world, rng), world, rng))
     res = validate(doc, world)
     cs = compile_schema(Vocabulary.of(world))
-    schema_codes = R.FORMAT_CODES | {R.HALLUCINATED_SKILL, R.HALLUCINATED_OBJECT,
-                                     R.HALLUCINATED_TARGET, R.WRONG_ARGUMENTS, R.EXTRA_FIELD,
-                                     R.PLAN_TOO_LONG}
+    schema_codes = R.FORMAT_CODES | {
+        R.HALLUCINATED_SKILL,
+        R.HALLUCINATED_OBJECT,
+        R.HALLUCINATED_TARGET,
+        R.WRONG_ARGUMENTS,
+        R.EXTRA_FIELD,
+        R.PLAN_TOO_LONG,
+    }
     if not cs.full.is_valid(doc):
         assert not res.accepted
         assert set(res.codes) & (schema_codes | {R.OUT_OF_WORKSPACE}), res.reasons

@@ -18,8 +18,9 @@ from bridge.policy import (
     negotiate,
 )
 
-GOOD = json.dumps({"steps": [{"skill": "pick", "object": "red_block"},
-                             {"skill": "place", "target": "green_bin"}]})
+GOOD = json.dumps(
+    {"steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]}
+)
 BAD = json.dumps([{"skill": "pick", "object": "purple_block"}])
 REFUSE = json.dumps({"steps": [], "refuse": "there is no purple block"})
 
@@ -38,8 +39,13 @@ class Scripted:
         out = self.outputs.pop(0)
         if isinstance(out, Exception):
             raise out
-        return Proposal(raw=out, tokens_in=self.tokens[0], tokens_out=self.tokens[1],
-                        latency_s=0.01, meta={"model": "scripted"})
+        return Proposal(
+            raw=out,
+            tokens_in=self.tokens[0],
+            tokens_out=self.tokens[1],
+            latency_s=0.01,
+            meta={"model": "scripted"},
+        )
 
 
 def test_protocol_is_structural():
@@ -72,7 +78,11 @@ def test_fallback_chain_in_order(world):
     n = negotiate("t", world, [llm, rules], max_regenerations=2)
     assert n.decision == "fallback_accepted" and n.source == "rules"
     assert [(a.proposer, a.attempt) for a in n.attempts] == [
-        ("llm", 0), ("llm", 1), ("llm", 2), ("rules", 0)]
+        ("llm", 0),
+        ("llm", 1),
+        ("llm", 2),
+        ("rules", 0),
+    ]
     assert rules.requests[0].feedback == [] and rules.requests[0].attempt == 0
 
 
@@ -136,7 +146,8 @@ def test_records_and_serialisation(world):
     assert n.tokens_in == 20 and n.tokens_out == 10
     d = json.loads(json.dumps(n.to_dict()))
     assert d["decision"] == "accepted" and d["attempts"][0]["reasons"][0]["code"] == (
-        R.HALLUCINATED_OBJECT)
+        R.HALLUCINATED_OBJECT
+    )
     assert d["attempts"][0]["meta"] == {"model": "scripted"}
 
 

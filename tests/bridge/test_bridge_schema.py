@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from bridge_worlds import WORLDS
 from jsonschema import Draft202012Validator
 
 from bridge import plan_schema
 from bridge.schema import Vocabulary, compile_schema
-from bridge_worlds import WORLDS
 
 
 @pytest.mark.parametrize("key", sorted(WORLDS))
@@ -23,13 +23,20 @@ def test_schema_passes_the_metaschema(key):
 def test_enums_list_what_is_present():
     s = plan_schema(WORLDS["three"])
     assert s["$defs"]["pick"]["properties"]["object"]["enum"] == [
-        "red_block", "green_block", "blue_block"]
+        "red_block",
+        "green_block",
+        "blue_block",
+    ]
     place = s["$defs"]["place"]["properties"]["target"]["enum"]
     assert "green_bin" in place and "table_center" in place and "yellow_block" not in place
     push = s["$defs"]["push"]["properties"]["target"]["anyOf"]
     assert push[0]["enum"] == list(WORLDS["three"].region_names)
     assert [d["$ref"] for d in s["properties"]["steps"]["items"]["oneOf"]] == [
-        "#/$defs/pick", "#/$defs/place", "#/$defs/push", "#/$defs/home"]
+        "#/$defs/pick",
+        "#/$defs/place",
+        "#/$defs/push",
+        "#/$defs/home",
+    ]
 
 
 def test_extra_keys_forbidden_everywhere():
@@ -42,8 +49,14 @@ def test_schema_validates_plans_and_is_a_copy():
     w = WORLDS["fresh"]
     s = plan_schema(w, max_steps=3)
     v = Draft202012Validator(s)
-    assert v.is_valid({"steps": [{"skill": "pick", "object": "red_block"},
-                                 {"skill": "push", "object": "red_block", "target": [0, 0]}]})
+    assert v.is_valid(
+        {
+            "steps": [
+                {"skill": "pick", "object": "red_block"},
+                {"skill": "push", "object": "red_block", "target": [0, 0]},
+            ]
+        }
+    )
     assert not v.is_valid({"steps": [{"skill": "home"}] * 4})
     assert not v.is_valid({"steps": [{"skill": "home", "extra": 1}]})
     s["title"] = "mutated"

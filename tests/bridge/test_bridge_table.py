@@ -5,40 +5,84 @@ from __future__ import annotations
 import json
 
 import pytest
+from bridge_worlds import WORLDS
 from langchain_core.messages import AIMessage
 
 from bridge import CODES, validate
 from bridge import reasons as R
-from bridge_worlds import WORLDS
 
 P = json.dumps
 
 ACCEPT = [
-    ("fresh", P({"steps": [{"skill": "pick", "object": "red_block"},
-                           {"skill": "place", "target": "green_bin"}, {"skill": "home"}]})),
-    ("fresh", P([{"skill": "pick", "object": "blue_block"},
-                 {"skill": "place", "target": "red_block"}])),
+    (
+        "fresh",
+        P(
+            {
+                "steps": [
+                    {"skill": "pick", "object": "red_block"},
+                    {"skill": "place", "target": "green_bin"},
+                    {"skill": "home"},
+                ]
+            }
+        ),
+    ),
+    (
+        "fresh",
+        P([{"skill": "pick", "object": "blue_block"}, {"skill": "place", "target": "red_block"}]),
+    ),
     ("fresh", P({"skill": "push", "object": "blue_block", "target": "table_center"})),
     ("fresh", P({"skill": "push", "object": "blue_block", "target": [0.1, -0.2]})),
     ("fresh", P({"skill": "push", "object": "blue_block", "target": [0, 0.2]})),
-    ("fresh", "Here is the plan:\n```json\n" + P([{"skill": "pick", "object": "red_block"}])
-     + "\n```\nLet me know!"),
+    (
+        "fresh",
+        "Here is the plan:\n```json\n"
+        + P([{"skill": "pick", "object": "red_block"}])
+        + "\n```\nLet me know!",
+    ),
     ("fresh", "Plan: " + P({"steps": [{"skill": "pick", "object": "yellow_block"}]}) + " done."),
     ("red_held", P([{"skill": "place", "target": "table_left"}, {"skill": "home"}])),
     ("red_held", P([{"skill": "home"}])),
-    ("stacked", P([{"skill": "pick", "object": "blue_block"},
-                   {"skill": "place", "target": "table_back"},
-                   {"skill": "pick", "object": "red_block"},
-                   {"skill": "place", "target": "blue_block"}])),
-    ("in_bin", P([{"skill": "pick", "object": "red_block"},
-                  {"skill": "place", "target": "table_front"}])),
-    ("far", P([{"skill": "pick", "object": "green_block"},
-               {"skill": "place", "target": "red_block"}])),
-    ("fresh", P({"steps": [{"skill": "pick", "object": "red_block"},
-                           {"skill": "place", "target": "green_bin"}, {"skill": "home"}],
-                 "goal": ["in(red_block, green_bin)", "home", "not held(*)"]})),
-    ("fresh", P({"steps": [{"skill": "push", "object": "blue_block", "target": "table_left"}],
-                 "goal": ["at(blue_block, table_left)"]})),
+    (
+        "stacked",
+        P(
+            [
+                {"skill": "pick", "object": "blue_block"},
+                {"skill": "place", "target": "table_back"},
+                {"skill": "pick", "object": "red_block"},
+                {"skill": "place", "target": "blue_block"},
+            ]
+        ),
+    ),
+    (
+        "in_bin",
+        P([{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "table_front"}]),
+    ),
+    (
+        "far",
+        P([{"skill": "pick", "object": "green_block"}, {"skill": "place", "target": "red_block"}]),
+    ),
+    (
+        "fresh",
+        P(
+            {
+                "steps": [
+                    {"skill": "pick", "object": "red_block"},
+                    {"skill": "place", "target": "green_bin"},
+                    {"skill": "home"},
+                ],
+                "goal": ["in(red_block, green_bin)", "home", "not held(*)"],
+            }
+        ),
+    ),
+    (
+        "fresh",
+        P(
+            {
+                "steps": [{"skill": "push", "object": "blue_block", "target": "table_left"}],
+                "goal": ["at(blue_block, table_left)"],
+            }
+        ),
+    ),
 ]
 
 
@@ -56,76 +100,182 @@ REJECT = [
     (R.INPUT_TOO_LARGE, "fresh", "x" * 70_000, ""),
     (R.PARSE_ERROR, "fresh", "I would pick the red block first.", ""),
     (R.PARSE_ERROR, "fresh", "{'steps': [{'skill': 'home'}]}", ""),
-    (R.AMBIGUOUS_OUTPUT, "fresh", P({"skill": "pick", "object": "red_block"}) + " or "
-     + P({"skill": "pick", "object": "blue_block"}), ""),
+    (
+        R.AMBIGUOUS_OUTPUT,
+        "fresh",
+        P({"skill": "pick", "object": "red_block"})
+        + " or "
+        + P({"skill": "pick", "object": "blue_block"}),
+        "",
+    ),
     (R.AMBIGUOUS_OUTPUT, "fresh", '{"skill": "pick", "object": "red_block", "object": "x"}', ""),
-    (R.TRUNCATED_OUTPUT, "fresh", '{"steps": [{"skill": "pick", "object": "red_block"}, {"sk',
-     ""),
+    (R.TRUNCATED_OUTPUT, "fresh", '{"steps": [{"skill": "pick", "object": "red_block"}, {"sk', ""),
     (R.TOO_MANY_VALUES, "fresh", "[0] " * 65 + P([{"skill": "home"}]), ""),
     (R.SCHEMA_VIOLATION, "fresh", "42", ""),
     (R.SCHEMA_VIOLATION, "fresh", P({"steps": "pick red"}), "/steps"),
     (R.SCHEMA_VIOLATION, "fresh", P({"steps": ["pick"]}), "/steps/0"),
-    (R.HALLUCINATED_SKILL, "fresh", P([{"skill": "grasp", "object": "red_block"}]),
-     "/steps/0/skill"),
-    (R.HALLUCINATED_OBJECT, "fresh", P([{"skill": "pick", "object": "purple_block"}]),
-     "/steps/0/object"),
-    (R.HALLUCINATED_OBJECT, "three", P([{"skill": "pick", "object": "yellow_block"}]),
-     "/steps/0/object"),
-    (R.HALLUCINATED_TARGET, "red_held", P([{"skill": "place", "target": "purple_bin"}]),
-     "/steps/0/target"),
-    (R.HALLUCINATED_TARGET, "fresh", P([{"skill": "push", "object": "red_block",
-                                         "target": "table_middle"}]), "/steps/0/target"),
+    (
+        R.HALLUCINATED_SKILL,
+        "fresh",
+        P([{"skill": "grasp", "object": "red_block"}]),
+        "/steps/0/skill",
+    ),
+    (
+        R.HALLUCINATED_OBJECT,
+        "fresh",
+        P([{"skill": "pick", "object": "purple_block"}]),
+        "/steps/0/object",
+    ),
+    (
+        R.HALLUCINATED_OBJECT,
+        "three",
+        P([{"skill": "pick", "object": "yellow_block"}]),
+        "/steps/0/object",
+    ),
+    (
+        R.HALLUCINATED_TARGET,
+        "red_held",
+        P([{"skill": "place", "target": "purple_bin"}]),
+        "/steps/0/target",
+    ),
+    (
+        R.HALLUCINATED_TARGET,
+        "fresh",
+        P([{"skill": "push", "object": "red_block", "target": "table_middle"}]),
+        "/steps/0/target",
+    ),
     (R.WRONG_ARGUMENTS, "fresh", P([{"skill": "pick"}]), "/steps/0/object"),
-    (R.WRONG_ARGUMENTS, "fresh", P([{"skill": "pick", "object": "green_bin"}]),
-     "/steps/0/object"),
+    (R.WRONG_ARGUMENTS, "fresh", P([{"skill": "pick", "object": "green_bin"}]), "/steps/0/object"),
     (R.WRONG_ARGUMENTS, "fresh", P([{"skill": "pick", "object": 3}]), "/steps/0/object"),
     (R.WRONG_ARGUMENTS, "fresh", P([{"object": "red_block"}]), "/steps/0/skill"),
-    (R.WRONG_ARGUMENTS, "fresh", '[{"skill": "push", "object": "red_block", "target": [NaN, 0]}]',
-     "/steps/0/target/0"),
-    (R.WRONG_ARGUMENTS, "fresh", P([{"skill": "push", "object": "red_block",
-                                     "target": [0.1, 0.1, 0.1]}]), "/steps/0/target"),
+    (
+        R.WRONG_ARGUMENTS,
+        "fresh",
+        '[{"skill": "push", "object": "red_block", "target": [NaN, 0]}]',
+        "/steps/0/target/0",
+    ),
+    (
+        R.WRONG_ARGUMENTS,
+        "fresh",
+        P([{"skill": "push", "object": "red_block", "target": [0.1, 0.1, 0.1]}]),
+        "/steps/0/target",
+    ),
     (R.WRONG_ARGUMENTS, "fresh", P({"steps": [{"skill": "home"}], "refuse": "no"}), "/refuse"),
-    (R.EXTRA_FIELD, "fresh", P([{"skill": "pick", "object": "red_block", "force": 5}]),
-     "/steps/0/force"),
+    (
+        R.EXTRA_FIELD,
+        "fresh",
+        P([{"skill": "pick", "object": "red_block", "force": 5}]),
+        "/steps/0/force",
+    ),
     (R.EXTRA_FIELD, "fresh", P({"steps": [{"skill": "home"}], "comment": "hi"}), "/comment"),
     (R.EMPTY_PLAN, "fresh", P({"steps": []}), "/steps"),
     (R.PLAN_TOO_LONG, "fresh", P([{"skill": "home"}] * 13), "/steps"),
-    (R.PRECONDITION_VIOLATED, "fresh", P([{"skill": "place", "target": "green_bin"}]),
-     "/steps/0/target"),
-    (R.PRECONDITION_VIOLATED, "red_held", P([{"skill": "pick", "object": "blue_block"}]),
-     "/steps/0/object"),
-    (R.PRECONDITION_VIOLATED, "red_held", P([{"skill": "place", "target": "red_block"}]),
-     "/steps/0/target"),
-    (R.PRECONDITION_VIOLATED, "stacked", P([{"skill": "pick", "object": "red_block"}]),
-     "/steps/0/object"),
-    (R.PRECONDITION_VIOLATED, "fresh", P([{"skill": "pick", "object": "red_block"},
-                                          {"skill": "pick", "object": "blue_block"}]),
-     "/steps/1/object"),
-    (R.PRECONDITION_VIOLATED, "red_held", P([{"skill": "push", "object": "blue_block",
-                                              "target": "table_back"}]), "/steps/0/object"),
+    (
+        R.PRECONDITION_VIOLATED,
+        "fresh",
+        P([{"skill": "place", "target": "green_bin"}]),
+        "/steps/0/target",
+    ),
+    (
+        R.PRECONDITION_VIOLATED,
+        "red_held",
+        P([{"skill": "pick", "object": "blue_block"}]),
+        "/steps/0/object",
+    ),
+    (
+        R.PRECONDITION_VIOLATED,
+        "red_held",
+        P([{"skill": "place", "target": "red_block"}]),
+        "/steps/0/target",
+    ),
+    (
+        R.PRECONDITION_VIOLATED,
+        "stacked",
+        P([{"skill": "pick", "object": "red_block"}]),
+        "/steps/0/object",
+    ),
+    (
+        R.PRECONDITION_VIOLATED,
+        "fresh",
+        P([{"skill": "pick", "object": "red_block"}, {"skill": "pick", "object": "blue_block"}]),
+        "/steps/1/object",
+    ),
+    (
+        R.PRECONDITION_VIOLATED,
+        "red_held",
+        P([{"skill": "push", "object": "blue_block", "target": "table_back"}]),
+        "/steps/0/object",
+    ),
     (R.UNREACHABLE, "far", P([{"skill": "pick", "object": "yellow_block"}]), "/steps/0/object"),
-    (R.UNREACHABLE, "held_far_target", P([{"skill": "place", "target": "yellow_block"}]),
-     "/steps/0/target"),
-    (R.OUT_OF_WORKSPACE, "fresh", P([{"skill": "push", "object": "red_block",
-                                      "target": [0.9, 0.0]}]), "/steps/0/target"),
-    (R.OUT_OF_WORKSPACE, "fresh", P([{"skill": "push", "object": "red_block",
-                                      "target": [0.26, 0.34]}]), "/steps/0/target"),
+    (
+        R.UNREACHABLE,
+        "held_far_target",
+        P([{"skill": "place", "target": "yellow_block"}]),
+        "/steps/0/target",
+    ),
+    (
+        R.OUT_OF_WORKSPACE,
+        "fresh",
+        P([{"skill": "push", "object": "red_block", "target": [0.9, 0.0]}]),
+        "/steps/0/target",
+    ),
+    (
+        R.OUT_OF_WORKSPACE,
+        "fresh",
+        P([{"skill": "push", "object": "red_block", "target": [0.26, 0.34]}]),
+        "/steps/0/target",
+    ),
     (R.NO_EFFECT, "fresh", P([{"skill": "home"}]), "/steps/0"),
-    (R.NO_EFFECT, "fresh", P([{"skill": "push", "object": "blue_block",
-                               "target": [0.04, 0.0]}]), "/steps/0/target"),
+    (
+        R.NO_EFFECT,
+        "fresh",
+        P([{"skill": "push", "object": "blue_block", "target": [0.04, 0.0]}]),
+        "/steps/0/target",
+    ),
     (R.REFUSED, "fresh", P({"steps": [], "refuse": "there is no purple block"}), "/refuse"),
-    (R.GOAL_SYNTAX, "fresh", P({"steps": [{"skill": "pick", "object": "red_block"}],
-                                "goal": "held(red_block)"}), "/goal"),
-    (R.GOAL_SYNTAX, "fresh", P({"steps": [{"skill": "pick", "object": "red_block"}],
-                                "goal": ["grasped(red_block)"]}), "/goal/0"),
-    (R.GOAL_UNKNOWN_OBJECT, "fresh", P({"steps": [{"skill": "pick", "object": "red_block"}],
-                                        "goal": ["held(purple_block)"]}), "/goal/0"),
-    (R.GOAL_UNKNOWN_OBJECT, "three", P({"steps": [{"skill": "pick", "object": "red_block"}],
-                                        "goal": ["on(red_block, yellow_block)"]}), "/goal/0"),
-    (R.GOAL_NOT_ACHIEVED, "fresh", P({"steps": [{"skill": "pick", "object": "red_block"},
-                                                {"skill": "place", "target": "blue_bin"}],
-                                      "goal": ["in(red_block, blue_bin)",
-                                               "in(blue_block, green_bin)"]}), "/goal/1"),
+    (
+        R.GOAL_SYNTAX,
+        "fresh",
+        P({"steps": [{"skill": "pick", "object": "red_block"}], "goal": "held(red_block)"}),
+        "/goal",
+    ),
+    (
+        R.GOAL_SYNTAX,
+        "fresh",
+        P({"steps": [{"skill": "pick", "object": "red_block"}], "goal": ["grasped(red_block)"]}),
+        "/goal/0",
+    ),
+    (
+        R.GOAL_UNKNOWN_OBJECT,
+        "fresh",
+        P({"steps": [{"skill": "pick", "object": "red_block"}], "goal": ["held(purple_block)"]}),
+        "/goal/0",
+    ),
+    (
+        R.GOAL_UNKNOWN_OBJECT,
+        "three",
+        P(
+            {
+                "steps": [{"skill": "pick", "object": "red_block"}],
+                "goal": ["on(red_block, yellow_block)"],
+            }
+        ),
+        "/goal/0",
+    ),
+    (
+        R.GOAL_NOT_ACHIEVED,
+        "fresh",
+        P(
+            {
+                "steps": [
+                    {"skill": "pick", "object": "red_block"},
+                    {"skill": "place", "target": "blue_bin"},
+                ],
+                "goal": ["in(red_block, blue_bin)", "in(blue_block, green_bin)"],
+            }
+        ),
+        "/goal/1",
+    ),
     (R.PARSE_ERROR, "fresh", object(), ""),
 ]
 
@@ -170,8 +320,13 @@ def test_hints_name_alternatives(world):
 
 
 def test_all_schema_errors_collected(world):
-    raw = P([{"skill": "pick", "object": "purple_block", "speed": 1},
-             {"skill": "fly"}, {"skill": "place"}])
+    raw = P(
+        [
+            {"skill": "pick", "object": "purple_block", "speed": 1},
+            {"skill": "fly"},
+            {"skill": "place"},
+        ]
+    )
     codes = validate(raw, world).codes
     want = {R.HALLUCINATED_OBJECT, R.EXTRA_FIELD, R.HALLUCINATED_SKILL, R.WRONG_ARGUMENTS}
     assert want <= set(codes)
@@ -184,9 +339,13 @@ def test_langchain_message_forms(world):
     assert validate(AIMessage(content=blocks), world).accepted
     tool = AIMessage(content="", tool_calls=[{"name": "plan", "args": plan, "id": "1"}])
     assert validate(tool, world).accepted
-    two = AIMessage(content="", tool_calls=[
-        {"name": "plan", "args": plan, "id": "1"},
-        {"name": "plan", "args": {"steps": [{"skill": "home"}]}, "id": "2"}])
+    two = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": "plan", "args": plan, "id": "1"},
+            {"name": "plan", "args": {"steps": [{"skill": "home"}]}, "id": "2"},
+        ],
+    )
     assert validate(two, world).codes == [R.AMBIGUOUS_OUTPUT]
 
 
@@ -198,8 +357,12 @@ def test_python_objects_and_bytes(world):
     assert validate(P([{"skill": "pick", "object": "red_block"}]).encode(), world).accepted
     assert validate(b"\xff\xfe", world).codes == [R.PARSE_ERROR]
     assert validate(None, world).codes == [R.EMPTY_OUTPUT]
-    assert validate([{"skill": "push", "object": "red_block", "target": [float("inf"), 0]}],
-                    world).codes[0] == R.WRONG_ARGUMENTS
+    assert (
+        validate(
+            [{"skill": "push", "object": "red_block", "target": [float("inf"), 0]}], world
+        ).codes[0]
+        == R.WRONG_ARGUMENTS
+    )
 
 
 def test_identical_duplicates_are_not_ambiguous(world):
@@ -208,16 +371,22 @@ def test_identical_duplicates_are_not_ambiguous(world):
 
 
 def test_hostile_structures_are_cheap_and_rejected(world):
-    for raw in ("[" * 50_000, "{" * 50_000, '{"a":' * 3000 + "1" + "}" * 3000,
-                P({"steps": [{"skill": "home"}] * 100_000})):
+    for raw in (
+        "[" * 50_000,
+        "{" * 50_000,
+        '{"a":' * 3000 + "1" + "}" * 3000,
+        P({"steps": [{"skill": "home"}] * 100_000}),
+    ):
         res = validate(raw, world)
         assert not res.accepted and res.reasons
         assert res.latency_s < 0.5
 
 
 def test_accepted_plan_predicts_the_world(world):
-    res = validate(P([{"skill": "pick", "object": "red_block"},
-                      {"skill": "place", "target": "green_bin"}]), world)
+    res = validate(
+        P([{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]),
+        world,
+    )
     assert res.predicted.in_("red_block", "green_bin") and res.predicted.held_object is None
 
 
@@ -230,5 +399,6 @@ def test_max_steps_is_configurable(world):
 def test_result_serialises(world):
     res = validate(P([{"skill": "push", "object": "red_block", "target": [0.1, 0.1]}]), world)
     d = json.loads(json.dumps(res.to_dict()))
-    assert d["accepted"] and d["plan"] == [{"skill": "push", "object": "red_block",
-                                            "target": [0.1, 0.1]}]
+    assert d["accepted"] and d["plan"] == [
+        {"skill": "push", "object": "red_block", "target": [0.1, 0.1]}
+    ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from bridge import goals as G
@@ -15,10 +14,12 @@ def _world(**kw) -> WorldState:
         ObjectState(name="red_block", color="red", pos=(0.0, -0.08, 0.02), on_table=True),
         ObjectState(name="blue_block", color="blue", pos=(0.0, 0.25, 0.024), in_bin="blue_bin"),
     ]
-    base = dict(objects=objs,
-                bins=[BinState(name="blue_bin", color="blue", pos=(0.0, 0.25, 0.0))],
-                regions=[RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()],
-                grip_pos=tuple(float(v) for v in scene.HOME_POS))
+    base = dict(
+        objects=objs,
+        bins=[BinState(name="blue_bin", color="blue", pos=(0.0, 0.25, 0.0))],
+        regions=[RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()],
+        grip_pos=tuple(float(v) for v in scene.HOME_POS),
+    )
     base.update(kw)
     return WorldState(**base)
 
@@ -30,15 +31,18 @@ def test_suite_and_bridge_share_one_grammar():
     assert S.GoalSyntaxError is G.GoalSyntaxError
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("at(red_block, table_center)", True),
-    ("in_region(red_block, table_center)", True),
-    ("at(red_block, table_left)", False),
-    ("at(blue_block, table_center)", False),
-    ("home", True),
-    ("home()", True),
-    ("not home", False),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("at(red_block, table_center)", True),
+        ("in_region(red_block, table_center)", True),
+        ("at(red_block, table_left)", False),
+        ("at(blue_block, table_center)", False),
+        ("home", True),
+        ("home()", True),
+        ("not home", False),
+    ],
+)
 def test_at_and_home(text, expected):
     assert G.parse_literal(text).holds(_world()) is expected
 
@@ -51,16 +55,19 @@ def test_home_needs_an_empty_gripper_at_the_rest_pose():
     assert not G.parse_literal("home").holds(held)
 
 
-@pytest.mark.parametrize("text,cls", [
-    ("in(purple_block, blue_bin)", G.GoalUnknownName),
-    ("in(red_block, yellow_bin)", G.GoalUnknownName),
-    ("at(red_block, table_top)", G.GoalUnknownName),
-    ("inside(red_block, blue_bin)", G.GoalSyntaxError),
-    ("in(red_block)", G.GoalSyntaxError),
-    ("home(red_block)", G.GoalSyntaxError),
-    ("in(red_block, blue_bin", G.GoalSyntaxError),
-    ("x" * 200, G.GoalSyntaxError),
-])
+@pytest.mark.parametrize(
+    "text,cls",
+    [
+        ("in(purple_block, blue_bin)", G.GoalUnknownName),
+        ("in(red_block, yellow_bin)", G.GoalUnknownName),
+        ("at(red_block, table_top)", G.GoalUnknownName),
+        ("inside(red_block, blue_bin)", G.GoalSyntaxError),
+        ("in(red_block)", G.GoalSyntaxError),
+        ("home(red_block)", G.GoalSyntaxError),
+        ("in(red_block, blue_bin", G.GoalSyntaxError),
+        ("x" * 200, G.GoalSyntaxError),
+    ],
+)
 def test_errors_are_typed(text, cls):
     with pytest.raises(cls):
         G.parse_literal(text)
@@ -77,8 +84,10 @@ def test_absent_names_in_a_world_that_lacks_a_scene_name():
 
 def test_evaluate_lists_each_predicate():
     ev = G.evaluate(["at(red_block, table_center)", "in(red_block, blue_bin)"], _world())
-    assert ev == [{"predicate": "at(red_block, table_center)", "met": True},
-                  {"predicate": "in(red_block, blue_bin)", "met": False}]
+    assert ev == [
+        {"predicate": "at(red_block, table_center)", "met": True},
+        {"predicate": "in(red_block, blue_bin)", "met": False},
+    ]
     assert G.unmet(["in(red_block, blue_bin)", "home"], _world()) == ["in(red_block, blue_bin)"]
 
 
@@ -86,8 +95,11 @@ def test_effect_goal_names_where_the_plan_leaves_what_it_moves():
     from bridge.validate import simulate
 
     w = _world(grip_pos=(0.1, 0.1, 0.2))
-    steps = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "blue_bin"},
-             {"skill": "home"}]
+    steps = [
+        {"skill": "pick", "object": "red_block"},
+        {"skill": "place", "target": "blue_bin"},
+        {"skill": "home"},
+    ]
     after, reasons = simulate(w, steps)
     assert not reasons
     assert G.effect_goal(w, after, steps) == ["in(red_block, blue_bin)", "home"]
@@ -96,9 +108,13 @@ def test_effect_goal_names_where_the_plan_leaves_what_it_moves():
 def test_merge_later_literals_replace_those_about_the_same_cube():
     old = ["in(red_block, blue_bin)", "on(green_block, yellow_block)"]
     assert G.merge(old, ["at(red_block, table_left)", "home"]) == [
-        "on(green_block, yellow_block)", "at(red_block, table_left)", "home"]
-    assert G.same_goal(["in_region(red_block, table_left)", "home"],
-                       ["home", "at(red_block,  table_left)"])
+        "on(green_block, yellow_block)",
+        "at(red_block, table_left)",
+        "home",
+    ]
+    assert G.same_goal(
+        ["in_region(red_block, table_left)", "home"], ["home", "at(red_block,  table_left)"]
+    )
 
 
 # ----------------------------------------------------------------------------- in the bridge
@@ -138,7 +154,7 @@ def test_plan_without_goal_is_accepted_with_its_effects_as_goal():
 
 
 def test_schema_offers_goal_with_the_scene_names():
-    from bridge.schema import compile_schema, Vocabulary
+    from bridge.schema import Vocabulary, compile_schema
 
     cs = compile_schema(Vocabulary.of(_fresh()))
     g = cs.schema["properties"]["goal"]

@@ -41,9 +41,22 @@ def two_suite(tmp_path) -> Path:
 
 def test_two_task_suite_two_workers(monkeypatch, capsys, tmp_path, two_suite):
     out = tmp_path / "report"
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(two_suite),
-                                "--seeds", "1", "--workers", "2", "--out", str(out), "--json",
-                                "--policy-source", "scripted")
+    code, stdout, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(two_suite),
+        "--seeds",
+        "1",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+        "--json",
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     summary = json.loads(stdout)
     for name in ("report.json", "report.md", "success_by_category.png", "failure_causes.png"):
@@ -61,8 +74,10 @@ def test_two_task_suite_two_workers(monkeypatch, capsys, tmp_path, two_suite):
     assert summary["overall"] == o and set(rep["by_category"]) == {"pick_place", "refuse"}
     by_task = {r["task"]: r for r in rep["results"]}
     pp, ref = by_task["posed-pick-place"], by_task["no-ball"]
-    assert pp["plan"] == [{"skill": "pick", "object": "red_block"},
-                          {"skill": "place", "target": "green_bin"}]
+    assert pp["plan"] == [
+        {"skill": "pick", "object": "red_block"},
+        {"skill": "place", "target": "green_bin"},
+    ]
     assert pp["status"] == "success" and pp["cause"] is None and pp["unmet_final"] == []
     assert ref["status"] == "refused" and ref["refusal_ok"] and ref["subgoals"] == []
     assert rep["failures"]["by_skill"]["pick"]["runs"] == 1
@@ -74,8 +89,10 @@ def test_two_task_suite_two_workers(monkeypatch, capsys, tmp_path, two_suite):
     ep = Path(pp["episode"])
     assert ep.parent == out / "episodes" / "posed-pick-place"
     meta = json.loads((ep / "meta.json").read_text())
-    assert meta["scene"] == {"cubes": {"red_block": [0.05, -0.12], "blue_block": [-0.12, 0.05]},
-                             "env": "TabletopEnv"}
+    assert meta["scene"] == {
+        "cubes": {"red_block": [0.05, -0.12], "blue_block": [-0.12, 0.05]},
+        "env": "TabletopEnv",
+    }
     objs = {o["name"]: o for o in meta["initial_world"]["objects"]}
     assert set(objs) == {"red_block", "blue_block"}
     assert objs["red_block"]["pos"][:2] == pytest.approx([0.05, -0.12], abs=0.01)
@@ -89,9 +106,23 @@ def test_two_task_suite_two_workers(monkeypatch, capsys, tmp_path, two_suite):
 
 def test_progress_and_summary_on_terminal(monkeypatch, capsys, tmp_path, two_suite):
     out = tmp_path / "r"
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(two_suite),
-                                "--seeds", "1", "--workers", "1", "--out", str(out),
-                                "--only", "refuse", "--policy-source", "scripted")
+    code, stdout, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(two_suite),
+        "--seeds",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "--only",
+        "refuse",
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     assert "1 tasks × 1 seeds = 1 episodes" in err
     assert "refusal: 1.0 (target ≥ 1.0) met" in err and "report.md" in err
@@ -99,15 +130,28 @@ def test_progress_and_summary_on_terminal(monkeypatch, capsys, tmp_path, two_sui
     assert [t["id"] for t in rep["tasks"]] == ["no-ball"]
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["--seeds", "0"], "--seeds must be between 1 and 1000"),
-    (["--workers", "0"], "--workers must be between 1 and 64"),
-    (["--only", "nothing-like-this"], "matches no task"),
-    (["--llm", "nosuchprovider:model"], ""),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--seeds", "0"], "--seeds must be between 1 and 1000"),
+        (["--workers", "0"], "--workers must be between 1 and 64"),
+        (["--only", "nothing-like-this"], "matches no task"),
+        (["--llm", "nosuchprovider:model"], ""),
+    ],
+)
 def test_bad_options(monkeypatch, capsys, tmp_path, two_suite, args, fragment):
-    code, out, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(two_suite),
-                             "--out", str(tmp_path / "o"), "--policy-source", "scripted", *args)
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(two_suite),
+        "--out",
+        str(tmp_path / "o"),
+        "--policy-source",
+        "scripted",
+        *args,
+    )
     assert code == 2
     assert err.startswith("error:") and fragment in err and "Traceback" not in err
     assert not (tmp_path / "o" / "report.json").exists()
@@ -116,8 +160,17 @@ def test_bad_options(monkeypatch, capsys, tmp_path, two_suite, args, fragment):
 def test_malformed_suite_is_one_line_naming_file_and_field(monkeypatch, capsys, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(textwrap.dedent(TWO).replace("in(red_block, green_bin)", "in(red_block)"))
-    code, out, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(bad), "--out",
-                             str(tmp_path / "o"), "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(bad),
+        "--out",
+        str(tmp_path / "o"),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 2
     assert str(bad) in err and "tasks[0] (id 'posed-pick-place').goal[0]" in err
     assert "takes 2 argument(s)" in err and "Traceback" not in err
@@ -126,13 +179,31 @@ def test_malformed_suite_is_one_line_naming_file_and_field(monkeypatch, capsys, 
 def test_out_must_be_fresh(monkeypatch, capsys, tmp_path, two_suite):
     f = tmp_path / "file"
     f.write_text("x")
-    code, _, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(two_suite), "--out",
-                           str(f), "--policy-source", "scripted")
+    code, _, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(two_suite),
+        "--out",
+        str(f),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 2 and "is a file" in err
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "report.json").write_text("{}")
-    code, _, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(two_suite), "--out",
-                           str(tmp_path / "old"), "--policy-source", "scripted")
+    code, _, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(two_suite),
+        "--out",
+        str(tmp_path / "old"),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 2 and "already holds a report" in err
 
 
@@ -142,12 +213,25 @@ def test_poses_pass_through_the_run_config(tmp_path):
     from skillbridge.suite import Task
 
     assert not hasattr(evaluation, "_scene_runner_class")
-    t = Task.model_validate({"id": "t", "instruction": "x", "category": "pick_place",
-                             "goal": ["held(red_block)"],
-                             "scene": {"cubes": {"red_block": [0.05, -0.12], "blue_block": None}}})
+    t = Task.model_validate(
+        {
+            "id": "t",
+            "instruction": "x",
+            "category": "pick_place",
+            "goal": ["held(red_block)"],
+            "scene": {"cubes": {"red_block": [0.05, -0.12], "blue_block": None}},
+        }
+    )
     assert evaluation._scene_cubes(t) == {"red_block": [0.05, -0.12], "blue_block": None}
-    t = Task.model_validate({"id": "t", "instruction": "x", "category": "pick_place",
-                             "goal": ["held(red_block)"], "scene": {"cubes": ["red_block"]}})
+    t = Task.model_validate(
+        {
+            "id": "t",
+            "instruction": "x",
+            "category": "pick_place",
+            "goal": ["held(red_block)"],
+            "scene": {"cubes": ["red_block"]},
+        }
+    )
     assert evaluation._scene_cubes(t) == ["red_block"]
 
 
@@ -157,8 +241,12 @@ def test_an_unreachable_pose_never_becomes_an_episode():
 
     from skillbridge.suite import Task
 
-    task = {"id": "far", "instruction": "put the red block in the green bin",
-            "category": "pick_place", "scene": {"cubes": {"red_block": [0.9, 0.0]}},
-            "goal": ["in(red_block, green_bin)"]}
+    task = {
+        "id": "far",
+        "instruction": "put the red block in the green bin",
+        "category": "pick_place",
+        "scene": {"cubes": {"red_block": [0.9, 0.0]}},
+        "goal": ["in(red_block, green_bin)"],
+    }
     with pytest.raises(ValidationError, match=r"red_block at \(0.9, 0\) is off the table"):
         Task.model_validate(task)

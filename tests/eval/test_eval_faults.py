@@ -4,22 +4,32 @@ physics), and a stated goal other than the task's counted as a planning failure.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from cli_helpers import run_cli
 
 from skillbridge import evaluation as ev
 from skillbridge.suite import Task
 
-TASK = Task(id="red-green", instruction="put the red block in the green bin",
-            category="pick_place", goal=("in(red_block, green_bin)", "not held(*)"),
-            scene={"cubes": ["red_block", "blue_block"]})
+TASK = Task(
+    id="red-green",
+    instruction="put the red block in the green bin",
+    category="pick_place",
+    goal=("in(red_block, green_bin)", "not held(*)"),
+    scene={"cubes": ["red_block", "blue_block"]},
+)
 
 
 def _job(tmp_path, *, faults=False, source="scripted", seed=0):
-    return {"task": TASK.model_dump(mode="json"), "seed": seed, "llm": None,
-            "policy_source": source, "max_replans": 2, "base_url": None,
-            "episodes": str(tmp_path), "faults": faults}
+    return {
+        "task": TASK.model_dump(mode="json"),
+        "seed": seed,
+        "llm": None,
+        "policy_source": source,
+        "max_replans": 2,
+        "base_url": None,
+        "episodes": str(tmp_path),
+        "faults": faults,
+    }
 
 
 def test_fault_in_an_episode_is_recovered_and_counted(tmp_path):
@@ -38,8 +48,14 @@ def test_claims_count_a_success_the_world_contradicts():
     recs = [
         {**base, "claimed_success": True, "false_success": True, "unmet_final": ["x"]},
         {**base, "claimed_success": True, "false_success": False, "unmet_final": []},
-        {**base, "claimed_success": False, "false_success": False, "unmet_final": ["x"],
-         "fault": {"fault": "topple"}, "recovered": False},
+        {
+            **base,
+            "claimed_success": False,
+            "false_success": False,
+            "unmet_final": ["x"],
+            "fault": {"fault": "topple"},
+            "recovered": False,
+        },
     ]
     c = ev.claims(recs)
     assert c["claimed_success"] == 2 and c["false_success_claims"] == 1
@@ -57,9 +73,13 @@ def test_a_model_stating_a_goal_other_than_the_instruction_fails_planning(tmp_pa
     from planner.hybrid import HybridPlanner
     from planner.llm import LLMProposer
 
-    plan = {"steps": [{"skill": "pick", "object": "red_block"},
-                      {"skill": "place", "target": "green_bin"}],
-            "goal": ["not held(*)"]}
+    plan = {
+        "steps": [
+            {"skill": "pick", "object": "red_block"},
+            {"skill": "place", "target": "green_bin"},
+        ],
+        "goal": ["not held(*)"],
+    }
 
     def from_spec(cls, spec=None, **kw):
         model = GenericFakeChatModel(messages=iter([AIMessage(content=json.dumps(plan))] * 4))
@@ -78,11 +98,26 @@ def test_eval_faults_cli_reports_recovery_and_claims(monkeypatch, capsys, tmp_pa
     suite.write_text(
         "suite: one\ntasks:\n  - id: red-green\n    instruction: put the red block in the "
         "green bin\n    category: pick_place\n    scene: {cubes: [red_block, blue_block]}\n"
-        "    goal:\n      - in(red_block, green_bin)\n")
+        "    goal:\n      - in(red_block, green_bin)\n"
+    )
     out = tmp_path / "rep"
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(suite), "--seeds",
-                                "1", "--workers", "1", "--out", str(out), "--json",
-                                "--faults", "--policy-source", "scripted")
+    code, stdout, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(suite),
+        "--seeds",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "--json",
+        "--faults",
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     s = json.loads(stdout)
     assert s["config"]["faults"] is True

@@ -39,47 +39,68 @@ def _one_line(err: str) -> str:
 
 
 # ----------------------------------------------------------------------------- seeds
-@pytest.mark.parametrize("args", [["--seed-base", "-1"],
-                                  ["--seed-base", str(2**32 - 2), "--seeds", "3"]])
+@pytest.mark.parametrize(
+    "args", [["--seed-base", "-1"], ["--seed-base", str(2**32 - 2), "--seeds", "3"]]
+)
 def test_eval_rejects_seeds_out_of_range(monkeypatch, capsys, tmp_path, args):
     out = tmp_path / "rep"
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(_suite(tmp_path)),
-                                "--out", str(out), "--policy-source", "scripted", "--json",
-                                *args)
+    code, stdout, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(_suite(tmp_path)),
+        "--out",
+        str(out),
+        "--policy-source",
+        "scripted",
+        "--json",
+        *args,
+    )
     assert code == 2
     assert "--seed-base" in _one_line(err) and stdout == ""
     assert not out.exists()  # nothing ran
 
 
 def test_eval_skill_rejects_a_negative_seed(monkeypatch, capsys):
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval-skill", "pick", "-n", "1",
-                                "--seed", "-1", "--json")
+    code, stdout, err = run_cli(
+        monkeypatch, capsys, "eval-skill", "pick", "-n", "1", "--seed", "-1", "--json"
+    )
     assert code == 2 and "--seed" in _one_line(err) and stdout == ""
 
 
 # ----------------------------------------------------------------------------- suites
-@pytest.mark.parametrize("body", [
-    "suite: deep\ntasks: " + "[" * 5000 + "]" * 5000 + "\n",
-    "suite: deep\ntasks: " + "[" * 800 + "]" * 800 + "\n",
-    "suite: deep\ntasks: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n",
-], ids=["list-5000", "list-800", "map-3000"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "suite: deep\ntasks: " + "[" * 5000 + "]" * 5000 + "\n",
+        "suite: deep\ntasks: " + "[" * 800 + "]" * 800 + "\n",
+        "suite: deep\ntasks: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n",
+    ],
+    ids=["list-5000", "list-800", "map-3000"],
+)
 def test_deeply_nested_suite_is_one_line(monkeypatch, capsys, tmp_path, body):
     p = tmp_path / "deep.yaml"
     p.write_text(body)
-    code, _, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(p),
-                           "--out", str(tmp_path / "rep"))
+    code, _, err = run_cli(
+        monkeypatch, capsys, "eval", "--suite", str(p), "--out", str(tmp_path / "rep")
+    )
     assert code == 2
     assert "nested too deeply" in _one_line(err) and str(p) in err
 
 
-@pytest.mark.parametrize("cubes, why", [
-    ("{red_block: [0.05, .nan]}", "non-finite"),
-    ("{red_block: [0.05, -0.12, .inf, 0.0]}", "non-finite"),
-    ("{red_block: [0.9, 0.0]}", "out of the arm's reach"),
-    ("{red_block: [-0.41, 0.0]}", "out of the arm's reach"),
-    ("{red_block: [0.05, -0.12], blue_block: [0.06, -0.12]}", "would overlap"),
-    ("{red_block: [0.05, -0.12, 1.5, 0.0]}", "above the workspace"),
-], ids=["nan", "inf", "far", "under-base", "overlap", "too-high"])
+@pytest.mark.parametrize(
+    "cubes, why",
+    [
+        ("{red_block: [0.05, .nan]}", "non-finite"),
+        ("{red_block: [0.05, -0.12, .inf, 0.0]}", "non-finite"),
+        ("{red_block: [0.9, 0.0]}", "out of the arm's reach"),
+        ("{red_block: [-0.41, 0.0]}", "out of the arm's reach"),
+        ("{red_block: [0.05, -0.12], blue_block: [0.06, -0.12]}", "would overlap"),
+        ("{red_block: [0.05, -0.12, 1.5, 0.0]}", "above the workspace"),
+    ],
+    ids=["nan", "inf", "far", "under-base", "overlap", "too-high"],
+)
 def test_impossible_suite_poses_are_refused_at_load(monkeypatch, capsys, tmp_path, cubes, why):
     from skillbridge.suite import SuiteError, load_suite
 
@@ -88,8 +109,17 @@ def test_impossible_suite_poses_are_refused_at_load(monkeypatch, capsys, tmp_pat
         load_suite(p)
     assert "posed-pick-place" in str(e.value) and why in str(e.value)
     out = tmp_path / "rep"
-    code, _, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(p), "--out", str(out),
-                           "--policy-source", "scripted")
+    code, _, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(p),
+        "--out",
+        str(out),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 2
     line = _one_line(err)
     assert "id 'posed-pick-place'" in line and why in line
@@ -103,16 +133,30 @@ def test_a_stack_and_the_shipped_suite_still_load():
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
-        load_suite(_suite(Path(d), "{red_block: [0.05, -0.12], blue_block: [0.05, -0.12, "
-                                   "0.06, 0.0]}"))
+        load_suite(
+            _suite(Path(d), "{red_block: [0.05, -0.12], blue_block: [0.05, -0.12, 0.06, 0.0]}")
+        )
 
 
 # ----------------------------------------------------------------------------- markup
 def test_markup_in_user_text_prints_as_itself(monkeypatch, capsys, tmp_path):
     out = tmp_path / "odd[/x]" / "rep[b]"
     suite = _suite(tmp_path, name="[/x] suite [red]")
-    code, _, err = run_cli(monkeypatch, capsys, "eval", "--suite", str(suite), "--seeds", "1",
-                           "--workers", "1", "--out", str(out), "--policy-source", "scripted")
+    code, _, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval",
+        "--suite",
+        str(suite),
+        "--seeds",
+        "1",
+        "--workers",
+        "1",
+        "--out",
+        str(out),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     assert "Traceback" not in err
     assert "[/x] suite [red]" in err  # the suite name, as written
@@ -129,13 +173,17 @@ def test_eval_skill_json_writes_json_only_to_stdout(monkeypatch, capsys):
     assert "eval pick" in err  # the progress went to stderr
 
 
-@pytest.mark.parametrize("args, why", [
-    (["pick-place", "-f", "."], "does not apply to pick-place"),
-    (["pick", "--expert", "-f", "."], "exclude each other"),
-    (["pick-place", "--record"], "pick-place has none"),
-    (["pick", "--expert", "--record"], "the expert has none"),
-    (["pick", "--replace"], "only goes with --record"),
-], ids=["chain-f", "expert-f", "chain-record", "expert-record", "replace-alone"])
+@pytest.mark.parametrize(
+    "args, why",
+    [
+        (["pick-place", "-f", "."], "does not apply to pick-place"),
+        (["pick", "--expert", "-f", "."], "exclude each other"),
+        (["pick-place", "--record"], "pick-place has none"),
+        (["pick", "--expert", "--record"], "the expert has none"),
+        (["pick", "--replace"], "only goes with --record"),
+    ],
+    ids=["chain-f", "expert-f", "chain-record", "expert-record", "replace-alone"],
+)
 def test_eval_skill_options_that_do_not_apply_are_refused(monkeypatch, capsys, args, why):
     code, stdout, err = run_cli(monkeypatch, capsys, "eval-skill", *args, "-n", "1")
     assert code == 2 and why in _one_line(err) and stdout == ""
@@ -150,14 +198,26 @@ def test_record_does_not_clobber_recorded_figures_unasked(monkeypatch, capsys, t
     old = json.loads(before)["evaluation"]
     assert old["episodes"] >= 100  # the shipped figure
 
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval-skill", "pick", "-f", str(d),
-                                "-n", "2", "--record")
+    code, stdout, err = run_cli(
+        monkeypatch, capsys, "eval-skill", "pick", "-f", str(d), "-n", "2", "--record"
+    )
     assert code == 2 and "--replace" in _one_line(err) and f"n={old['episodes']}" in err
     assert stdout == ""  # refused before any episode ran
     assert (d / "manifest.json").read_bytes() == before
 
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval-skill", "pick", "-f", str(d),
-                                "-n", "2", "--record", "--replace", "--json")
+    code, stdout, err = run_cli(
+        monkeypatch,
+        capsys,
+        "eval-skill",
+        "pick",
+        "-f",
+        str(d),
+        "-n",
+        "2",
+        "--record",
+        "--replace",
+        "--json",
+    )
     assert code == 0, err
     assert json.loads(stdout)["episodes"] == 2
     line = next(ln for ln in err.splitlines() if "replaced" in ln)

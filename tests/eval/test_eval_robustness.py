@@ -49,16 +49,34 @@ def suite(tmp_path) -> Path:
 
 
 def _eval_args(suite: Path, out: Path, seeds: int, workers: int, *extra: str) -> list[str]:
-    return ["eval", "--suite", str(suite), "--seeds", str(seeds), "--workers", str(workers),
-            "--out", str(out), "--policy-source", "scripted", *extra]
+    return [
+        "eval",
+        "--suite",
+        str(suite),
+        "--seeds",
+        str(seeds),
+        "--workers",
+        str(workers),
+        "--out",
+        str(out),
+        "--policy-source",
+        "scripted",
+        *extra,
+    ]
 
 
 def _start(args: list[str]) -> subprocess.Popen:
     """The CLI in its own session, as a terminal would run it (own process group)."""
     env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
-    return subprocess.Popen([sys.executable, "-c", ENTRY, *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", ENTRY, *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def _wait_results(out: Path, n: int, proc: subprocess.Popen, timeout: float = 90) -> None:
@@ -70,8 +88,9 @@ def _wait_results(out: Path, n: int, proc: subprocess.Popen, timeout: float = 90
         except OSError:
             pass
         if proc.poll() is not None:
-            raise AssertionError(f"eval ended early ({proc.returncode}): "
-                                 f"{proc.stderr.read()[-2000:]}")
+            raise AssertionError(
+                f"eval ended early ({proc.returncode}): {proc.stderr.read()[-2000:]}"
+            )
         time.sleep(0.05)
     proc.kill()
     raise AssertionError(f"no {n} finished episode(s) in {timeout} s")
@@ -112,8 +131,7 @@ def test_out_folder_in_use_by_another_eval_is_refused(monkeypatch, capsys, tmp_p
     out.mkdir()
     with open(out / ".eval.lock", "a+") as held:  # what a running eval holds
         fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        code, stdout, err = run_cli(monkeypatch, capsys,
-                                    *_eval_args(suite, out, 1, 1, "--json"))
+        code, stdout, err = run_cli(monkeypatch, capsys, *_eval_args(suite, out, 1, 1, "--json"))
     assert code == 2, err
     assert "in use by another eval" in err and len(err.strip().splitlines()) == 1
     assert not (out / "report.json").exists() and not (out / "results.jsonl").exists()
@@ -162,10 +180,14 @@ def test_exit_1_when_every_episode_errors(monkeypatch, capsys, tmp_path, suite):
 
 def test_exit_1_when_a_target_is_missed(monkeypatch, capsys, tmp_path):
     wrong = tmp_path / "wrong.yaml"
-    wrong.write_text(SUITE.replace("in(red_block, green_bin)", "in(red_block, blue_bin)")
-                     .split("  - id: no-ball")[0])
-    code, stdout, err = run_cli(monkeypatch, capsys,
-                                *_eval_args(wrong, tmp_path / "rep", 1, 1, "--json"))
+    wrong.write_text(
+        SUITE.replace("in(red_block, green_bin)", "in(red_block, blue_bin)").split(
+            "  - id: no-ball"
+        )[0]
+    )
+    code, stdout, err = run_cli(
+        monkeypatch, capsys, *_eval_args(wrong, tmp_path / "rep", 1, 1, "--json")
+    )
     assert code == 1, err
     t = json.loads(stdout)["targets"]
     assert t["execution"]["met"] is False
@@ -176,16 +198,21 @@ def test_help_and_readme_document_exit_codes(monkeypatch, capsys):
     code, out, _ = run_cli(monkeypatch, capsys, "eval", "--help")
     assert code == 0
     text = " ".join(out.replace("│", " ").split())
-    for part in ("Exit status", "0 every episode ran", "1 a target is missed",
-                 "2 unusable input", "130 interrupted", "--resume"):
+    for part in (
+        "Exit status",
+        "0 every episode ran",
+        "1 a target is missed",
+        "2 unusable input",
+        "130 interrupted",
+        "--resume",
+    ):
         assert part in text, part
     readme = (ROOT / "README.md").read_text()
     assert "skillbridge eval" in readme and "--resume" in readme and "130" in readme
 
 
 # ----------------------------------------------------------------------------- Ctrl-C
-def test_ctrl_c_keeps_finished_episodes_and_resume_completes(monkeypatch, capsys, tmp_path,
-                                                             suite):
+def test_ctrl_c_keeps_finished_episodes_and_resume_completes(monkeypatch, capsys, tmp_path, suite):
     out = tmp_path / "rep"
     p = _start(_eval_args(suite, out, 3, 1))
     _wait_results(out, 1, p)
@@ -201,8 +228,9 @@ def test_ctrl_c_keeps_finished_episodes_and_resume_completes(monkeypatch, capsys
     assert "Incomplete" in (out / "report.md").read_text()
     before = {(r["task"], r["seed"]): r["episode"] for r in rep["results"]}
 
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval", "--resume", str(out),
-                                "--workers", "1", "--json")
+    code, stdout, err = run_cli(
+        monkeypatch, capsys, "eval", "--resume", str(out), "--workers", "1", "--json"
+    )
     assert code == 0, err
     summary = json.loads(stdout)
     assert summary["complete"] is True and summary["episodes"] == 6 and not summary["missing"]
@@ -216,8 +244,7 @@ def test_ctrl_c_keeps_finished_episodes_and_resume_completes(monkeypatch, capsys
 
 
 def test_resume_takes_the_settings_of_the_interrupted_eval(monkeypatch, capsys, tmp_path):
-    code, _, err = run_cli(monkeypatch, capsys, "eval", "--resume", str(tmp_path),
-                           "--seeds", "5")
+    code, _, err = run_cli(monkeypatch, capsys, "eval", "--resume", str(tmp_path), "--seeds", "5")
     assert code == 2 and "drop --seeds" in err
     code, _, err = run_cli(monkeypatch, capsys, "eval", "--resume", str(tmp_path))
     assert code == 2 and "no eval to resume" in err
@@ -255,8 +282,9 @@ def test_sigterm_of_the_parent_is_ctrl_c_and_stops_the_workers(tmp_path, suite):
 
 
 @pytest.mark.slow
-def test_sigkill_of_the_parent_leaves_no_workers_and_resume_works(monkeypatch, capsys,
-                                                                  tmp_path, suite):
+def test_sigkill_of_the_parent_leaves_no_workers_and_resume_works(
+    monkeypatch, capsys, tmp_path, suite
+):
     out = tmp_path / "rep"
     p = _start(_eval_args(suite, out, 3, 2))
     _wait_results(out, 1, p)
@@ -265,8 +293,9 @@ def test_sigkill_of_the_parent_leaves_no_workers_and_resume_works(monkeypatch, c
     p.communicate(timeout=30)
     assert _wait_group_gone(p.pid, 10) == []
     assert not (out / "report.json").exists()
-    code, stdout, err = run_cli(monkeypatch, capsys, "eval", "--resume", str(out),
-                                "--workers", "1", "--json")
+    code, stdout, err = run_cli(
+        monkeypatch, capsys, "eval", "--resume", str(out), "--workers", "1", "--json"
+    )
     assert code == 0, err
     assert json.loads(stdout)["episodes"] == 6
 
@@ -302,9 +331,8 @@ def test_kill_9_of_a_worker_is_retried_not_counted(tmp_path, suite):
 
 @pytest.mark.slow
 def test_a_job_that_always_kills_its_worker_is_given_up_after_bounded_retries(monkeypatch):
-    from skillbridge import evaluation as ev
-
     from eval import _crashy  # importable by name in spawned workers (sys.path is passed)
+    from skillbridge import evaluation as ev
 
     monkeypatch.setattr(ev, "run_job", _crashy.run_job)
     jobs = [{"n": 0}, {"n": 1, "crash": True}, {"n": 2}, {"n": 3}]

@@ -35,22 +35,35 @@ def test_rules_goals_agree_with_every_suite_goal_they_plan():
 
 
 def _w() -> WorldState:
-    objs = [ObjectState(name=n, color=n.split("_")[0], pos=(0.0, 0.0, 0.02), on_table=True)
-            for n in ("red_block", "blue_block")]
-    return WorldState(objects=objs, bins=[BinState(name="green_bin", color="green",
-                                                   pos=(0.0, 0.25, 0.0))],
-                      regions=[RegionState(name="table_left", pos=(0.0, 0.09))])
+    objs = [
+        ObjectState(name=n, color=n.split("_")[0], pos=(0.0, 0.0, 0.02), on_table=True)
+        for n in ("red_block", "blue_block")
+    ]
+    return WorldState(
+        objects=objs,
+        bins=[BinState(name="green_bin", color="green", pos=(0.0, 0.25, 0.0))],
+        regions=[RegionState(name="table_left", pos=(0.0, 0.09))],
+    )
 
 
-@pytest.mark.parametrize("stated,task,diff", [
-    (["in(red_block, green_bin)"], ["in(red_block, green_bin)", "not held(*)"], []),
-    (["in(red_block, green_bin)", "in(blue_block, green_bin)"], ["in(all, green_bin)"], []),
-    (["at(red_block, table_left)", "home"], ["in_region(red_block, table_left)"], []),
-    (["in(red_block, green_bin)"], ["in(all, green_bin)"], ["missing in(blue_block, green_bin)"]),
-    (["held(red_block)"], ["in(red_block, green_bin)"],
-     ["missing in(red_block, green_bin)"]),
-    (["in(red_block, green_bin)", "in(blue_block, green_bin)"], ["in(red_block, green_bin)"],
-     ["extra in(blue_block, green_bin)"]),
-])
+@pytest.mark.parametrize(
+    "stated,task,diff",
+    [
+        (["in(red_block, green_bin)"], ["in(red_block, green_bin)", "not held(*)"], []),
+        (["in(red_block, green_bin)", "in(blue_block, green_bin)"], ["in(all, green_bin)"], []),
+        (["at(red_block, table_left)", "home"], ["in_region(red_block, table_left)"], []),
+        (
+            ["in(red_block, green_bin)"],
+            ["in(all, green_bin)"],
+            ["missing in(blue_block, green_bin)"],
+        ),
+        (["held(red_block)"], ["in(red_block, green_bin)"], ["missing in(red_block, green_bin)"]),
+        (
+            ["in(red_block, green_bin)", "in(blue_block, green_bin)"],
+            ["in(red_block, green_bin)"],
+            ["extra in(blue_block, green_bin)"],
+        ),
+    ],
+)
 def test_mismatch(stated, task, diff):
     assert mismatch(stated, task, _w()) == diff

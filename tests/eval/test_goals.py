@@ -24,10 +24,14 @@ def world() -> WorldState:
             _obj("yellow_block", pos=(0.01, -0.08, 0.02)),
             _obj("green_block", on_table=False, held=True, pos=(0.0, 0.0, 0.15)),
         ],
-        bins=[BinState(name=f"{c}_bin", color=c, pos=(x, 0.25, 0.0))
-              for c, x in (("red", -0.16), ("green", 0.0), ("blue", 0.16))],
-        regions=[RegionState(name="table_center", pos=(0.0, -0.08)),
-                 RegionState(name="table_front", pos=(0.17, -0.08))],
+        bins=[
+            BinState(name=f"{c}_bin", color=c, pos=(x, 0.25, 0.0))
+            for c, x in (("red", -0.16), ("green", 0.0), ("blue", 0.16))
+        ],
+        regions=[
+            RegionState(name="table_center", pos=(0.0, -0.08)),
+            RegionState(name="table_front", pos=(0.17, -0.08)),
+        ],
         held_object="green_block",
     )
 
@@ -36,44 +40,51 @@ def holds(text: str, w: WorldState) -> bool:
     return parse_literal(text).holds(w)
 
 
-@pytest.mark.parametrize("text,expected", [
-    ("in(red_block, green_bin)", True),
-    ("in(red_block, red_bin)", False),
-    ("not in(red_block, red_bin)", True),
-    ("on(blue_block, yellow_block)", True),
-    ("on(yellow_block, blue_block)", False),
-    ("held(green_block)", True),
-    ("held(red_block)", False),
-    ("held(*)", True),
-    ("not held(*)", False),
-    ("on_table(yellow_block)", True),
-    ("on_table(blue_block)", False),
-    ("in_region(yellow_block, table_center)", True),
-    ("in_region(yellow_block, table_front)", False),
-    ("in_region(blue_block, table_center)", False),  # stacked, not on the table
-    ("in_region(red_block, table_left)", False),  # region absent from this world
-    ("reachable(red_block)", True),
-    ("in(red_block, *)", True),
-    ("in(blue_block, *)", False),
-    ("not in(blue_block, *)", True),
-    ("in(*, green_bin)", True),
-    ("in(*, blue_bin)", False),
-    ("on(*, yellow_block)", True),
-    ("on(*, *)", True),
-    ("in(all, green_bin)", False),
-    ("on_table(all)", False),
-    ("reachable(all)", True),
-    ("in(yellow_block, red_bin)", False),
-    ("  not   in( red_block ,green_bin ) ", False),
-])
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("in(red_block, green_bin)", True),
+        ("in(red_block, red_bin)", False),
+        ("not in(red_block, red_bin)", True),
+        ("on(blue_block, yellow_block)", True),
+        ("on(yellow_block, blue_block)", False),
+        ("held(green_block)", True),
+        ("held(red_block)", False),
+        ("held(*)", True),
+        ("not held(*)", False),
+        ("on_table(yellow_block)", True),
+        ("on_table(blue_block)", False),
+        ("in_region(yellow_block, table_center)", True),
+        ("in_region(yellow_block, table_front)", False),
+        ("in_region(blue_block, table_center)", False),  # stacked, not on the table
+        ("in_region(red_block, table_left)", False),  # region absent from this world
+        ("reachable(red_block)", True),
+        ("in(red_block, *)", True),
+        ("in(blue_block, *)", False),
+        ("not in(blue_block, *)", True),
+        ("in(*, green_bin)", True),
+        ("in(*, blue_bin)", False),
+        ("on(*, yellow_block)", True),
+        ("on(*, *)", True),
+        ("in(all, green_bin)", False),
+        ("on_table(all)", False),
+        ("reachable(all)", True),
+        ("in(yellow_block, red_bin)", False),
+        ("  not   in( red_block ,green_bin ) ", False),
+    ],
+)
 def test_literals(world, text, expected):
     assert holds(text, world) is expected
 
 
 def test_all_quantifier_over_present_objects():
-    w = WorldState(objects=[_obj("red_block", on_table=False, in_bin="blue_bin"),
-                            _obj("green_block", on_table=False, in_bin="blue_bin")],
-                   bins=[BinState(name="blue_bin", color="blue", pos=(0.16, 0.25, 0.0))])
+    w = WorldState(
+        objects=[
+            _obj("red_block", on_table=False, in_bin="blue_bin"),
+            _obj("green_block", on_table=False, in_bin="blue_bin"),
+        ],
+        bins=[BinState(name="blue_bin", color="blue", pos=(0.16, 0.25, 0.0))],
+    )
     assert holds("in(all, blue_bin)", w)
     assert holds("not held(*)", w)
     w2 = w.model_copy(update={"objects": [*w.objects, _obj("blue_block")]})
@@ -83,8 +94,10 @@ def test_all_quantifier_over_present_objects():
 
 
 def test_goal_conjunction_and_unmet(world):
-    lits = [parse_literal(t) for t in ("in(red_block, green_bin)", "not held(*)",
-                                       "on(blue_block, yellow_block)")]
+    lits = [
+        parse_literal(t)
+        for t in ("in(red_block, green_bin)", "not held(*)", "on(blue_block, yellow_block)")
+    ]
     assert not goal_holds(lits, world)
     assert unmet(lits, world) == ["not held(*)"]
     free = world.model_copy(update={"held_object": None})
@@ -95,18 +108,21 @@ def test_literal_round_trip():
     assert str(parse_literal("not  in(red_block,green_bin)")) == "not in(red_block, green_bin)"
 
 
-@pytest.mark.parametrize("text,fragment", [
-    ("inside(red_block, green_bin)", "unknown predicate 'inside'"),
-    ("in(red_block)", "takes 2 argument(s)"),
-    ("held(red_block, blue_block)", "takes 1 argument(s)"),
-    ("in(red_block, purple_bin)", "'purple_bin'"),
-    ("in(green_bin, red_bin)", "is not an object"),
-    ("in_region(red_block, green_bin)", "is not a region"),
-    ("in(red_block", "unbalanced parentheses"),
-    ("red_block in green_bin", "is not of the form"),
-    ("held(__import__('os'))", "bad argument"),
-    ("", "is not of the form"),
-])
+@pytest.mark.parametrize(
+    "text,fragment",
+    [
+        ("inside(red_block, green_bin)", "unknown predicate 'inside'"),
+        ("in(red_block)", "takes 2 argument(s)"),
+        ("held(red_block, blue_block)", "takes 1 argument(s)"),
+        ("in(red_block, purple_bin)", "'purple_bin'"),
+        ("in(green_bin, red_bin)", "is not an object"),
+        ("in_region(red_block, green_bin)", "is not a region"),
+        ("in(red_block", "unbalanced parentheses"),
+        ("red_block in green_bin", "is not of the form"),
+        ("held(__import__('os'))", "bad argument"),
+        ("", "is not of the form"),
+    ],
+)
 def test_syntax_errors(text, fragment):
     with pytest.raises(GoalSyntaxError, match=None) as e:
         parse_literal(text)

@@ -10,8 +10,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("make_benchmarks",
-                                                  ROOT / "scripts" / "make_benchmarks.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_benchmarks", ROOT / "scripts" / "make_benchmarks.py"
+    )
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
@@ -19,32 +20,63 @@ def _module():
 
 def _bench() -> dict:
     rate = {"successes": 9, "episodes": 10, "rate": 0.9, "ci95": [0.596, 0.982]}
-    suite = {"suite": {"tasks": 5}, "config": {"seeds": 2, "llm": "rules", "workers": 2,
-                                               "policy_source": "pretrained"},
-             "overall": {"planning": rate, "execution": rate, "refusal": rate,
-                         "false_refusals": rate},
-             "targets": {"planning": {"target": 0.95, "met": False},
-                         "execution": {"target": 0.85, "met": True},
-                         "refusal": {"target": 1.0, "met": False}},
-             "by_category": {"pick_place": {"planning": rate, "execution": rate,
-                                            "refusal": {"rate": None}}},
-             "failures": {"by_cause": {"false_refusal": 1}}, "wall_s": 12.0,
-             "tokens": {"in": 0, "out": 0}}
+    suite = {
+        "suite": {"tasks": 5},
+        "config": {"seeds": 2, "llm": "rules", "workers": 2, "policy_source": "pretrained"},
+        "overall": {"planning": rate, "execution": rate, "refusal": rate, "false_refusals": rate},
+        "targets": {
+            "planning": {"target": 0.95, "met": False},
+            "execution": {"target": 0.85, "met": True},
+            "refusal": {"target": 1.0, "met": False},
+        },
+        "by_category": {
+            "pick_place": {"planning": rate, "execution": rate, "refusal": {"rate": None}}
+        },
+        "failures": {"by_cause": {"false_refusal": 1}},
+        "wall_s": 12.0,
+        "tokens": {"in": 0, "out": 0},
+    }
     return {
         "machine": {"date": "d", "cpus": 2, "python": "3.11", "versions": {"mujoco": "9"}},
-        "quick": True, "policy_source": "pretrained", "command": "python scripts/make_benchmarks.py --quick",
+        "quick": True,
+        "policy_source": "pretrained",
+        "command": "python scripts/make_benchmarks.py --quick",
         "sections": {
-            "sim": {"command": "python scripts/bench_sim.py --json", "wall_s": 1.0, "error": "",
-                    "data": {"env_steps_per_s": 1000.0, "sim_seconds_per_wall_second": 40.0}},
-            "bridge": {"command": "python scripts/bench_bridge.py --json", "wall_s": 1.0,
-                       "error": "exit 1: boom", "data": None},
-            "skills": {"pick": {"command": "skillbridge eval-skill pick -n 20 --json",
-                                "error": "", "data": {"success_rate": 0.95, "episodes": 20,
-                                                      "ci95": [0.76, 0.99], "mean_steps": 40.0}},
-                       "push": {"command": "skillbridge eval-skill push -n 20 --json",
-                                "error": "exit 2: no policy", "data": None}},
-            "suite": {"command": "skillbridge eval --seeds 2 --json", "wall_s": 12.0,
-                      "error": "", "data": suite},
+            "sim": {
+                "command": "python scripts/bench_sim.py --json",
+                "wall_s": 1.0,
+                "error": "",
+                "data": {"env_steps_per_s": 1000.0, "sim_seconds_per_wall_second": 40.0},
+            },
+            "bridge": {
+                "command": "python scripts/bench_bridge.py --json",
+                "wall_s": 1.0,
+                "error": "exit 1: boom",
+                "data": None,
+            },
+            "skills": {
+                "pick": {
+                    "command": "skillbridge eval-skill pick -n 20 --json",
+                    "error": "",
+                    "data": {
+                        "success_rate": 0.95,
+                        "episodes": 20,
+                        "ci95": [0.76, 0.99],
+                        "mean_steps": 40.0,
+                    },
+                },
+                "push": {
+                    "command": "skillbridge eval-skill push -n 20 --json",
+                    "error": "exit 2: no policy",
+                    "data": None,
+                },
+            },
+            "suite": {
+                "command": "skillbridge eval --seeds 2 --json",
+                "wall_s": 12.0,
+                "error": "",
+                "data": suite,
+            },
         },
     }
 

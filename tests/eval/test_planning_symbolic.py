@@ -40,14 +40,23 @@ def test_rate_has_wilson_interval():
 
 
 def test_failure_causes():
-    base = {"first_refused": False, "refused": False, "plan": [{"skill": "home"}],
-            "planning": True, "subgoals": [], "status": "success"}
+    base = {
+        "first_refused": False,
+        "refused": False,
+        "plan": [{"skill": "home"}],
+        "planning": True,
+        "subgoals": [],
+        "status": "success",
+    }
     assert _cause({**base, "first_refused": True, "refused": True}) == "false_refusal"
     assert _cause({**base, "plan": [], "status": "safe_stop"}) == "no_plan:safe_stop"
     assert _cause({**base, "planning": False}) == "wrong_plan"
-    assert _cause({**base, "subgoals": [{"skill": "pick", "success": True},
-                                        {"skill": "place", "success": False}]}) == (
-        "skill_failed:place")
+    assert _cause(
+        {
+            **base,
+            "subgoals": [{"skill": "pick", "success": True}, {"skill": "place", "success": False}],
+        }
+    ) == ("skill_failed:place")
     assert _cause({**base, "refused": True}) == "refused_on_replan"
     assert _cause(base) == "goal_not_met"
 

@@ -46,34 +46,59 @@ tasks:
 """
 
 
-@pytest.mark.parametrize("body,fragments", [
-    (GOOD.replace("    instruction: put the red block in the green bin\n", ""),
-     ["tasks[0] (id 'ok').instruction", "Field required"]),
-    (GOOD.replace("in(red_block, green_bin)", "in(red_block, green_bin)\n      - onn(a, b)"),
-     ["tasks[0] (id 'ok').goal[1]", "unknown predicate 'onn'"]),
-    (GOOD.replace("in(red_block, green_bin)", "in(red_block, purple_bin)"),
-     ["tasks[0] (id 'ok').goal[0]", "purple_bin"]),
-    (GOOD.replace("category: pick_place", "category: juggling"),
-     ["tasks[0] (id 'ok').category", "pick_place"]),
-    (GOOD.replace("    goal:\n      - in(red_block, green_bin)\n", ""),
-     ["tasks[0] (id 'ok')", "needs a goal"]),
-    (GOOD.replace("pick_place", "refuse"), ["tasks[0] (id 'ok')", "refuse: true"]),
-    (GOOD.replace("    goal:\n      - in(red_block, green_bin)\n",
-                  "    goal: [in(red_block, green_bin)]\n"),
-     ["tasks[0] (id 'ok').goal[0]", "unbalanced parentheses", "YAML flow list"]),
-    (GOOD + "    colour: red\n", ["tasks[0] (id 'ok').colour", "Extra inputs"]),
-    (GOOD.replace("  - id: ok\n", "  - id: ok\n    scene: {cubes: [red_block, pink_block]}\n"),
-     ["tasks[0] (id 'ok').scene.cubes", "pink_block"]),
-    (GOOD.replace("  - id: ok\n", "  - id: ok\n    scene: {cubes: [blue_block]}\n"),
-     ["tasks[0] (id 'ok')", "red_block, which is not in the scene"]),
-    (GOOD.replace("  - id: ok\n", "  - id: ok\n    scene: {cubes: {red_block: [0.1]}}\n"),
-     ["tasks[0] (id 'ok').scene.cubes", "[x, y]"]),
-    (GOOD.replace("id: ok", "id: 'has space'"), ["tasks[0] (id 'has space').id"]),
-    ("suite: t\ntasks: []\n", ["tasks", "at least 1"]),
-    ("tasks:\n  - id: x\n", ["suite", "Field required"]),
-    ("- just\n- a list\n", ["expected a mapping"]),
-    ("suite: t\ntasks:\n  - id: [unclosed\n", ["not valid YAML", "line"]),
-])
+@pytest.mark.parametrize(
+    "body,fragments",
+    [
+        (
+            GOOD.replace("    instruction: put the red block in the green bin\n", ""),
+            ["tasks[0] (id 'ok').instruction", "Field required"],
+        ),
+        (
+            GOOD.replace("in(red_block, green_bin)", "in(red_block, green_bin)\n      - onn(a, b)"),
+            ["tasks[0] (id 'ok').goal[1]", "unknown predicate 'onn'"],
+        ),
+        (
+            GOOD.replace("in(red_block, green_bin)", "in(red_block, purple_bin)"),
+            ["tasks[0] (id 'ok').goal[0]", "purple_bin"],
+        ),
+        (
+            GOOD.replace("category: pick_place", "category: juggling"),
+            ["tasks[0] (id 'ok').category", "pick_place"],
+        ),
+        (
+            GOOD.replace("    goal:\n      - in(red_block, green_bin)\n", ""),
+            ["tasks[0] (id 'ok')", "needs a goal"],
+        ),
+        (GOOD.replace("pick_place", "refuse"), ["tasks[0] (id 'ok')", "refuse: true"]),
+        (
+            GOOD.replace(
+                "    goal:\n      - in(red_block, green_bin)\n",
+                "    goal: [in(red_block, green_bin)]\n",
+            ),
+            ["tasks[0] (id 'ok').goal[0]", "unbalanced parentheses", "YAML flow list"],
+        ),
+        (GOOD + "    colour: red\n", ["tasks[0] (id 'ok').colour", "Extra inputs"]),
+        (
+            GOOD.replace(
+                "  - id: ok\n", "  - id: ok\n    scene: {cubes: [red_block, pink_block]}\n"
+            ),
+            ["tasks[0] (id 'ok').scene.cubes", "pink_block"],
+        ),
+        (
+            GOOD.replace("  - id: ok\n", "  - id: ok\n    scene: {cubes: [blue_block]}\n"),
+            ["tasks[0] (id 'ok')", "red_block, which is not in the scene"],
+        ),
+        (
+            GOOD.replace("  - id: ok\n", "  - id: ok\n    scene: {cubes: {red_block: [0.1]}}\n"),
+            ["tasks[0] (id 'ok').scene.cubes", "[x, y]"],
+        ),
+        (GOOD.replace("id: ok", "id: 'has space'"), ["tasks[0] (id 'has space').id"]),
+        ("suite: t\ntasks: []\n", ["tasks", "at least 1"]),
+        ("tasks:\n  - id: x\n", ["suite", "Field required"]),
+        ("- just\n- a list\n", ["expected a mapping"]),
+        ("suite: t\ntasks:\n  - id: [unclosed\n", ["not valid YAML", "line"]),
+    ],
+)
 def test_malformed_file_names_file_and_field(tmp_path, body, fragments):
     p = _write(tmp_path, body)
     with pytest.raises(SuiteError) as e:
@@ -105,8 +130,13 @@ def test_yaml_is_loaded_safely(tmp_path):
 
 
 def test_scene_options_and_poses(tmp_path):
-    p = _write(tmp_path, GOOD.replace(
-        "  - id: ok\n", "  - id: ok\n    scene: {cubes: {red_block: [0.1, 0.0], blue_block: null}}\n"))
+    p = _write(
+        tmp_path,
+        GOOD.replace(
+            "  - id: ok\n",
+            "  - id: ok\n    scene: {cubes: {red_block: [0.1, 0.0], blue_block: null}}\n",
+        ),
+    )
     t = load_suite(p).tasks[0]
     assert t.scene.names == ["red_block", "blue_block"]
     assert t.scene.poses == {"red_block": [0.1, 0.0], "blue_block": None}

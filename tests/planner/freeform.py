@@ -44,7 +44,7 @@ class FreeformError(ValueError):
     """A malformed entry; the message names the entry."""
 
 
-def _entry(raw, index: int) -> dict:
+def _entry(raw, index: int) -> dict:  # noqa: C901 - one check per field
     where = f"entries[{index}]"
     if not isinstance(raw, dict):
         raise FreeformError(f"{where}: expected a mapping, got {type(raw).__name__}")
@@ -57,8 +57,9 @@ def _entry(raw, index: int) -> dict:
         if not isinstance(raw.get(key), str) or not raw[key].strip():
             raise FreeformError(f"{where}: {key} must be a non-empty string")
     if raw["category"] not in CATEGORIES:
-        raise FreeformError(f"{where}: unknown category {raw['category']!r}; "
-                            f"known: {', '.join(CATEGORIES)}")
+        raise FreeformError(
+            f"{where}: unknown category {raw['category']!r}; known: {', '.join(CATEGORIES)}"
+        )
     refuse = raw.get("refuse", False)
     if not isinstance(refuse, bool):
         raise FreeformError(f"{where}: refuse must be true or false")
@@ -87,8 +88,9 @@ def _entry(raw, index: int) -> dict:
             continue
         for kind, name in lit.names():
             if kind == "object" and name not in present:
-                raise FreeformError(f"{where}: goal {str(lit)!r} names {name}, "
-                                    "which is not in the scene")
+                raise FreeformError(
+                    f"{where}: goal {str(lit)!r} names {name}, which is not in the scene"
+                )
     return {
         "id": raw["id"],
         "instruction": raw["instruction"],

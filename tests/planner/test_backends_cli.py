@@ -22,15 +22,33 @@ def test_parse_specs():
     assert parse_spec("openai:m", base_url="http://x/v1").base_url == "http://x/v1"
 
 
-@pytest.mark.parametrize("bad", ["", "gpt4", "foo:bar", "openai:", "openai:m?mode=xml",
-                                 "openai:m?timeout=-1", "openai:m?retries=x",
-                                 "openai:m?timeout=inf", "openai:m?timeout=nan",
-                                 "openai:m?timeout=1e9", "openai:m?temperature=nan",
-                                 "openai:m?temperature=inf", "openai:m?temperature=-0.5",
-                                 "openai:m?retries=100", "openai:m?tmeout=5",
-                                 "openai:m?timeout=1&timeout=2", "rules:extra", "rules:",
-                                 "rules?timeout=3", "local:m.gguf?threads=0",
-                                 "local:m.gguf?chat_format=a%20b", "ollama:m?threads=2"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "gpt4",
+        "foo:bar",
+        "openai:",
+        "openai:m?mode=xml",
+        "openai:m?timeout=-1",
+        "openai:m?retries=x",
+        "openai:m?timeout=inf",
+        "openai:m?timeout=nan",
+        "openai:m?timeout=1e9",
+        "openai:m?temperature=nan",
+        "openai:m?temperature=inf",
+        "openai:m?temperature=-0.5",
+        "openai:m?retries=100",
+        "openai:m?tmeout=5",
+        "openai:m?timeout=1&timeout=2",
+        "rules:extra",
+        "rules:",
+        "rules?timeout=3",
+        "local:m.gguf?threads=0",
+        "local:m.gguf?chat_format=a%20b",
+        "ollama:m?threads=2",
+    ],
+)
 def test_bad_specs_are_one_line_errors(bad):
     with pytest.raises(PlannerError) as ei:
         parse_spec(bad)
@@ -84,8 +102,9 @@ def _app():
 
 
 def test_cli_plan_json():
-    r = runner.invoke(_app(), ["plan", "put the red block in the green bin", "--cubes",
-                               "red,blue", "--json"])
+    r = runner.invoke(
+        _app(), ["plan", "put the red block in the green bin", "--cubes", "red,blue", "--json"]
+    )
     assert r.exit_code == 0, r.output
     d = json.loads(r.output)
     assert d["decision"] == "accepted" and d["source"] == "rules"
@@ -101,8 +120,12 @@ def test_cli_plan_text_and_refusal():
 def test_cli_bad_input_is_user_error():
     from skillbridge.errors import UserError
 
-    for args in (["plan", "x", "--llm", "foo:bar"], ["plan", "x", "--cubes", "pink"],
-                 ["plan", "  "], ["plan", "x", "--route", "magic"]):
+    for args in (
+        ["plan", "x", "--llm", "foo:bar"],
+        ["plan", "x", "--cubes", "pink"],
+        ["plan", "  "],
+        ["plan", "x", "--route", "magic"],
+    ):
         r = runner.invoke(_app(), args)
         assert isinstance(r.exception, UserError), (args, r.output)
         assert "\n" not in str(r.exception)
@@ -127,8 +150,10 @@ def test_local_backend_uses_schema_constrained_decoding(monkeypatch, tmp_path):
         def create_chat_completion(self, messages, response_format=None, **kw):
             seen["rf"] = response_format
             plan = {"steps": [{"skill": "pick", "object": "red_block"}]}
-            return {"choices": [{"message": {"content": json.dumps(plan)}}],
-                    "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
+            return {
+                "choices": [{"message": {"content": json.dumps(plan)}}],
+                "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+            }
 
     monkeypatch.setitem(sys.modules, "llama_cpp", types.SimpleNamespace(Llama=Llama))
     gguf = tmp_path / "tiny.gguf"
@@ -143,15 +168,17 @@ def test_local_backend_uses_schema_constrained_decoding(monkeypatch, tmp_path):
         make_chat_model(parse_spec(f"local:{tmp_path / 'missing.gguf'}"))
 
 
-@pytest.mark.parametrize("spec", ["openai:m?timeout=inf", "openai:m?temperature=nan",
-                                  "rules:extra"])
+@pytest.mark.parametrize(
+    "spec", ["openai:m?timeout=inf", "openai:m?temperature=nan", "rules:extra"]
+)
 def test_cli_rejects_bad_llm_spec_with_exit_2(monkeypatch, capsys, spec):
     """Issue 10 E: these were accepted, then fell back to rules silently with exit 0."""
     from tests.cli_helpers import run_cli
 
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens
-    code, out, err = run_cli(monkeypatch, capsys, "plan", "put the red block in the green bin",
-                             "--llm", spec)
+    code, out, err = run_cli(
+        monkeypatch, capsys, "plan", "put the red block in the green bin", "--llm", spec
+    )
     assert code == 2, (out, err)
     assert len(err.strip().splitlines()) == 1 and "--llm" in err and "Traceback" not in err
 

@@ -14,8 +14,9 @@ from planner.hybrid import HybridPlanner
 from planner.llm import LLMProposer, is_transient
 from tests.planner.conftest import make_world
 
-VALID = json.dumps({"steps": [{"skill": "pick", "object": "red_block"},
-                              {"skill": "place", "target": "green_bin"}]})
+VALID = json.dumps(
+    {"steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]}
+)
 INVALID = json.dumps({"steps": [{"skill": "pick", "object": "purple_block"}]})
 GARBAGE = "I think the robot should probably do something with the blocks!"
 VAGUE = "wiggle the red block a bit and then put it in the green bin"  # rules are unsure
@@ -59,13 +60,22 @@ class SlowFake(GenericFakeChatModel):
 
 
 def fake(*replies, cls=RecordingFake, **kw):
-    return cls(messages=iter([msg(r) if isinstance(r, str) else r for r in replies]), seen=[], **kw) \
-        if cls is RecordingFake else cls(messages=iter([msg(r) for r in replies]), **kw)
+    return (
+        cls(messages=iter([msg(r) if isinstance(r, str) else r for r in replies]), seen=[], **kw)
+        if cls is RecordingFake
+        else cls(messages=iter([msg(r) for r in replies]), **kw)
+    )
 
 
 def planner_for(model, *, mode="text", regen=2, retries=0, **kw):
-    llm = LLMProposer(model, name="fake", mode=mode, retries=retries, sleep=lambda s: None,
-                      timeout_s=kw.pop("timeout_s", 5.0))
+    llm = LLMProposer(
+        model,
+        name="fake",
+        mode=mode,
+        retries=retries,
+        sleep=lambda s: None,
+        timeout_s=kw.pop("timeout_s", 5.0),
+    )
     return HybridPlanner(llm, max_regenerations=regen, **kw)
 
 
@@ -103,7 +113,9 @@ def test_regeneration_budget_then_rules_fallback():
     p = planner_for(model, regen=2, route="model")
     o = p.plan("put the red block in the green bin", make_world())
     assert decisions(o) == [
-        ("fake", 0, "rejected"), ("fake", 1, "rejected"), ("fake", 2, "rejected"),
+        ("fake", 0, "rejected"),
+        ("fake", 1, "rejected"),
+        ("fake", 2, "rejected"),
         ("rules", 0, "accepted"),
     ]
     assert o.decision == "fallback_accepted" and o.source == "rules"
@@ -123,14 +135,16 @@ def test_regeneration_count_is_as_configured(regen):
 def test_no_rules_fallback_when_disabled():
     model = fake(GARBAGE, GARBAGE)
     o = planner_for(model, regen=1, rules_fallback=False, route="model").plan(
-        "put the red block in the green bin", make_world())
+        "put the red block in the green bin", make_world()
+    )
     assert {a.proposer for a in o.attempts} == {"fake"}
     assert o.decision == "safe_stop"
 
 
 def test_no_safe_stop_when_disabled():
-    o = planner_for(fake(GARBAGE), regen=0, rules_fallback=False, safe_stop=False,
-                    route="model").plan(VAGUE, make_world())
+    o = planner_for(
+        fake(GARBAGE), regen=0, rules_fallback=False, safe_stop=False, route="model"
+    ).plan(VAGUE, make_world())
     assert o.decision == "failed" and o.plan is None and o.steps() == []
 
 
@@ -195,8 +209,9 @@ class ToolFake(RecordingFake):
 
 
 def test_tool_mode_reads_the_plan_from_the_tool_call():
-    call = AIMessage(content="", tool_calls=[{"name": "submit_plan", "args": json.loads(VALID),
-                                              "id": "1"}])
+    call = AIMessage(
+        content="", tool_calls=[{"name": "submit_plan", "args": json.loads(VALID), "id": "1"}]
+    )
     model = ToolFake(messages=iter([call]), seen=[])
     o = planner_for(model, mode="tool").plan(VAGUE, make_world())
     assert model.seen[0]["tool_choice"] == "submit_plan"
@@ -269,8 +284,10 @@ def test_is_transient_classification():
 def test_history_is_in_the_prompt_last_k_only():
     model = fake(VALID)
     llm = LLMProposer(model, name="fake", history_k=2, sleep=lambda s: None)
-    hist = [{"step": {"skill": "pick", "object": f"{c}_block"}, "success": c != "blue"}
-            for c in ("red", "green", "blue")]
+    hist = [
+        {"step": {"skill": "pick", "object": f"{c}_block"}, "success": c != "blue"}
+        for c in ("red", "green", "blue")
+    ]
     HybridPlanner(llm).plan(VAGUE, make_world(), history=hist)
     user = model.seen[0]["messages"][1].content
     assert "1 earlier steps omitted" in user

@@ -38,8 +38,10 @@ def test_instructions_are_distinct(entries):
 
 def test_malformed_entries_are_named(tmp_path):
     p = tmp_path / "f.yaml"
-    p.write_text("entries:\n  - id: x\n    instruction: put red in the blue bin\n"
-                 "    category: lists\n    goal:\n      - in(red_block, purple_bin)\n")
+    p.write_text(
+        "entries:\n  - id: x\n    instruction: put red in the blue bin\n"
+        "    category: lists\n    goal:\n      - in(red_block, purple_bin)\n"
+    )
     with pytest.raises(FreeformError, match=r"id 'x'.*purple_bin"):
         load_freeform(p)
     p.write_text("entries:\n  - id: x\n    instruction: hi\n    category: refuse\n")

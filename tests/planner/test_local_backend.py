@@ -20,15 +20,16 @@ from planner.llm import LLMProposer
 from planner.local import default_threads
 from tests.planner.conftest import make_world
 
-VALID = {"steps": [{"skill": "pick", "object": "red_block"},
-                   {"skill": "place", "target": "green_bin"}]}
+VALID = {
+    "steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]
+}
 VAGUE = "wiggle the red block and then put it in the green bin"
 
 
 class FakeLlama:
     """Records constructor arguments and calls; ``behaviour(call_no, kwargs)`` answers."""
 
-    instances: list["FakeLlama"] = []
+    instances: list[FakeLlama] = []
     behaviour = None
 
     def __init__(self, model_path, **kw):
@@ -52,8 +53,10 @@ class FakeLlama:
         finally:
             with self._guard:
                 self.active -= 1
-        return {"choices": [{"message": {"content": content}}],
-                "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}}
+        return {
+            "choices": [{"message": {"content": content}}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10},
+        }
 
 
 @pytest.fixture
@@ -66,9 +69,16 @@ def llama(monkeypatch, tmp_path):
         gguf = tmp_path / name
         gguf.write_bytes(b"GGUF")
         spec = parse_spec(f"local:{gguf}{query}")
-        return LLMProposer(make_chat_model(spec), name=str(spec), mode=spec.output_mode,
-                           timeout_s=spec.timeout_s, retries=spec.retries,
-                           temperature=spec.temperature, backoff_s=0.01, **proposer_kw)
+        return LLMProposer(
+            make_chat_model(spec),
+            name=str(spec),
+            mode=spec.output_mode,
+            timeout_s=spec.timeout_s,
+            retries=spec.retries,
+            temperature=spec.temperature,
+            backoff_s=0.01,
+            **proposer_kw,
+        )
 
     return make
 
@@ -84,7 +94,8 @@ def test_timeout_never_starts_a_second_generation_on_the_same_model(llama):
 
     llm = llama(query="?timeout=0.3&retries=3", behaviour=slow_once)
     o = HybridPlanner(llm, max_regenerations=1, route="model").plan(
-        "put the red block in the green bin", make_world())
+        "put the red block in the green bin", make_world()
+    )
     fake = FakeLlama.instances[0]
     assert fake.max_active == 1
     assert len(fake.calls) == 1  # nothing started beside the stuck generation
@@ -145,7 +156,8 @@ def test_two_regenerations_give_different_answers(llama):
 
     llm = llama(behaviour=answer)
     o = HybridPlanner(llm, max_regenerations=2, route="model", rules_fallback=False).plan(
-        VAGUE, make_world())
+        VAGUE, make_world()
+    )
     raws = [a.raw for a in o.attempts]
     assert len(raws) == 3 and len(set(raws[1:])) == 2 and raws[0] not in raws[1:]
     calls = FakeLlama.instances[0].calls

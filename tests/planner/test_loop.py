@@ -48,8 +48,9 @@ def test_failure_is_fed_back_and_replanned():
     pick_red = {"skill": "pick", "object": "red_block"}
     ex = SymbolicExecutor(w, fail=[pick_red])
     events = []
-    r = run_closed_loop("put the red block in the green bin", w, ex,
-                        on_event=lambda k, d: events.append(k))
+    r = run_closed_loop(
+        "put the red block in the green bin", w, ex, on_event=lambda k, d: events.append(k)
+    )
     assert r.status == "success" and r.replans == 1
     assert [h["success"] for h in r.executed] == [False, True, True]
     assert "replan" in events and len(r.plans) == 2
@@ -93,8 +94,12 @@ def test_already_done_is_success():
 
 
 def test_model_replan_gets_the_failure_in_its_prompt():
-    plan = {"steps": [{"skill": "pick", "object": "red_block"},
-                      {"skill": "place", "target": "green_bin"}]}
+    plan = {
+        "steps": [
+            {"skill": "pick", "object": "red_block"},
+            {"skill": "place", "target": "green_bin"},
+        ]
+    }
     seen = []
 
     class Fake(GenericFakeChatModel):
@@ -102,14 +107,21 @@ def test_model_replan_gets_the_failure_in_its_prompt():
             seen.append(messages)
             return super()._generate(messages, stop=stop, run_manager=run_manager, **kw)
 
-    replies = iter([AIMessage(content=json.dumps(plan),
-                              usage_metadata={"input_tokens": 10, "output_tokens": 5,
-                                              "total_tokens": 15})] * 2)
+    replies = iter(
+        [
+            AIMessage(
+                content=json.dumps(plan),
+                usage_metadata={"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+            )
+        ]
+        * 2
+    )
     llm = LLMProposer(Fake(messages=replies), name="fake", sleep=lambda s: None)
     w = make_world()
     ex = SymbolicExecutor(w, fail=[plan["steps"][0]])
-    r = run_closed_loop("wiggle the red block, then put it in the green bin", w, ex,
-                        planner=HybridPlanner(llm))
+    r = run_closed_loop(
+        "wiggle the red block, then put it in the green bin", w, ex, planner=HybridPlanner(llm)
+    )
     assert r.status == "success" and r.replans == 1
     assert '{"skill":"pick","object":"red_block"} FAILED' in seen[1][1].content
     assert r.usage.tokens_in == 20 and r.usage.tokens_out == 10

@@ -19,7 +19,11 @@ class KnockingExecutor:
     """Symbolic effects; after the ``nth`` successful place, the placed cube is knocked
     back onto the table (what a bounce out of a bin looks like to the world state)."""
 
-    def __init__(self, world, knock=(), ):
+    def __init__(
+        self,
+        world,
+        knock=(),
+    ):
         self.world = world
         self.knock = list(knock)  # place counts after which to knock
         self.places = 0
@@ -33,9 +37,19 @@ class KnockingExecutor:
         if step["skill"] == "place":
             self.places += 1
             if self.places in self.knock:
-                objs = [o.model_copy(update={"in_bin": None, "on": None, "on_table": True,
-                                             "pos": (0.15, -0.2, 0.02)}) if o.name == held
-                        else o for o in self.world.objects]
+                objs = [
+                    o.model_copy(
+                        update={
+                            "in_bin": None,
+                            "on": None,
+                            "on_table": True,
+                            "pos": (0.15, -0.2, 0.02),
+                        }
+                    )
+                    if o.name == held
+                    else o
+                    for o in self.world.objects
+                ]
                 self.world = self.world.model_copy(update={"objects": objs})
         return True, self.world
 
@@ -44,8 +58,9 @@ def test_unmet_goal_is_replanned_and_then_met():
     w = make_world()
     ex = KnockingExecutor(w, knock=[1])
     events = []
-    r = run_closed_loop("put the red block in the green bin", w, ex,
-                        on_event=lambda k, d: events.append((k, d)))
+    r = run_closed_loop(
+        "put the red block in the green bin", w, ex, on_event=lambda k, d: events.append((k, d))
+    )
     assert r.status == "success" and r.replans == 1 and r.goal_replans == 1
     assert r.goal == ["in(red_block, green_bin)"] and r.goal_source == "plan"
     assert r.goal_met is True
@@ -69,11 +84,14 @@ def test_goal_still_unmet_when_replans_run_out_is_a_failure_with_a_safe_stop():
 def test_only_the_unmet_part_is_replanned():
     w = make_world()
     ex = KnockingExecutor(w, knock=[1])  # red is knocked out, blue's place is fine
-    r = run_closed_loop("put the red block in the red bin, then put the blue block in the "
-                        "blue bin", w, ex)
+    r = run_closed_loop(
+        "put the red block in the red bin, then put the blue block in the blue bin", w, ex
+    )
     assert r.status == "success"
-    assert ex.calls[4:] == [{"skill": "pick", "object": "red_block"},
-                            {"skill": "place", "target": "red_bin"}]
+    assert ex.calls[4:] == [
+        {"skill": "pick", "object": "red_block"},
+        {"skill": "place", "target": "red_bin"},
+    ]
 
 
 def test_verifier_decides_success():
@@ -86,8 +104,7 @@ def test_verifier_decides_success():
         return w, [{"predicate": g, "met": False} for g in goal]
 
     ex = KnockingExecutor(w)
-    r = run_closed_loop("put the red block in the green bin", w, ex, verify=verify,
-                        max_replans=0)
+    r = run_closed_loop("put the red block in the green bin", w, ex, verify=verify, max_replans=0)
     assert seen == [["in(red_block, green_bin)"]]
     assert r.status == "failed" and r.goal_met is False
 
@@ -99,15 +116,20 @@ def test_nothing_to_do_is_success_only_when_the_goal_holds():
 
 
 def test_model_plan_without_goal_is_judged_by_its_effects():
-    plan = {"steps": [{"skill": "pick", "object": "red_block"},
-                      {"skill": "place", "target": "green_bin"}]}
+    plan = {
+        "steps": [
+            {"skill": "pick", "object": "red_block"},
+            {"skill": "place", "target": "green_bin"},
+        ]
+    }
 
     replies = iter([AIMessage(content=json.dumps(plan))] * 3)
     llm = LLMProposer(GenericFakeChatModel(messages=replies), name="fake", sleep=lambda s: None)
     w = make_world()
     ex = KnockingExecutor(w, knock=[1])
-    r = run_closed_loop("wiggle the red block, then put it in the green bin", w, ex,
-                        planner=HybridPlanner(llm))
+    r = run_closed_loop(
+        "wiggle the red block, then put it in the green bin", w, ex, planner=HybridPlanner(llm)
+    )
     assert r.goal == ["in(red_block, green_bin)"] and r.goal_source == "effects"
     assert r.status == "success" and r.goal_replans == 1
 
@@ -122,9 +144,13 @@ class Recording(GenericFakeChatModel):
 
 
 def test_model_plan_that_misses_its_own_goal_is_rejected_with_the_unmet_predicates():
-    wrong = {"steps": [{"skill": "pick", "object": "red_block"},
-                       {"skill": "place", "target": "blue_bin"}],
-             "goal": ["in(red_block, green_bin)"]}
+    wrong = {
+        "steps": [
+            {"skill": "pick", "object": "red_block"},
+            {"skill": "place", "target": "blue_bin"},
+        ],
+        "goal": ["in(red_block, green_bin)"],
+    }
     model = Recording(messages=iter([AIMessage(content=json.dumps(wrong))] * 3), seen=[])
     llm = LLMProposer(model, name="fake", mode="text", sleep=lambda s: None)
     planner = HybridPlanner(llm, route="model", rules_fallback=False, max_regenerations=2)
@@ -137,13 +163,16 @@ def test_model_plan_that_misses_its_own_goal_is_rejected_with_the_unmet_predicat
 
 
 def test_model_plan_with_a_goal_it_achieves_is_accepted_and_carries_it():
-    good = {"steps": [{"skill": "pick", "object": "red_block"},
-                      {"skill": "place", "target": "green_bin"}],
-            "goal": ["in(red_block, green_bin)"]}
+    good = {
+        "steps": [
+            {"skill": "pick", "object": "red_block"},
+            {"skill": "place", "target": "green_bin"},
+        ],
+        "goal": ["in(red_block, green_bin)"],
+    }
     model = Recording(messages=iter([AIMessage(content=json.dumps(good))]), seen=[])
     llm = LLMProposer(model, name="fake", mode="text", sleep=lambda s: None)
-    out = HybridPlanner(llm, route="model").plan("put the red block in the green bin",
-                                                 make_world())
+    out = HybridPlanner(llm, route="model").plan("put the red block in the green bin", make_world())
     assert out.decision == "accepted"
     assert out.plan.goal == ["in(red_block, green_bin)"] and out.plan.goal_source == "plan"
     system = model.seen[0][0].content

@@ -17,8 +17,9 @@ from planner.hybrid import HybridPlanner  # noqa: E402
 from planner.llm import LLMProposer  # noqa: E402
 from tests.planner.conftest import make_world  # noqa: E402
 
-VALID = {"steps": [{"skill": "pick", "object": "red_block"},
-                   {"skill": "place", "target": "green_bin"}]}
+VALID = {
+    "steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]
+}
 VAGUE = "wiggle the red block and then put it in the green bin"
 
 
@@ -28,8 +29,13 @@ def completion(content: str, tin=120, tout=30) -> dict:
         "object": "chat.completion",
         "created": 0,
         "model": "scripted",
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": content}}],
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
         "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
     }
 
@@ -79,8 +85,13 @@ def server():
                 return self._send(404, b'{"error": {"message": "not found"}}')
             fmt = (body.get("response_format") or {}).get("type")
             if fmt in script.refuse_formats:
-                err = {"error": {"code": 500, "type": "server_error",
-                                 "message": f"response_format type {fmt} failed to compile"}}
+                err = {
+                    "error": {
+                        "code": 500,
+                        "type": "server_error",
+                        "message": f"response_format type {fmt} failed to compile",
+                    }
+                }
                 return self._send(500, json.dumps(err).encode())
             act = script.next()
             kind = act[0]
@@ -107,14 +118,23 @@ def server():
     httpd.server_close()
 
 
-def make_planner(server, script, *, mode="json_schema", timeout=2.0, retries=2, regen=1,
-                 monkeypatch=None, **kw):
+def make_planner(
+    server, script, *, mode="json_schema", timeout=2.0, retries=2, regen=1, monkeypatch=None, **kw
+):
     server["script"] = script
-    spec = parse_spec(f"openai:scripted?mode={mode}&timeout={timeout}&retries={retries}",
-                      base_url=server["url"])
+    spec = parse_spec(
+        f"openai:scripted?mode={mode}&timeout={timeout}&retries={retries}", base_url=server["url"]
+    )
     model = make_chat_model(spec)
-    llm = LLMProposer(model, name=str(spec), mode=spec.output_mode, timeout_s=spec.timeout_s,
-                      retries=spec.retries, backoff_s=0.01, backoff_max_s=0.05)
+    llm = LLMProposer(
+        model,
+        name=str(spec),
+        mode=spec.output_mode,
+        timeout_s=spec.timeout_s,
+        retries=spec.retries,
+        backoff_s=0.01,
+        backoff_max_s=0.05,
+    )
     return HybridPlanner(llm, max_regenerations=regen, **kw)
 
 
@@ -178,9 +198,13 @@ def test_persistent_failure_falls_back_to_rules_then_safe_stop(server):
     # server keeps answering 500: every attempt errors after its retries
     script = Script()
     o = make_planner(server, script, retries=1, regen=1, route="model").plan(
-        "put the red block in the green bin", make_world())
+        "put the red block in the green bin", make_world()
+    )
     assert [(a.proposer, a.decision) for a in o.attempts] == [
-        ("openai:scripted", "error"), ("openai:scripted", "error"), ("rules", "accepted")]
+        ("openai:scripted", "error"),
+        ("openai:scripted", "error"),
+        ("rules", "accepted"),
+    ]
     assert o.decision == "fallback_accepted" and o.steps() == VALID["steps"]
     assert len(script.requests) == 4  # 2 attempts x (1 try + 1 retry)
 
@@ -190,8 +214,9 @@ def test_persistent_failure_falls_back_to_rules_then_safe_stop(server):
 
 
 def test_unsupported_response_format_degrades_to_json_mode(server):
-    script = Script(("status", 400, "response_format json_schema is not supported"),
-                    ("ok", json.dumps(VALID)))
+    script = Script(
+        ("status", 400, "response_format json_schema is not supported"), ("ok", json.dumps(VALID))
+    )
     o = make_planner(server, script).plan(VAGUE, make_world())
     assert o.decision == "accepted" and o.attempts[0].meta["mode"] == "json_mode"
     assert script.requests[1]["body"]["response_format"] == {"type": "json_object"}
@@ -200,7 +225,8 @@ def test_unsupported_response_format_degrades_to_json_mode(server):
 def test_plain_400_is_not_retried(server):
     script = Script(("status", 400), ("ok", json.dumps(VALID)))
     o = make_planner(server, script, regen=0, route="model", rules_fallback=False).plan(
-        VAGUE, make_world())
+        VAGUE, make_world()
+    )
     assert [a.decision for a in o.attempts] == ["error"] and len(script.requests) == 1
 
 
@@ -217,8 +243,11 @@ def test_500_naming_the_format_steps_down_instead_of_retrying(server):
 
 
 def test_step_down_continues_to_plain_text_and_sticks(server):
-    script = Script(("ok", "no plan here"), ("ok", json.dumps(VALID)),
-                    refuse_formats={"json_schema", "json_object"})
+    script = Script(
+        ("ok", "no plan here"),
+        ("ok", json.dumps(VALID)),
+        refuse_formats={"json_schema", "json_object"},
+    )
     o = make_planner(server, script, retries=8, route="model").plan(VAGUE, make_world())
     assert o.decision == "accepted"
     kinds = [(r["body"].get("response_format") or {}).get("type") for r in script.requests]
@@ -250,10 +279,25 @@ def test_ctrl_c_during_a_model_call_exits_at_once_with_a_message(server, tmp_pat
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "SKILLBRIDGE_"))}
     env.update(MUJOCO_GL="egl", SKILLBRIDGE_CONFIG=str(tmp_path / "none.yaml"))
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from skillbridge.cli import run; run()", "plan", VAGUE,
-         "--llm", "openai:scripted?timeout=60&retries=0", "--base-url", server["url"],
-         "--route", "model"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+        [
+            sys.executable,
+            "-c",
+            "from skillbridge.cli import run; run()",
+            "plan",
+            VAGUE,
+            "--llm",
+            "openai:scripted?timeout=60&retries=0",
+            "--base-url",
+            server["url"],
+            "--route",
+            "model",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     try:
         deadline = time.monotonic() + 120
         while not script.requests and time.monotonic() < deadline and proc.poll() is None:

@@ -16,8 +16,16 @@ from tests.planner.conftest import make_world
 ROOT = Path(__file__).resolve().parents[2]
 #: Where test and evaluation instructions live: the tests, the task suites, and any
 #: instruction corpus shipped in the planner package.
-SOURCES = ("tests/**/*.py", "tests/**/*.yaml", "tests/**/*.json", "tasks/*.yaml",
-           "planner/*.py", "planner/**/*.yaml", "planner/**/*.json", "scripts/*.py")
+SOURCES = (
+    "tests/**/*.py",
+    "tests/**/*.yaml",
+    "tests/**/*.json",
+    "tasks/*.yaml",
+    "planner/*.py",
+    "planner/**/*.yaml",
+    "planner/**/*.json",
+    "scripts/*.py",
+)
 
 
 def _norm(text: str) -> str:

@@ -21,7 +21,11 @@ SOME_DONE = make_world(in_bin={"red_block": "red_bin", "blue_block": "blue_bin"}
 STACKED = make_world(("red_block", "blue_block"), on={"red_block": "blue_block"})
 
 WORLDS = {
-    "all4": ALL4, "two": TWO, "one": ONE, "held": HELD, "some_done": SOME_DONE,
+    "all4": ALL4,
+    "two": TWO,
+    "one": ONE,
+    "held": HELD,
+    "some_done": SOME_DONE,
     "stacked": STACKED,
 }
 
@@ -171,22 +175,42 @@ CASES = [
     # --- all / every / each, same colour ---------------------------------------------
     ("two", "put all blocks in the green bin", pp("red", "green_bin") + pp("blue", "green_bin")),
     ("two", "put every cube into the red box", pp("red", "red_bin") + pp("blue", "red_bin")),
-    ("two", "move each block to the blue container", pp("red", "blue_bin") + pp("blue", "blue_bin")),
-    ("two", "put both blocks in the green basket", pp("red", "green_bin") + pp("blue", "green_bin")),
-    ("two", "put all the cubes into the green bin", pp("red", "green_bin") + pp("blue", "green_bin")),
+    (
+        "two",
+        "move each block to the blue container",
+        pp("red", "blue_bin") + pp("blue", "blue_bin"),
+    ),
+    (
+        "two",
+        "put both blocks in the green basket",
+        pp("red", "green_bin") + pp("blue", "green_bin"),
+    ),
+    (
+        "two",
+        "put all the cubes into the green bin",
+        pp("red", "green_bin") + pp("blue", "green_bin"),
+    ),
     ("all4", "sort each block into the bin of its colour", SORT4),
     ("all4", "sort the blocks by colour", SORT4),
     ("all4", "put every block in the bin of the same color", SORT4),
     ("all4", "put each cube into the matching box", SORT4),
     ("all4", "put each block in its own bin", SORT4),
-    ("two", "sort all cubes into the bins of their colour", pp("red", "red_bin") + pp("blue", "blue_bin")),
+    (
+        "two",
+        "sort all cubes into the bins of their colour",
+        pp("red", "red_bin") + pp("blue", "blue_bin"),
+    ),
     ("all4", "put the red block in the bin of the same colour", pp("red", "red_bin")),
     ("all4", "put the blue cube into the matching bin", pp("blue", "blue_bin")),
     ("all4", "put the block of the same colour into the green bin", pp("green", "green_bin")),
     ("all4", "put the matching block in the red box", pp("red", "red_bin")),
     ("all4", "put the yellow block in the bin of the same colour", refuse("no yellow bin")),
     ("some_done", "sort each block into the bin of its colour", pp("green", "green_bin")),
-    ("some_done", "put all blocks in the red bin", pp("green", "red_bin") + pp("blue", "red_bin") + pp("yellow", "red_bin")),
+    (
+        "some_done",
+        "put all blocks in the red bin",
+        pp("green", "red_bin") + pp("blue", "red_bin") + pp("yellow", "red_bin"),
+    ),
     # --- world-dependent references ---------------------------------------------------
     ("one", "put the block in the red bin", pp("green", "red_bin")),
     ("all4", "put the block in the red bin", UNSURE),
@@ -262,7 +286,11 @@ CASES = [
     ("all4", "I want the red block", UNSURE),
     # --- "over to", "across to", "onto the middle" -------------------------------------
     ("all4", "slide the red cube over to the middle of the table", push("red", "table_center")),
-    ("all4", "push the blue block across to the left side of the table", push("blue", "table_left")),
+    (
+        "all4",
+        "push the blue block across to the left side of the table",
+        push("blue", "table_left"),
+    ),
     ("all4", "slide the green cube onto the middle of the table", push("green", "table_center")),
     ("all4", "kindly move the yellow block over to the red bin", pp("yellow", "red_bin")),
     # --- "it" as a destination: the block of the previous clause -------------------------
@@ -321,7 +349,9 @@ def _check(world_key, text, expected):
     assert res.accepted, (text, [str(x) for x in res.reasons])
 
 
-@pytest.mark.parametrize("world_key,text,expected", CASES, ids=[c[1][:50] or "<empty>" for c in CASES])
+@pytest.mark.parametrize(
+    "world_key,text,expected", CASES, ids=[c[1][:50] or "<empty>" for c in CASES]
+)
 def test_rules_table(world_key, text, expected):
     _check(world_key, text, expected)
 
@@ -350,39 +380,68 @@ def test_nothing_to_do_is_reported():
 
 
 def test_long_or_odd_input_never_raises():
-    for text in ["x" * 10_000, "put the red block in the ((( bin", "🙂 put 🙂", ",,,;;;", "then then"]:
+    for text in [
+        "x" * 10_000,
+        "put the red block in the ((( bin",
+        "🙂 put 🙂",
+        ",,,;;;",
+        "then then",
+    ]:
         r = parse(text, make_world())
         assert not r.confident or r.refuse
 
 
 # ----------------------------------------------------------------------------- exclusions
 EXCLUSIONS = [
-    ("all4", "put every block except the red one into the green bin",
-     pp("green", "green_bin") + pp("blue", "green_bin") + pp("yellow", "green_bin")),
-    ("all4", "put all blocks but the blue one in the red bin",
-     pp("red", "red_bin") + pp("green", "red_bin") + pp("yellow", "red_bin")),
-    ("all4", "move everything other than the yellow block to the blue box",
-     pp("red", "blue_bin") + pp("green", "blue_bin") + pp("blue", "blue_bin")),
-    ("all4", "put all the cubes in the green bin except the red and blue ones",
-     pp("green", "green_bin") + pp("yellow", "green_bin")),
-    ("all4", "sort every block except for the green one into the bin of its colour",
-     pp("red", "red_bin") + pp("blue", "blue_bin")),
-    ("all4", "put each block apart from the red one in the blue bin",
-     pp("green", "blue_bin") + pp("blue", "blue_bin") + pp("yellow", "blue_bin")),
-    ("some_done", "put every block except the yellow one in the red bin",
-     pp("green", "red_bin") + pp("blue", "red_bin")),
+    (
+        "all4",
+        "put every block except the red one into the green bin",
+        pp("green", "green_bin") + pp("blue", "green_bin") + pp("yellow", "green_bin"),
+    ),
+    (
+        "all4",
+        "put all blocks but the blue one in the red bin",
+        pp("red", "red_bin") + pp("green", "red_bin") + pp("yellow", "red_bin"),
+    ),
+    (
+        "all4",
+        "move everything other than the yellow block to the blue box",
+        pp("red", "blue_bin") + pp("green", "blue_bin") + pp("blue", "blue_bin"),
+    ),
+    (
+        "all4",
+        "put all the cubes in the green bin except the red and blue ones",
+        pp("green", "green_bin") + pp("yellow", "green_bin"),
+    ),
+    (
+        "all4",
+        "sort every block except for the green one into the bin of its colour",
+        pp("red", "red_bin") + pp("blue", "blue_bin"),
+    ),
+    (
+        "all4",
+        "put each block apart from the red one in the blue bin",
+        pp("green", "blue_bin") + pp("blue", "blue_bin") + pp("yellow", "blue_bin"),
+    ),
+    (
+        "some_done",
+        "put every block except the yellow one in the red bin",
+        pp("green", "red_bin") + pp("blue", "red_bin"),
+    ),
     ("two", "put all blocks except the green one in the red bin", refuse("no green block")),
     ("all4", "put every block except the purple one in the red bin", refuse("no purple block")),
     ("one", "put every block except the green one in the red bin", refuse("no block is left")),
     ("all4", "put the red block except the blue one in the green bin", UNSURE),
-    ("all4", "except for the blue block, move every cube to the red bin",
-     pp("red", "red_bin") + pp("green", "red_bin") + pp("yellow", "red_bin")),
+    (
+        "all4",
+        "except for the blue block, move every cube to the red bin",
+        pp("red", "red_bin") + pp("green", "red_bin") + pp("yellow", "red_bin"),
+    ),
     ("all4", "put the red block in the green bin but not fast", UNSURE),
 ]
 
 
-@pytest.mark.parametrize("world_key,text,expected", EXCLUSIONS,
-                         ids=[c[1][:50] for c in EXCLUSIONS])
+@pytest.mark.parametrize("world_key,text,expected", EXCLUSIONS, ids=[c[1][:50] for c in EXCLUSIONS])
 def test_quantifier_exclusions(world_key, text, expected):
     _check(world_key, text, expected)
 
@@ -398,20 +457,38 @@ GOALS = [
     ("all4", "push the red block to the left", ["at(red_block, table_left)"]),
     ("all4", "pick up the red block", ["held(red_block)"]),
     ("all4", "go home", ["home"]),
-    ("all4", "pick up the blue cube and then drop it into the red box",
-     ["in(blue_block, red_bin)"]),
+    (
+        "all4",
+        "pick up the blue cube and then drop it into the red box",
+        ["in(blue_block, red_bin)"],
+    ),
     ("all4", "pick up the red block, then go home", ["home"]),
-    ("all4", "put the green cube in the red box, push the yellow cube to the left, then go home",
-     ["in(green_block, red_bin)", "at(yellow_block, table_left)", "home"]),
-    ("all4", "sort each block into the bin of its colour",
-     ["in(red_block, red_bin)", "in(green_block, green_bin)", "in(blue_block, blue_bin)"]),
+    (
+        "all4",
+        "put the green cube in the red box, push the yellow cube to the left, then go home",
+        ["in(green_block, red_bin)", "at(yellow_block, table_left)", "home"],
+    ),
+    (
+        "all4",
+        "sort each block into the bin of its colour",
+        ["in(red_block, red_bin)", "in(green_block, green_bin)", "in(blue_block, blue_bin)"],
+    ),
     # done clauses keep their goal (they hold already) but get no steps
-    ("some_done", "sort each block into the bin of its colour",
-     ["in(red_block, red_bin)", "in(green_block, green_bin)", "in(blue_block, blue_bin)"]),
-    ("all4", "put every block except the red one into the green bin",
-     ["in(green_block, green_bin)", "in(blue_block, green_bin)", "in(yellow_block, green_bin)"]),
-    ("all4", "put the red block on the table center, then put the yellow block on top of it",
-     ["at(red_block, table_center)", "on(yellow_block, red_block)"]),
+    (
+        "some_done",
+        "sort each block into the bin of its colour",
+        ["in(red_block, red_bin)", "in(green_block, green_bin)", "in(blue_block, blue_bin)"],
+    ),
+    (
+        "all4",
+        "put every block except the red one into the green bin",
+        ["in(green_block, green_bin)", "in(blue_block, green_bin)", "in(yellow_block, green_bin)"],
+    ),
+    (
+        "all4",
+        "put the red block on the table center, then put the yellow block on top of it",
+        ["at(red_block, table_center)", "on(yellow_block, red_block)"],
+    ),
     ("all4", "slide the red block to (0.1, -0.05)", None),  # no predicate for a point
 ]
 
@@ -432,15 +509,15 @@ def test_goal_is_derived_from_the_clauses(world_key, text, goal):
 
 def test_goal_comes_from_the_instruction_not_from_the_steps():
     """A clause the world already satisfies has no step but stays in the goal."""
-    r = parse("put the red block in the red bin, then put the green block in the blue bin",
-              SOME_DONE)
+    r = parse(
+        "put the red block in the red bin, then put the green block in the blue bin", SOME_DONE
+    )
     assert r.steps == pp("green", "blue_bin")
     assert r.goal == ["in(red_block, red_bin)", "in(green_block, blue_bin)"]
 
 
 def test_a_push_already_done_is_not_reissued():
-    r = parse("push the red block to the left, then put the blue block in the green bin",
-              AT_LEFT)
+    r = parse("push the red block to the left, then put the blue block in the green bin", AT_LEFT)
     assert r.steps == pp("blue", "green_bin")
     assert r.goal == ["at(red_block, table_left)", "in(blue_block, green_bin)"]
     r = parse("put the red block on the left side of the table", AT_LEFT)
@@ -456,10 +533,16 @@ def test_go_home_when_already_home_is_nothing_to_do():
     assert parse("go home", away).steps == HOME
 
 
-@pytest.mark.parametrize("text,fragment", [
-    ("put the red block in the green bin and put the red block in the blue bin", "two places"),
-    ("push the red block to the left, then put the blue block on the table left", "room for one"),
-])
+@pytest.mark.parametrize(
+    "text,fragment",
+    [
+        ("put the red block in the green bin and put the red block in the blue bin", "two places"),
+        (
+            "push the red block to the left, then put the blue block on the table left",
+            "room for one",
+        ),
+    ],
+)
 def test_contradictory_instructions_are_declined(text, fragment):
     r = parse(text, ALL4)
     assert r.confident and not r.steps and fragment in r.refuse

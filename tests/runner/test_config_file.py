@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 
 import pytest
-
 from cli_helpers import run_cli
 
 from .conftest import TASK
@@ -19,20 +18,23 @@ def _one_line(err: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("timeout: -5\n", "timeout"),
-    ("llm: rules\ntimeout: -5\n", "timeout"),
-    ("llm: {spec: 'openai:x', timeout: .inf}\n", "timeout"),
-    ("llm: {spec: 'openai:x', timeout: true}\n", "timeout"),
-    ("llm: {spec: 5}\n", "spec"),
-    ("llm: {spec: rules, tmeout: 5}\n", "unknown key(s) tmeout"),
-    ("llm: 5\n", "llm"),
-    ("- a\n- b\n", "mapping"),
-    ("llm: openai:x\nbase_url: [1]\n", "base_url"),
-    ("llm: [" * 5000 + "]" * 5000 + "\n", "skillbridge.yaml"),
-    ("llm: {spec: rules\n", "not valid YAML"),
-    (b"\xff\xfe llm: rules\n", "skillbridge.yaml"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("timeout: -5\n", "timeout"),
+        ("llm: rules\ntimeout: -5\n", "timeout"),
+        ("llm: {spec: 'openai:x', timeout: .inf}\n", "timeout"),
+        ("llm: {spec: 'openai:x', timeout: true}\n", "timeout"),
+        ("llm: {spec: 5}\n", "spec"),
+        ("llm: {spec: rules, tmeout: 5}\n", "unknown key(s) tmeout"),
+        ("llm: 5\n", "llm"),
+        ("- a\n- b\n", "mapping"),
+        ("llm: openai:x\nbase_url: [1]\n", "base_url"),
+        ("llm: [" * 5000 + "]" * 5000 + "\n", "skillbridge.yaml"),
+        ("llm: {spec: rules\n", "not valid YAML"),
+        (b"\xff\xfe llm: rules\n", "skillbridge.yaml"),
+    ],
+)
 @pytest.mark.parametrize("verb", ["plan", "run"])
 def test_bad_config_file_is_one_line(text, needle, verb, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)

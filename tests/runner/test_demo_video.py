@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from cli_helpers import run_cli
 
 
@@ -42,8 +41,7 @@ def test_demo_video_over_a_non_video(tmp_path, monkeypatch, capsys):
 def test_demo_video_under_a_file(tmp_path, monkeypatch, capsys):
     f = tmp_path / "file"
     f.write_text("x")
-    code, out, err = run_cli(monkeypatch, capsys, "demo", "-n", "1", "--video",
-                             str(f / "d.mp4"))
+    code, out, err = run_cli(monkeypatch, capsys, "demo", "-n", "1", "--video", str(f / "d.mp4"))
     assert code == 2
     _one_line(err)
 
@@ -51,16 +49,19 @@ def test_demo_video_under_a_file(tmp_path, monkeypatch, capsys):
 def test_demo_video_on_a_read_only_disk(tmp_path, monkeypatch, capsys):
     mnt = tmp_path / "ro"
     mnt.mkdir()
-    if sys.platform != "linux" or os.geteuid() != 0 or subprocess.run(
-            ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mnt)],
-            capture_output=True).returncode:
+    if (
+        sys.platform != "linux"
+        or os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(mnt)], capture_output=True
+        ).returncode
+    ):
         mnt.chmod(0o500)  # without root a read-only folder stands in for the disk
         if os.geteuid() == 0:
             pytest.skip("root without mount: no read-only place to write to")
     try:
         for target in (mnt / "d.mp4", mnt / "sub" / "d.mp4"):
-            code, out, err = run_cli(monkeypatch, capsys, "demo", "-n", "1", "--video",
-                                     str(target))
+            code, out, err = run_cli(monkeypatch, capsys, "demo", "-n", "1", "--video", str(target))
             assert code == 2
             assert "Read-only" in _one_line(err) or "ermission" in err
     finally:
@@ -69,6 +70,7 @@ def test_demo_video_on_a_read_only_disk(tmp_path, monkeypatch, capsys):
 
 
 def test_demo_episode_count_is_bounded(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "demo", "-n", "100000", "--video",
-                             str(tmp_path / "d.mp4"))
+    code, out, err = run_cli(
+        monkeypatch, capsys, "demo", "-n", "100000", "--video", str(tmp_path / "d.mp4")
+    )
     assert code == 2 and "n-episodes" in _one_line(err)

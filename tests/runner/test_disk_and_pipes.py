@@ -10,10 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_cli
 
 from skillbridge import episode as E
-
-from cli_helpers import run_cli
 
 from .conftest import TASK
 
@@ -30,7 +29,8 @@ def _one_line(err: str) -> str:
 
 @pytest.mark.parametrize("fail_after", [1, 3])
 def test_disk_full_mid_run_is_one_line_and_leaves_an_incomplete_episode(
-        tmp_path, monkeypatch, capsys, fail_after):
+    tmp_path, monkeypatch, capsys, fail_after
+):
     """Every write after the first ``fail_after`` chunk/meta writes fails with ENOSPC, as on a
     disk that just filled up (the episode folder itself was created fine)."""
     real = E._atomic_write_bytes
@@ -51,8 +51,9 @@ def test_disk_full_mid_run_is_one_line_and_leaves_an_incomplete_episode(
 
     monkeypatch.setattr(E.EpisodeWriter, "create", classmethod(create))
     monkeypatch.setattr(E, "_atomic_write_bytes", full)
-    code, out, err = run_cli(monkeypatch, capsys, "run", TWO_STEP, "--out", str(tmp_path),
-                             "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch, capsys, "run", TWO_STEP, "--out", str(tmp_path), "--policy-source", "scripted"
+    )
     assert code == 1
     line = _one_line(err)
     assert "No space left on device" in line and "incomplete" in line
@@ -63,8 +64,9 @@ def test_disk_full_mid_run_is_one_line_and_leaves_an_incomplete_episode(
 def _can_mount_tmpfs(where: Path, size: str) -> bool:
     if sys.platform != "linux" or os.geteuid() != 0:
         return False
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                       capture_output=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True
+    )
     return r.returncode == 0
 
 
@@ -74,8 +76,9 @@ def test_a_real_full_disk_mid_run(tmp_path, monkeypatch, capsys):
     if not _can_mount_tmpfs(mnt, "64k"):
         pytest.skip("cannot mount a small tmpfs here (needs root on Linux)")
     try:
-        code, out, err = run_cli(monkeypatch, capsys, "run", TWO_STEP, "--out", str(mnt),
-                                 "--policy-source", "scripted")
+        code, out, err = run_cli(
+            monkeypatch, capsys, "run", TWO_STEP, "--out", str(mnt), "--policy-source", "scripted"
+        )
         assert code in (1, 2), err
         _one_line(err)
         eps = [p for p in mnt.iterdir() if not p.name.startswith(".")]
@@ -88,10 +91,23 @@ def test_a_real_full_disk_mid_run(tmp_path, monkeypatch, capsys):
 def test_a_closed_stdout_pipe_does_not_stop_the_run(tmp_path):
     """``skillbridge run ... | head -1``: the reader leaves after one line."""
     env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
-    p = subprocess.Popen([sys.executable, "-c", "from skillbridge.cli import run; run()",
-                          "run", TWO_STEP, "--out", str(tmp_path), "--policy-source",
-                          "scripted"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         cwd=REPO, env=env)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from skillbridge.cli import run; run()",
+            "run",
+            TWO_STEP,
+            "--out",
+            str(tmp_path),
+            "--policy-source",
+            "scripted",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env=env,
+    )
     first = p.stdout.readline()
     p.stdout.close()  # like head -1
     _, err = p.communicate(timeout=300)
@@ -105,9 +121,13 @@ def test_a_closed_stdout_pipe_does_not_stop_the_run(tmp_path):
 
 def test_a_closed_stdout_pipe_with_json_output(tmp_path):
     env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
-    p = subprocess.Popen([sys.executable, "-c", "from skillbridge.cli import run; run()",
-                          "plan", TASK, "--json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, cwd=REPO, env=env)
+    p = subprocess.Popen(
+        [sys.executable, "-c", "from skillbridge.cli import run; run()", "plan", TASK, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env=env,
+    )
     p.stdout.close()
     _, err = p.communicate(timeout=300)
     assert p.returncode == 0, err.decode()

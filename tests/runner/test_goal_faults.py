@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from cli_helpers import run_cli
 
 from skillbridge import episode as E
 from skillbridge import replay
 from skillbridge.faults import Displace
 from skillbridge.runner import RunConfig, Runner
 
-from cli_helpers import run_cli
-
 
 def _run(tmp_path, task, *, seed=0, fault=None, max_replans=2, source="pretrained"):
-    cfg = RunConfig(task=task, seed=seed, out_dir=tmp_path, policy_source=source,
-                    max_replans=max_replans)
+    cfg = RunConfig(
+        task=task, seed=seed, out_dir=tmp_path, policy_source=source, max_replans=max_replans
+    )
     return Runner(cfg, fault=fault).run()
 
 
@@ -41,8 +40,13 @@ def test_cube_teleported_out_of_its_bin_is_detected_replanned_and_the_goal_met(t
 
 
 def test_fault_left_unrepaired_is_reported_unmet_never_success(tmp_path):
-    r = _run(tmp_path, "put the red block in the green bin", fault=Displace(seed=1),
-             max_replans=0, source="scripted")
+    r = _run(
+        tmp_path,
+        "put the red block in the green bin",
+        fault=Displace(seed=1),
+        max_replans=0,
+        source="scripted",
+    )
     assert r.status == "failed" and r.exit_code == 1
     assert "goal unmet" in r.message and "in(red_block, green_bin)" in r.message
     assert r.goal_met is False
@@ -60,8 +64,17 @@ def test_toppled_stack_is_detected_and_repaired_or_reported(tmp_path):
 
 
 def test_go_home_when_home_is_nothing_to_do(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", "go home", "--out", str(tmp_path),
-                             "--json", "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        "go home",
+        "--out",
+        str(tmp_path),
+        "--json",
+        "--policy-source",
+        "scripted",
+    )
     d = json.loads(out)
     assert code == 0, err
     assert d["status"] == "success" and d["message"].startswith("nothing to do")
@@ -69,8 +82,16 @@ def test_go_home_when_home_is_nothing_to_do(tmp_path, monkeypatch, capsys):
 
 
 def test_run_prints_each_predicate_and_replay_shows_goal(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", "put the red block in the green bin",
-                             "--out", str(tmp_path), "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        "put the red block in the green bin",
+        "--out",
+        str(tmp_path),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     assert "goal" in out and "met" in out and "in(red_block, green_bin)" in out
     ep = next(p for p in tmp_path.iterdir() if p.is_dir())

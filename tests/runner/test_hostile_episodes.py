@@ -11,10 +11,9 @@ import zipfile
 
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 
 from skillbridge import episode as E
-
-from cli_helpers import run_cli
 
 
 def _meta(ep):
@@ -32,8 +31,9 @@ def _one_line(err: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("name", ["trace.jsonl", "meta.json", "initial.npz",
-                                  "states-000000.npz", "events.log.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["trace.jsonl", "meta.json", "initial.npz", "states-000000.npz", "events.log.jsonl"]
+)
 def test_link_to_dev_zero_is_refused(episode_copy, monkeypatch, capsys, name):
     (episode_copy / name).unlink()
     os.symlink("/dev/zero", episode_copy / name)
@@ -89,10 +89,19 @@ def _incomplete(ep):
     return m
 
 
-@pytest.mark.parametrize("field, value", [
-    ("result", "oops"), ("planner", ["x"]), ("control_dt", "fast"), ("control_dt", 0),
-    ("seed", "zero"), ("task", {"a": 1}), ("result", {"status": 5}), ("scene", 3),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("result", "oops"),
+        ("planner", ["x"]),
+        ("control_dt", "fast"),
+        ("control_dt", 0),
+        ("seed", "zero"),
+        ("task", {"a": 1}),
+        ("result", {"status": 5}),
+        ("scene", 3),
+    ],
+)
 def test_edited_meta_fields_are_one_line(episode_copy, monkeypatch, capsys, field, value):
     m = _incomplete(episode_copy)
     m[field] = value
@@ -101,16 +110,20 @@ def test_edited_meta_fields_are_one_line(episode_copy, monkeypatch, capsys, fiel
     assert code == 2 and "tampered" in _one_line(err)
 
 
-@pytest.mark.parametrize("record", [
-    {"kind": "plan", "step": "x", "steps": "notalist", "refusal": "[/red]"},
-    {"kind": "subgoal_start", "index": "one", "subgoal": [1, 2]},
-    {"kind": "skill_outcome", "index": None, "step": 1e300},
-    {"kind": "bridge_decision", "reasons": [1, "a", {"code": "[/x]"}]},
-    {"kind": "planner_call", "latency_s": "slow", "raw": "there is no [/red] block \x1b[2J"},
-    {"kind": ["weird"], "step": -5},
-])
-def test_edited_trace_lines_of_incomplete_episodes_do_not_crash(episode_copy, monkeypatch,
-                                                                 capsys, record):
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"kind": "plan", "step": "x", "steps": "notalist", "refusal": "[/red]"},
+        {"kind": "subgoal_start", "index": "one", "subgoal": [1, 2]},
+        {"kind": "skill_outcome", "index": None, "step": 1e300},
+        {"kind": "bridge_decision", "reasons": [1, "a", {"code": "[/x]"}]},
+        {"kind": "planner_call", "latency_s": "slow", "raw": "there is no [/red] block \x1b[2J"},
+        {"kind": ["weird"], "step": -5},
+    ],
+)
+def test_edited_trace_lines_of_incomplete_episodes_do_not_crash(
+    episode_copy, monkeypatch, capsys, record
+):
     _write_meta(episode_copy, _incomplete(episode_copy))
     with open(episode_copy / "trace.jsonl", "a") as f:
         f.write(json.dumps(record) + "\n")

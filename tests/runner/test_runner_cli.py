@@ -3,35 +3,43 @@
 from __future__ import annotations
 
 import pytest
+from cli_helpers import run_cli
 
 from skillbridge import episode as E
-
-from cli_helpers import run_cli
 
 from .conftest import TASK
 
 
 def test_run_prints_progress_and_summary(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--out", str(tmp_path),
-                             "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch, capsys, "run", TASK, "--out", str(tmp_path), "--policy-source", "scripted"
+    )
     assert code == 0, err
-    for needle in ("plan 1 accepted by rules", "pick(object=red_block)", "success",
-                   "real time", "episode:", "skillbridge replay"):
+    for needle in (
+        "plan 1 accepted by rules",
+        "pick(object=red_block)",
+        "success",
+        "real time",
+        "episode:",
+        "skillbridge replay",
+    ):
         assert needle in out, needle
     (ep,) = tmp_path.iterdir()
     assert E.load(ep).complete
 
 
 def test_run_rejects_a_stray_argument(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", "put", "the red block", "--out",
-                             str(tmp_path))
+    code, out, err = run_cli(
+        monkeypatch, capsys, "run", "put", "the red block", "--out", str(tmp_path)
+    )
     assert code == 2 and "quote the task" in err
     assert not any(tmp_path.iterdir())
 
 
 def test_bad_log_level(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--log-level", "loud",
-                             "--out", str(tmp_path))
+    code, out, err = run_cli(
+        monkeypatch, capsys, "run", TASK, "--log-level", "loud", "--out", str(tmp_path)
+    )
     assert code == 2 and "--log-level" in err
 
 
@@ -39,8 +47,17 @@ def test_replay_video_with_speed(recorded, tmp_path, monkeypatch, capsys):
     import imageio.v2 as imageio
 
     out = tmp_path / "fast.mp4"
-    code, o, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--video", str(out),
-                           "--speed", "8", "--no-timeline")
+    code, o, err = run_cli(
+        monkeypatch,
+        capsys,
+        "replay",
+        str(recorded[1]),
+        "--video",
+        str(out),
+        "--speed",
+        "8",
+        "--no-timeline",
+    )
     assert code == 0, err
     n_states = recorded[0].steps + 1
     expected = -(-n_states // 8)
@@ -59,8 +76,17 @@ def test_run_with_video_in_episode_folder(tmp_path, monkeypatch, capsys):
     """`skillbridge run TASK --video` as `make run` calls it: full-size, every frame."""
     import imageio.v2 as imageio
 
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--video", "--out",
-                             str(tmp_path), "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--video",
+        "--out",
+        str(tmp_path),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     (ep,) = tmp_path.iterdir()
     e = E.load(ep)
@@ -72,8 +98,19 @@ def test_run_with_video_in_episode_folder(tmp_path, monkeypatch, capsys):
 @pytest.mark.slow
 def test_run_with_video_path(tmp_path, monkeypatch, capsys):
     out = tmp_path / "clips" / "task.mp4"
-    code, o, err = run_cli(monkeypatch, capsys, "run", TASK, "--video", str(out), "--out",
-                           str(tmp_path / "runs"), "--policy-source", "scripted", "--json")
+    code, o, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--video",
+        str(out),
+        "--out",
+        str(tmp_path / "runs"),
+        "--policy-source",
+        "scripted",
+        "--json",
+    )
     assert code == 0, err
     assert out.is_file() and out.stat().st_size > 0
 

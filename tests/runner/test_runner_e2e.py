@@ -7,12 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 
 from skillbridge import episode as E
 from skillbridge import replay
 from skillbridge.runner import SETTLE_INDEX, SETTLE_S, RunConfig, Runner
-
-from cli_helpers import run_cli
 
 from .conftest import SEED, TASK
 
@@ -22,8 +21,10 @@ def test_pick_and_place_succeeds(recorded):
     assert r.success and r.exit_code == 0
     assert [s["subgoal"]["skill"] for s in r.subgoals] == ["pick", "place"]
     assert all(s["success"] for s in r.subgoals)
-    assert r.accepted_plan == [{"skill": "pick", "object": "red_block"},
-                               {"skill": "place", "target": "green_bin"}]
+    assert r.accepted_plan == [
+        {"skill": "pick", "object": "red_block"},
+        {"skill": "place", "target": "green_bin"},
+    ]
     red = next(o for o in r.world["objects"] if o["name"] == "red_block")
     assert red["in_bin"] == "green_bin"
     # the subgoals' steps, then the settling before the goal check (recorded too)
@@ -51,8 +52,8 @@ def test_episode_on_disk(recorded):
     # the active subgoal index: 0 during pick, 1 during place
     n_pick, n_place = r.subgoals[0]["steps"], r.subgoals[1]["steps"]
     assert (ep.subgoals[:n_pick] == 0).all()
-    assert (ep.subgoals[n_pick:n_pick + n_place] == 1).all()
-    assert (ep.subgoals[n_pick + n_place:] == SETTLE_INDEX).all()  # settling, goal check
+    assert (ep.subgoals[n_pick : n_pick + n_place] == 1).all()
+    assert (ep.subgoals[n_pick + n_place :] == SETTLE_INDEX).all()  # settling, goal check
     res = m["result"]
     assert res["goal"] == ["in(red_block, green_bin)"] and res["goal_met"] is True
     assert res["goal_evaluation"] == [{"predicate": "in(red_block, green_bin)", "met": True}]
@@ -108,8 +109,19 @@ def test_cli_replay_verify_and_timeline(recorded, monkeypatch, capsys):
 
 
 def test_cli_run_json(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--seed", "0", "--out",
-                             str(tmp_path), "--json", "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--seed",
+        "0",
+        "--out",
+        str(tmp_path),
+        "--json",
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     d = json.loads(out)
     assert d["success"] is True and d["task"] == TASK and d["seed"] == 0

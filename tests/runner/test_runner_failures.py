@@ -13,12 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import run_cli
 
 from skillbridge import episode as E
 from skillbridge import replay
 from skillbridge.runner import RunConfig, Runner
-
-from cli_helpers import run_cli
 
 from .conftest import TASK
 
@@ -27,8 +26,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 # ----------------------------------------------------------------------------- refusal
 def test_impossible_task_is_refused_without_moving_the_arm(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", "put the purple block in the green bin",
-                             "--out", str(tmp_path), "--json", "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        "put the purple block in the green bin",
+        "--out",
+        str(tmp_path),
+        "--json",
+        "--policy-source",
+        "scripted",
+    )
     assert code == 1
     d = json.loads(out)
     assert d["status"] == "refused" and "purple" in d["refusal"]
@@ -103,8 +111,14 @@ def test_killed_run_leaves_a_readable_incomplete_episode(sig, tmp_path, monkeypa
     env = {**os.environ, "PYTHONPATH": str(REPO), "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
     # two moves: far more steps than the 60 after which the run is killed
     task = f"{TASK}, then put the blue block in the red bin"
-    p = subprocess.Popen([sys.executable, "-c", CHILD, task, str(tmp_path)], cwd=REPO, env=env,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-c", CHILD, task, str(tmp_path)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     path, deadline = None, time.monotonic() + 60
     try:
         for line in p.stdout:
@@ -162,8 +176,16 @@ def test_bad_run_input(args, needle, tmp_path, monkeypatch, capsys):
 def test_unwritable_out_dir(tmp_path, monkeypatch, capsys):
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--out", str(blocker / "runs"),
-                             "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--out",
+        str(blocker / "runs"),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 2 and "output folder" in _one_line(err)
     assert blocker.read_text() == "x" and list(tmp_path.iterdir()) == [blocker]
 
@@ -174,8 +196,9 @@ def test_read_only_out_dir(tmp_path, monkeypatch, capsys):
     ro.mkdir()
     ro.chmod(0o500)
     try:
-        code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--out", str(ro),
-                                 "--policy-source", "scripted")
+        code, out, err = run_cli(
+            monkeypatch, capsys, "run", TASK, "--out", str(ro), "--policy-source", "scripted"
+        )
     finally:
         ro.chmod(0o700)
     assert code == 2 and "not writable" in _one_line(err)
@@ -196,8 +219,9 @@ def test_viewer_without_display(recorded, monkeypatch, capsys):
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setattr(replay.sys, "platform", "linux")
-    code, out, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--viewer",
-                             "--no-timeline")
+    code, out, err = run_cli(
+        monkeypatch, capsys, "replay", str(recorded[1]), "--viewer", "--no-timeline"
+    )
     assert code == 2 and "needs a display" in _one_line(err)
 
 
@@ -244,9 +268,17 @@ def _damage_missing_final(p: Path):
     return "missing"
 
 
-@pytest.mark.parametrize("damage", [_damage_version, _damage_truncate_chunk, _damage_flip_byte,
-                                    _damage_trace, _damage_meta_truncated,
-                                    _damage_missing_final])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        _damage_version,
+        _damage_truncate_chunk,
+        _damage_flip_byte,
+        _damage_trace,
+        _damage_meta_truncated,
+        _damage_missing_final,
+    ],
+)
 def test_damaged_episode_is_one_line(damage, episode_copy, monkeypatch, capsys):
     needle = damage(episode_copy)
     with pytest.raises(E.EpisodeError, match=needle.replace(".", r"\.")):
@@ -269,7 +301,17 @@ def test_missing_api_key(tmp_path, monkeypatch, capsys):
     pytest.importorskip("langchain_openai")
     for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(k, raising=False)
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--llm", "openai:gpt-4o-mini",
-                             "--out", str(tmp_path / "runs"), "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--llm",
+        "openai:gpt-4o-mini",
+        "--out",
+        str(tmp_path / "runs"),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 2 and "OPENAI_API_KEY" in _one_line(err)
     assert not (tmp_path / "runs").exists()

@@ -7,13 +7,12 @@ import json
 import math
 
 import pytest
+from cli_helpers import run_cli
 
 from skillbridge import episode as E
 from skillbridge import replay
 from skillbridge.errors import UserError
 from skillbridge.runner import EXIT_INPUT, RunConfig, Runner, check_cubes, scene_options
-
-from cli_helpers import run_cli
 
 from .conftest import TASK
 
@@ -25,36 +24,55 @@ def test_names_are_normalised():
 
 
 def test_poses_are_normalised_to_float_lists():
-    got = check_cubes({"red": (0.05, -0.12), "blue_block": None,
-                       "green_block": [0.1, 0.05, 0.3], "yellow_block": [-0.16, 0.25, 0.025, 0]})
-    assert got == {"red_block": [0.05, -0.12], "blue_block": None,
-                   "green_block": [0.1, 0.05, 0.3], "yellow_block": [-0.16, 0.25, 0.025, 0.0]}
+    got = check_cubes(
+        {
+            "red": (0.05, -0.12),
+            "blue_block": None,
+            "green_block": [0.1, 0.05, 0.3],
+            "yellow_block": [-0.16, 0.25, 0.025, 0],
+        }
+    )
+    assert got == {
+        "red_block": [0.05, -0.12],
+        "blue_block": None,
+        "green_block": [0.1, 0.05, 0.3],
+        "yellow_block": [-0.16, 0.25, 0.025, 0.0],
+    }
     assert all(isinstance(v, float) for v in got["yellow_block"])
     assert scene_options(got) == {"cubes": got} and scene_options(None) is None
 
 
-@pytest.mark.parametrize("spec, needle", [
-    (["purple"], "unknown cube(s) purple_block"),
-    ({"pink_block": None}, "unknown cube(s) pink_block"),
-    ([], "unknown cube(s) (none)"),
-    ({}, "unknown cube(s) (none)"),
-    (["red", "red_block"], "listed twice: red_block"),
-    ("red_block", "a list of names or a {name: pose} mapping"),
-    ({"red_block": [0.1]}, "pose of red_block must be [x, y], [x, y, yaw] or [x, y, z, yaw]"),
-    ({"red_block": [0.1, 0.0, 0.0, 0.0, 0.0]}, "pose of red_block must be"),
-    ({"red_block": "0.1, 0.0"}, "pose of red_block must be"),
-    ({"red_block": {"x": 0.1, "y": 0.0}}, "pose of red_block must be"),
-    ({"red_block": [0.1, "a"]}, "pose of red_block must be numbers"),
-    ({"red_block": [True, 0.0]}, "pose of red_block must be numbers"),
-    ({"red_block": [math.nan, 0.0]}, "non-finite"),
-    ({"red_block": [0.1, math.inf, 0.0]}, "non-finite"),
-    ({"red_block": [0.5, 0.0]}, "red_block at (0.5, 0) is off the table or out of the arm's reach"),
-    ({"red_block": [0.0, -0.4]}, "off the table or out of the arm's reach"),
-    ({"red_block": [-0.3, 0.0]}, "off the table or out of the arm's reach"),  # under the arm
-    ({"red_block": [0.0, 0.0, -0.1, 0.0]}, "below the table or above the workspace"),
-    ({"red_block": [0.0, 0.0, 0.5, 0.0]}, "below the table or above the workspace"),
-    ({"red_block": [0.0, 0.0], "blue_block": [0.01, 0.02]}, "red_block and blue_block would overlap"),
-])
+@pytest.mark.parametrize(
+    "spec, needle",
+    [
+        (["purple"], "unknown cube(s) purple_block"),
+        ({"pink_block": None}, "unknown cube(s) pink_block"),
+        ([], "unknown cube(s) (none)"),
+        ({}, "unknown cube(s) (none)"),
+        (["red", "red_block"], "listed twice: red_block"),
+        ("red_block", "a list of names or a {name: pose} mapping"),
+        ({"red_block": [0.1]}, "pose of red_block must be [x, y], [x, y, yaw] or [x, y, z, yaw]"),
+        ({"red_block": [0.1, 0.0, 0.0, 0.0, 0.0]}, "pose of red_block must be"),
+        ({"red_block": "0.1, 0.0"}, "pose of red_block must be"),
+        ({"red_block": {"x": 0.1, "y": 0.0}}, "pose of red_block must be"),
+        ({"red_block": [0.1, "a"]}, "pose of red_block must be numbers"),
+        ({"red_block": [True, 0.0]}, "pose of red_block must be numbers"),
+        ({"red_block": [math.nan, 0.0]}, "non-finite"),
+        ({"red_block": [0.1, math.inf, 0.0]}, "non-finite"),
+        (
+            {"red_block": [0.5, 0.0]},
+            "red_block at (0.5, 0) is off the table or out of the arm's reach",
+        ),
+        ({"red_block": [0.0, -0.4]}, "off the table or out of the arm's reach"),
+        ({"red_block": [-0.3, 0.0]}, "off the table or out of the arm's reach"),  # under the arm
+        ({"red_block": [0.0, 0.0, -0.1, 0.0]}, "below the table or above the workspace"),
+        ({"red_block": [0.0, 0.0, 0.5, 0.0]}, "below the table or above the workspace"),
+        (
+            {"red_block": [0.0, 0.0], "blue_block": [0.01, 0.02]},
+            "red_block and blue_block would overlap",
+        ),
+    ],
+)
 def test_bad_scene_is_one_clear_line(spec, needle):
     with pytest.raises(ValueError) as e:
         check_cubes(spec)
@@ -68,8 +86,9 @@ def test_a_stack_by_height_is_not_an_overlap():
 
 def test_prepare_reports_bad_poses_before_creating_anything(tmp_path):
     out = tmp_path / "runs"
-    cfg = RunConfig(task=TASK, cubes={"red_block": [0.9, 0.0]}, out_dir=out,
-                    policy_source="scripted")
+    cfg = RunConfig(
+        task=TASK, cubes={"red_block": [0.9, 0.0]}, out_dir=out, policy_source="scripted"
+    )
     with pytest.raises(UserError) as e:
         Runner(cfg).prepare()
     assert e.value.code == EXIT_INPUT and "off the table" in str(e.value)
@@ -82,8 +101,9 @@ def posed(tmp_path_factory):
     """A scripted run with fixed poses given as a mapping (one random cube)."""
     out = tmp_path_factory.mktemp("posed")
     cubes = {"red_block": [0.05, -0.12], "blue_block": [-0.12, 0.05, 0.3], "green_block": None}
-    r = Runner(RunConfig(task=TASK, seed=3, cubes=cubes, out_dir=out,
-                         policy_source="scripted")).run()
+    r = Runner(
+        RunConfig(task=TASK, seed=3, cubes=cubes, out_dir=out, policy_source="scripted")
+    ).run()
     return r, E.load(r.episode)
 
 
@@ -91,8 +111,14 @@ def test_posed_run_starts_from_the_poses_and_records_them(posed):
     r, ep = posed
     assert r.success, r.message
     scene = ep.meta["scene"]
-    assert scene == {"cubes": {"red_block": [0.05, -0.12], "blue_block": [-0.12, 0.05, 0.3],
-                               "green_block": None}, "env": "TabletopEnv"}
+    assert scene == {
+        "cubes": {
+            "red_block": [0.05, -0.12],
+            "blue_block": [-0.12, 0.05, 0.3],
+            "green_block": None,
+        },
+        "env": "TabletopEnv",
+    }
     objs = {o["name"]: o for o in ep.meta["initial_world"]["objects"]}
     assert set(objs) == {"red_block", "blue_block", "green_block"}
     assert objs["red_block"]["pos"][:2] == pytest.approx([0.05, -0.12], abs=1e-3)
@@ -105,32 +131,66 @@ def test_posed_run_replays_bit_exactly(posed):
 
 
 def test_cli_names_still_work_and_are_recorded(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--cubes", "red_block,green",
-                             "--out", str(tmp_path), "--json", "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--cubes",
+        "red_block,green",
+        "--out",
+        str(tmp_path),
+        "--json",
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     meta = E.load(json.loads(out)["episode"]).meta
     assert meta["scene"] == {"cubes": ["red_block", "green_block"], "env": "TabletopEnv"}
 
 
 def test_cli_takes_poses_as_json(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--cubes",
-                             '{"red": [0.05, -0.12], "blue_block": null}', "--out",
-                             str(tmp_path), "--json", "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--cubes",
+        '{"red": [0.05, -0.12], "blue_block": null}',
+        "--out",
+        str(tmp_path),
+        "--json",
+        "--policy-source",
+        "scripted",
+    )
     assert code == 0, err
     meta = E.load(json.loads(out)["episode"]).meta
     assert meta["scene"]["cubes"] == {"red_block": [0.05, -0.12], "blue_block": None}
 
 
-@pytest.mark.parametrize("cubes, needle", [
-    ('{"red_block": [0.9, 0.0]}', "off the table"),
-    ('{"red_block": [0.1]}', "pose of red_block must be"),
-    ('{"red_block": [0.1, 0.0', "--cubes is not valid JSON"),
-    ('{"red_block": [NaN, 0.0]}', "non-finite"),
-])
+@pytest.mark.parametrize(
+    "cubes, needle",
+    [
+        ('{"red_block": [0.9, 0.0]}', "off the table"),
+        ('{"red_block": [0.1]}', "pose of red_block must be"),
+        ('{"red_block": [0.1, 0.0', "--cubes is not valid JSON"),
+        ('{"red_block": [NaN, 0.0]}', "non-finite"),
+    ],
+)
 def test_cli_bad_poses(cubes, needle, tmp_path, monkeypatch, capsys):
     out_dir = tmp_path / "runs"
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--cubes", cubes, "--out",
-                             str(out_dir), "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--cubes",
+        cubes,
+        "--out",
+        str(out_dir),
+        "--policy-source",
+        "scripted",
+    )
     lines = [x for x in err.strip().splitlines() if x.strip()]
     assert code == 2 and len(lines) == 1 and needle in lines[0], err
     assert not out_dir.exists() or not any(out_dir.iterdir())

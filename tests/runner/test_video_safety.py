@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from skillbridge import replay
-from sim.video import VideoError, VideoWriter, check_mp4
-
 from cli_helpers import run_cli
+
+from sim.video import VideoError, VideoWriter, check_mp4
+from skillbridge import replay
 
 from .conftest import TASK
 
@@ -25,26 +24,53 @@ def _one_line(err: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("name", ["meta.json", "trace.jsonl", "states-000000.npz",
-                                  "initial.npz", "final.npz", "events.log.jsonl"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "meta.json",
+        "trace.jsonl",
+        "states-000000.npz",
+        "initial.npz",
+        "final.npz",
+        "events.log.jsonl",
+    ],
+)
 def test_replay_never_writes_a_video_over_the_episode(episode_copy, monkeypatch, capsys, name):
     before = (episode_copy / name).read_bytes()
-    code, out, err = run_cli(monkeypatch, capsys, "replay", str(episode_copy), "--video",
-                             str(episode_copy / name), "--no-timeline")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "replay",
+        str(episode_copy),
+        "--video",
+        str(episode_copy / name),
+        "--no-timeline",
+    )
     assert code == 2 and "episode" in _one_line(err)
     assert (episode_copy / name).read_bytes() == before
 
 
 def test_no_video_over_a_device(recorded, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--video",
-                             "/dev/full", "--no-timeline")
+    code, out, err = run_cli(
+        monkeypatch, capsys, "replay", str(recorded[1]), "--video", "/dev/full", "--no-timeline"
+    )
     assert code == 2 and "device" in _one_line(err)
     assert Path("/dev/full").is_char_device()
 
 
 def test_run_refuses_a_device_before_running(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "run", TASK, "--video", "/dev/full",
-                             "--out", str(tmp_path / "runs"), "--policy-source", "scripted")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "run",
+        TASK,
+        "--video",
+        "/dev/full",
+        "--out",
+        str(tmp_path / "runs"),
+        "--policy-source",
+        "scripted",
+    )
     assert code == 2 and "device" in _one_line(err)
     assert Path("/dev/full").is_char_device()
     assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
@@ -53,8 +79,9 @@ def test_run_refuses_a_device_before_running(tmp_path, monkeypatch, capsys):
 def test_no_video_over_a_non_video_file(recorded, tmp_path, monkeypatch, capsys):
     notes = tmp_path / "notes.mp4"
     notes.write_text("my notes")
-    code, out, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--video",
-                             str(notes), "--no-timeline")
+    code, out, err = run_cli(
+        monkeypatch, capsys, "replay", str(recorded[1]), "--video", str(notes), "--no-timeline"
+    )
     assert code == 2 and "not a video" in _one_line(err)
     assert notes.read_text() == "my notes"
 
@@ -64,8 +91,9 @@ def test_no_video_over_a_symlink(recorded, tmp_path, monkeypatch, capsys):
     target.write_text("x")
     link = tmp_path / "v.mp4"
     os.symlink(target, link)
-    code, out, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--video",
-                             str(link), "--no-timeline")
+    code, out, err = run_cli(
+        monkeypatch, capsys, "replay", str(recorded[1]), "--video", str(link), "--no-timeline"
+    )
     assert code == 2 and "symbolic link" in _one_line(err)
     assert target.read_text() == "x" and link.is_symlink()
 
@@ -73,8 +101,17 @@ def test_no_video_over_a_symlink(recorded, tmp_path, monkeypatch, capsys):
 def test_an_older_video_may_be_replaced(recorded, tmp_path, monkeypatch, capsys):
     v = tmp_path / "v.mp4"
     for _ in range(2):
-        code, out, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--video",
-                                 str(v), "--no-timeline", "--speed", "4")
+        code, out, err = run_cli(
+            monkeypatch,
+            capsys,
+            "replay",
+            str(recorded[1]),
+            "--video",
+            str(v),
+            "--no-timeline",
+            "--speed",
+            "4",
+        )
         assert code == 0, err
     check_mp4(v)
 
@@ -91,13 +128,23 @@ def test_a_truncated_video_is_an_error_not_a_success(recorded, tmp_path, monkeyp
             inner()
             with open(self._tmp, "r+b") as f:
                 f.truncate(max(0, os.path.getsize(self._tmp) // 2))
+
         self._writer.close = close_then_truncate
         return orig_close(self)
 
     monkeypatch.setattr(VideoWriter, "close", truncating_close)
     v = tmp_path / "v.mp4"
-    code, out, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--video",
-                             str(v), "--no-timeline", "--speed", "4")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "replay",
+        str(recorded[1]),
+        "--video",
+        str(v),
+        "--no-timeline",
+        "--speed",
+        "4",
+    )
     assert code == 2 and "incomplete" in _one_line(err)
     assert list(tmp_path.iterdir()) == []
 
@@ -105,8 +152,9 @@ def test_a_truncated_video_is_an_error_not_a_success(recorded, tmp_path, monkeyp
 def _can_mount_tmpfs(where: Path) -> bool:
     if sys.platform != "linux" or os.geteuid() != 0:
         return False
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(where)],
-                       capture_output=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=24k", "tmpfs", str(where)], capture_output=True
+    )
     return r.returncode == 0
 
 
@@ -117,8 +165,17 @@ def test_a_full_disk_is_an_error_not_a_success(recorded, tmp_path, monkeypatch, 
     if not _can_mount_tmpfs(mnt):
         pytest.skip("cannot mount a small tmpfs here (needs root on Linux)")
     try:
-        code, out, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--video",
-                                 str(mnt / "v.mp4"), "--no-timeline", "--speed", "0.5")
+        code, out, err = run_cli(
+            monkeypatch,
+            capsys,
+            "replay",
+            str(recorded[1]),
+            "--video",
+            str(mnt / "v.mp4"),
+            "--no-timeline",
+            "--speed",
+            "0.5",
+        )
         assert code == 2, err
         line = _one_line(err)
         assert "video" in line
@@ -130,8 +187,17 @@ def test_a_full_disk_is_an_error_not_a_success(recorded, tmp_path, monkeypatch, 
 @pytest.mark.parametrize("speed", ["inf", "nan", "1e-300", "1e-12", "0.001", "0", "-1", "1e9"])
 def test_replay_speed_is_bounded(recorded, tmp_path, monkeypatch, capsys, speed):
     v = tmp_path / "v.mp4"
-    code, out, err = run_cli(monkeypatch, capsys, "replay", str(recorded[1]), "--video",
-                             str(v), "--speed", speed, "--no-timeline")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "replay",
+        str(recorded[1]),
+        "--video",
+        str(v),
+        "--speed",
+        speed,
+        "--no-timeline",
+    )
     assert code == 2 and "--speed" in _one_line(err)
     assert list(tmp_path.iterdir()) == []
 

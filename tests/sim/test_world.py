@@ -9,7 +9,9 @@ def _settle(env, n=15, grip=-1.0):
 
 def test_cube_in_bin(env):
     b = env.model.body("blue_bin").pos
-    env.reset(seed=0, options={"cubes": {"red_block": [b[0], b[1], 0.03, 0.0], "green_block": None}})
+    env.reset(
+        seed=0, options={"cubes": {"red_block": [b[0], b[1], 0.03, 0.0], "green_block": None}}
+    )
     _settle(env)
     w = env.world_state()
     assert w.in_("red_block", "blue_bin")
@@ -18,7 +20,10 @@ def test_cube_in_bin(env):
 
 
 def test_stacked_cubes(env):
-    env.reset(seed=0, options={"cubes": {"blue_block": [0.05, -0.1, 0.0], "red_block": [0.05, -0.1, 0.061, 0.0]}})
+    env.reset(
+        seed=0,
+        options={"cubes": {"blue_block": [0.05, -0.1, 0.0], "red_block": [0.05, -0.1, 0.061, 0.0]}},
+    )
     _settle(env)
     w = env.world_state()
     assert w.on("red_block", "blue_block")

@@ -10,8 +10,10 @@ from skills import get
 def world(objects, held=None, grip=(-0.08, 0.0, 0.22)):
     return WorldState(
         objects=objects,
-        bins=[BinState(name=n, color=n.split("_")[0], pos=(x, 0.25, 0.0))
-              for n, x in zip(scene.BIN_NAMES, (-0.16, 0.0, 0.16))],
+        bins=[
+            BinState(name=n, color=n.split("_")[0], pos=(x, 0.25, 0.0))
+            for n, x in zip(scene.BIN_NAMES, (-0.16, 0.0, 0.16), strict=False)
+        ],
         regions=[RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()],
         held_object=held,
         grip_pos=grip,
@@ -31,35 +33,58 @@ def test_pick_needs_empty_hand_and_free_cube():
     pick = get("pick")
     w = world([cube("red_block"), cube("blue_block", (0.1, -0.1, 0.02))])
     assert pick.preconditions(w, pick.Params(object="red_block")) == []
-    held = world([cube("red_block", held=True, on_table=False), cube("blue_block")], held="red_block")
-    assert codes(pick.preconditions(held, pick.Params(object="blue_block"))) == ["precondition_violated"]
-    stacked = world([cube("blue_block"), cube("red_block", (0.0, -0.1, 0.06), on_table=False, on="blue_block")])
+    held = world(
+        [cube("red_block", held=True, on_table=False), cube("blue_block")], held="red_block"
+    )
+    assert codes(pick.preconditions(held, pick.Params(object="blue_block"))) == [
+        "precondition_violated"
+    ]
+    stacked = world(
+        [cube("blue_block"), cube("red_block", (0.0, -0.1, 0.06), on_table=False, on="blue_block")]
+    )
     v = pick.preconditions(stacked, pick.Params(object="blue_block"))
     assert codes(v) == ["precondition_violated"] and "red_block" in v[0].message
     far = world([cube("red_block", (0.4, 0.4, 0.02), reachable=False)])
     assert codes(pick.preconditions(far, pick.Params(object="red_block"))) == ["unreachable"]
-    assert codes(pick.preconditions(w, pick.Params(object="purple_block"))) == ["hallucinated_object"]
+    assert codes(pick.preconditions(w, pick.Params(object="purple_block"))) == [
+        "hallucinated_object"
+    ]
 
 
 def test_place_preconditions():
     place = get("place")
     empty = world([cube("red_block")])
-    assert codes(place.preconditions(empty, place.Params(target="green_bin"))) == ["precondition_violated"]
+    assert codes(place.preconditions(empty, place.Params(target="green_bin"))) == [
+        "precondition_violated"
+    ]
     w = world([cube("red_block", held=True, on_table=False), cube("blue_block")], held="red_block")
     assert place.preconditions(w, place.Params(target="green_bin")) == []
     assert place.preconditions(w, place.Params(target="blue_block")) == []
-    assert codes(place.preconditions(w, place.Params(target="red_block"))) == ["precondition_violated"]
-    in_bin = world([cube("red_block", held=True, on_table=False),
-                    cube("blue_block", (0.0, 0.25, 0.02), on_table=False, in_bin="green_bin")], held="red_block")
-    assert "precondition_violated" in codes(place.preconditions(in_bin, place.Params(target="blue_block")))
+    assert codes(place.preconditions(w, place.Params(target="red_block"))) == [
+        "precondition_violated"
+    ]
+    in_bin = world(
+        [
+            cube("red_block", held=True, on_table=False),
+            cube("blue_block", (0.0, 0.25, 0.02), on_table=False, in_bin="green_bin"),
+        ],
+        held="red_block",
+    )
+    assert "precondition_violated" in codes(
+        place.preconditions(in_bin, place.Params(target="blue_block"))
+    )
 
 
 def test_push_preconditions_and_workspace():
     push = get("push")
     w = world([cube("red_block")])
     assert push.preconditions(w, push.Params(object="red_block", target="table_front")) == []
-    assert codes(push.preconditions(w, push.Params(object="red_block", target=(0.9, 0.0)))) == ["out_of_workspace"]
-    assert codes(push.preconditions(w, push.Params(object="red_block", target="table_center"))) == ["no_effect"]
+    assert codes(push.preconditions(w, push.Params(object="red_block", target=(0.9, 0.0)))) == [
+        "out_of_workspace"
+    ]
+    assert codes(push.preconditions(w, push.Params(object="red_block", target="table_center"))) == [
+        "no_effect"
+    ]
     with pytest.raises(ValueError):
         push.Params(object="red_block", target=(float("nan"), 0.0))
 

@@ -115,18 +115,21 @@ def _edit_manifest(d, **kw):
     (d / "manifest.json").write_text(json.dumps(m))
 
 
-@pytest.mark.parametrize("field, value, needle", [
-    ("net_arch", [1e9, 1e9], "net_arch"),
-    ("net_arch", [1_000_000_000, 1_000_000_000], "net_arch"),
-    ("net_arch", [4096] * 8, "parameters"),
-    ("obs_dim", None, "obs_dim"),
-    ("obs_dim", "13", "obs_dim"),
-    ("act_dim", -1, "act_dim"),
-    ("squash", "false", "squash"),
-    ("obs_std", [0.0] * D, "obs_std"),
-    ("obs_mean", [1.0], "obs_mean"),
-    ("activation", "relu", "activation"),
-])
+@pytest.mark.parametrize(
+    "field, value, needle",
+    [
+        ("net_arch", [1e9, 1e9], "net_arch"),
+        ("net_arch", [1_000_000_000, 1_000_000_000], "net_arch"),
+        ("net_arch", [4096] * 8, "parameters"),
+        ("obs_dim", None, "obs_dim"),
+        ("obs_dim", "13", "obs_dim"),
+        ("act_dim", -1, "act_dim"),
+        ("squash", "false", "squash"),
+        ("obs_std", [0.0] * D, "obs_std"),
+        ("obs_mean", [1.0], "obs_mean"),
+        ("activation", "relu", "activation"),
+    ],
+)
 def test_manifest_fields_are_validated_with_bounds(saved, field, value, needle):
     _, d = saved
     _edit_manifest(d, **{field: value})

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_helpers import run_cli
+from test_training_smoke import TINY
 
 from skills.train import TrainError, latest_run_dir, load_config, train
-
-from cli_helpers import run_cli
-
-from test_training_smoke import TINY
 
 
 def _one_line(err: str) -> str:
@@ -42,28 +40,31 @@ def test_shipped_configs_are_valid():
         load_config(skill)
 
 
-@pytest.mark.parametrize("change, needle", [
-    ({"net_arch": [1e9]}, "net_arch"),
-    ({"net_arch": [100000]}, "net_arch"),
-    ({"net_arch": []}, "net_arch"),
-    ({"timesteps": -5}, "timesteps"),
-    ({"timesteps": "4e4"}, "timesteps"),
-    ({"dagger__lr": -1.0}, "dagger.lr"),
-    ({"dagger__expert_episodes": 0}, "dagger.expert_episodes"),
-    ({"ppo__gamma": 2.0}, "ppo.gamma"),
-    ({"ppo__batch_size": "big"}, "ppo.batch_size"),
-    ({"ppo__n_steps": None}, "ppo.n_steps"),
-    ({"eval__freq": 0}, "eval.freq"),
-    ({"sac__buffer_size": 10**12}, "sac.buffer_size"),
-    ({"ppo__typo_key": 1}, "typo_key"),
-    ({"dagger": "lots"}, "dagger"),
-])
-def test_bad_config_values_are_one_line_and_make_no_folder(change, needle, tmp_path,
-                                                           monkeypatch, capsys):
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        ({"net_arch": [1e9]}, "net_arch"),
+        ({"net_arch": [100000]}, "net_arch"),
+        ({"net_arch": []}, "net_arch"),
+        ({"timesteps": -5}, "timesteps"),
+        ({"timesteps": "4e4"}, "timesteps"),
+        ({"dagger__lr": -1.0}, "dagger.lr"),
+        ({"dagger__expert_episodes": 0}, "dagger.expert_episodes"),
+        ({"ppo__gamma": 2.0}, "ppo.gamma"),
+        ({"ppo__batch_size": "big"}, "ppo.batch_size"),
+        ({"ppo__n_steps": None}, "ppo.n_steps"),
+        ({"eval__freq": 0}, "eval.freq"),
+        ({"sac__buffer_size": 10**12}, "sac.buffer_size"),
+        ({"ppo__typo_key": 1}, "typo_key"),
+        ({"dagger": "lots"}, "dagger"),
+    ],
+)
+def test_bad_config_values_are_one_line_and_make_no_folder(
+    change, needle, tmp_path, monkeypatch, capsys
+):
     cfg = _cfg(tmp_path, **change)
     logs = tmp_path / "logs"
-    code, out, err = run_cli(monkeypatch, capsys, "train", "home", "-c", str(cfg), "-f",
-                             str(logs))
+    code, out, err = run_cli(monkeypatch, capsys, "train", "home", "-c", str(cfg), "-f", str(logs))
     assert code == 2
     assert needle in _one_line(err)
     assert not logs.exists() or not any(logs.rglob("home_*"))
@@ -76,8 +77,9 @@ def test_config_that_is_not_a_regular_file(what, tmp_path, monkeypatch, capsys):
         os.mkfifo(p)
     else:
         p.write_text("[" * 5000)
-    code, out, err = run_cli(monkeypatch, capsys, "train", "home", "-c", str(p), "-f",
-                             str(tmp_path / "logs"))
+    code, out, err = run_cli(
+        monkeypatch, capsys, "train", "home", "-c", str(p), "-f", str(tmp_path / "logs")
+    )
     assert code == 2
     _one_line(err)
 
@@ -85,14 +87,14 @@ def test_config_that_is_not_a_regular_file(what, tmp_path, monkeypatch, capsys):
 def test_log_folder_that_is_a_file(tmp_path, monkeypatch, capsys):
     blocker = tmp_path / "logs"
     blocker.write_text("x")
-    code, out, err = run_cli(monkeypatch, capsys, "train", "home", "-c", str(_cfg(tmp_path)),
-                             "-f", str(blocker))
+    code, out, err = run_cli(
+        monkeypatch, capsys, "train", "home", "-c", str(_cfg(tmp_path)), "-f", str(blocker)
+    )
     assert code == 2 and "not writable" in _one_line(err)
     assert blocker.read_text() == "x"
 
 
-def test_failed_setup_leaves_no_folder_and_resume_ignores_half_made_ones(tmp_path,
-                                                                        monkeypatch):
+def test_failed_setup_leaves_no_folder_and_resume_ignores_half_made_ones(tmp_path, monkeypatch):
     import skills.train as T
 
     logs = tmp_path / "logs"
@@ -115,17 +117,19 @@ def tiny_run(tmp_path_factory):
     return cfg, tmp / "logs", run
 
 
-@pytest.mark.parametrize("damage", [
-    ("checkpoint/policy.safetensors", b"garbage"),
-    ("checkpoint/optimizers.pt", b"garbage"),
-    ("checkpoint/progress.json", b"{not json"),
-    ("checkpoint/progress.json", b'{"timesteps": "many", "num_timesteps": 1}'),
-    ("checkpoint/progress.json", b"[]"),
-    ("evaluations.json", b"{oops"),
-    ("bc/manifest.json", b"{}"),
-])
-def test_damaged_resume_checkpoint_is_one_line(tiny_run, damage, tmp_path, monkeypatch,
-                                               capsys):
+@pytest.mark.parametrize(
+    "damage",
+    [
+        ("checkpoint/policy.safetensors", b"garbage"),
+        ("checkpoint/optimizers.pt", b"garbage"),
+        ("checkpoint/progress.json", b"{not json"),
+        ("checkpoint/progress.json", b'{"timesteps": "many", "num_timesteps": 1}'),
+        ("checkpoint/progress.json", b"[]"),
+        ("evaluations.json", b"{oops"),
+        ("bc/manifest.json", b"{}"),
+    ],
+)
+def test_damaged_resume_checkpoint_is_one_line(tiny_run, damage, tmp_path, monkeypatch, capsys):
     import shutil
 
     cfg, logs, run = tiny_run
@@ -133,8 +137,19 @@ def test_damaged_resume_checkpoint_is_one_line(tiny_run, damage, tmp_path, monke
     shutil.copytree(logs, mine)
     rel, data = damage
     (mine / "ppo" / run.name / rel).write_bytes(data)
-    code, out, err = run_cli(monkeypatch, capsys, "train", "home", "-c", str(cfg), "-f",
-                             str(mine), "--resume", "-n", "128")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "train",
+        "home",
+        "-c",
+        str(cfg),
+        "-f",
+        str(mine),
+        "--resume",
+        "-n",
+        "128",
+    )
     assert code == 2, err
     assert "resume" in _one_line(err)
 
@@ -148,12 +163,33 @@ def test_fifo_in_a_checkpoint_does_not_hang(tiny_run, tmp_path, monkeypatch, cap
     f = mine / "ppo" / run.name / "checkpoint" / "optimizers.pt"
     f.unlink()
     os.mkfifo(f)
-    code, out, err = run_cli(monkeypatch, capsys, "train", "home", "-c", str(cfg), "-f",
-                             str(mine), "--resume", "-n", "128")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "train",
+        "home",
+        "-c",
+        str(cfg),
+        "-f",
+        str(mine),
+        "--resume",
+        "-n",
+        "128",
+    )
     assert code == 2 and "FIFO" in _one_line(err)
 
 
 def test_too_many_envs(tmp_path, monkeypatch, capsys):
-    code, out, err = run_cli(monkeypatch, capsys, "train", "home", "-c", str(_cfg(tmp_path)),
-                             "-f", str(tmp_path / "logs"), "--n-envs", "100000")
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "train",
+        "home",
+        "-c",
+        str(_cfg(tmp_path)),
+        "-f",
+        str(tmp_path / "logs"),
+        "--n-envs",
+        "100000",
+    )
     assert code == 2 and "--n-envs" in _one_line(err)
