@@ -15,6 +15,7 @@ FORMATS = ("lerobot",)
 
 def register(app: typer.Typer) -> None:
     app.command("export")(export)
+    app.command("view")(view)
 
 
 def export(
@@ -94,3 +95,94 @@ def _run(lx, runs, out, opts, c):
             on_start=lambda total: bar.update(task, total=total),
             on_frame=lambda n: bar.advance(task, n),
         )
+
+
+# ----------------------------------------------------------------------------- Rerun
+def check_rerun_args(rerun: bool, save: Path | None) -> None:
+    """``replay --rerun [--save FILE.rrd]``: checked before anything is rendered."""
+    from skillbridge import viewer as vw
+
+    if save is not None and not rerun:
+        raise UserError("--save FILE.rrd goes with --rerun")
+    try:
+        vw.rerun_module()
+        if save is not None:
+            vw.check_save_target(save)
+    except vw.ViewerError as e:
+        raise UserError(str(e), 2) from None
+
+
+def replay_rerun(ep, save: Path | None, c) -> dict:
+    """Log one episode to Rerun (a file with ``save``, else the viewer); the JSON part."""
+    return _rerun([ep], save, c)
+
+
+def _rerun(eps: list, save: Path | None, c, opts=None) -> dict:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from skillbridge import viewer as vw
+
+    total = sum(len(e.all_states()) for e in eps)
+    try:
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=c,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("logging to Rerun", total=total)
+
+            def step(n: int) -> None:
+                bar.advance(task, n)
+
+            if save is not None:
+                vw.save(eps, save, opts, on_step=step)
+            else:
+                vw.spawn(eps, opts, on_step=step)
+    except vw.ViewerError as e:
+        raise UserError(str(e), 2) from None
+    if save is not None:
+        size = save.stat().st_size
+        c.print(
+            f"rerun: {safe(save)} ({len(eps)} recordings, {size / 1e6:.1f} MB); open it "
+            f"with: rerun {safe(save)}",
+            highlight=False,
+        )
+        return {"rrd": str(save), "recordings": len(eps), "bytes": size}
+    c.print(f"rerun: {len(eps)} recordings sent to the viewer", highlight=False)
+    return {"recordings": len(eps)}
+
+
+def view(
+    runs: list[Path] = typer.Argument(
+        ..., help="Episode folders (runs/<id>) or folders of episodes (runs/)."
+    ),
+    save: Path = typer.Option(
+        None, "--save", help="Write all episodes into FILE.rrd instead of opening the viewer."
+    ),
+    camera: list[str] = typer.Option(
+        None, "--camera", help="Camera images to log (repeatable; default: front and wrist)."
+    ),
+    no_images: bool = typer.Option(False, "--no-images", help="Log no camera images."),
+    size: str = typer.Option("320x240", "--size", help="Image WIDTHxHEIGHT (multiples of 8)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
+):
+    """Open many episodes in the Rerun viewer, one recording each (or save them to an .rrd)."""
+    from skillbridge import lerobot_export as lx
+    from skillbridge import viewer as vw
+    from skillbridge.episode import EpisodeError
+
+    c = make_console(stderr=True, soft_wrap=True)
+    check_rerun_args(True, save)
+    try:
+        width, height = lx.parse_size(size)
+        eps = vw.load_all(runs)
+    except (lx.ExportError, EpisodeError) as e:
+        raise UserError(str(e), 2) from None
+    cams = () if no_images else tuple(camera or ("front", "wrist"))
+    opts = vw.RerunOptions(cameras=cams, width=width, height=height)
+    out = _rerun(eps, save, c, opts)
+    if as_json:
+        echo(json.dumps(out, indent=2))
