@@ -22,6 +22,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from bridge import reasons as R
@@ -32,19 +33,38 @@ from sim.world import WorldState
 
 log = logging.getLogger("skillbridge.bridge")
 
-#: Decisions of a negotiation.
-ACCEPTED = "accepted"
-FALLBACK_ACCEPTED = "fallback_accepted"
-SAFE_STOP = "safe_stop"
-REFUSED = "refused"
-FAILED = "failed"
-#: Decisions of one attempt.
-ATTEMPT_ACCEPTED, ATTEMPT_REJECTED, ATTEMPT_REFUSED, ATTEMPT_ERROR = (
-    "accepted",
-    "rejected",
-    "refused",
-    "error",
-)
+
+class Decision(StrEnum):
+    """Decision of a negotiation (recorded as its string value)."""
+
+    ACCEPTED = "accepted"
+    FALLBACK_ACCEPTED = "fallback_accepted"
+    SAFE_STOP = "safe_stop"
+    REFUSED = "refused"
+    FAILED = "failed"
+
+
+class AttemptDecision(StrEnum):
+    """Decision on one proposer attempt (recorded as its string value)."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    REFUSED = "refused"
+    ERROR = "error"
+
+
+#: A negotiation that produced a plan to execute.
+PLAN_DECISIONS = (Decision.ACCEPTED, Decision.FALLBACK_ACCEPTED)
+
+ACCEPTED = Decision.ACCEPTED
+FALLBACK_ACCEPTED = Decision.FALLBACK_ACCEPTED
+SAFE_STOP = Decision.SAFE_STOP
+REFUSED = Decision.REFUSED
+FAILED = Decision.FAILED
+ATTEMPT_ACCEPTED = AttemptDecision.ACCEPTED
+ATTEMPT_REJECTED = AttemptDecision.REJECTED
+ATTEMPT_REFUSED = AttemptDecision.REFUSED
+ATTEMPT_ERROR = AttemptDecision.ERROR
 
 SAFE_STOP_SOURCE = "safe_stop"
 
@@ -89,7 +109,7 @@ class AttemptRecord:
     attempt: int
     raw: str
     reasons: list[Reason]
-    decision: str
+    decision: AttemptDecision
     latency_s: float
     tokens_in: int = 0
     tokens_out: int = 0
@@ -107,7 +127,7 @@ class AttemptRecord:
 class Negotiation:
     trace_id: str
     plan: BridgeResult | None
-    decision: str
+    decision: Decision
     source: str | None
     attempts: list[AttemptRecord] = field(default_factory=list)
 

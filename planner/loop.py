@@ -25,8 +25,10 @@ import json
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from bridge import goals as G
+from bridge.policy import Decision
 from planner.hybrid import HybridPlanner, PlanOutcome
 from planner.llm import Usage
 from planner.rules import NOTHING_TO_DO
@@ -35,12 +37,39 @@ Executor = Callable[[dict], "tuple[bool, object]"]
 #: ``verify(goal) -> (world, [{"predicate": str, "met": bool}, ...])``
 Verifier = Callable[[list], "tuple[object, list[dict]]"]
 
-SUCCESS, REFUSED, FAILED, SAFE_STOP = "success", "refused", "failed", "safe_stop"
+
+class RunStatus(StrEnum):
+    """How a closed-loop run ended (recorded as its string value)."""
+
+    SUCCESS = "success"
+    REFUSED = "refused"
+    FAILED = "failed"
+    SAFE_STOP = "safe_stop"
+
+
+class LoopEvent(StrEnum):
+    """Kinds of the events ``run_closed_loop`` passes to ``on_event``."""
+
+    PLAN = "plan"
+    STEP = "step"
+    STALE = "stale"
+    GOAL_CHECK = "goal_check"
+    GOAL_UNMET = "goal_unmet"
+    REPLAN = "replan"
+    END = "end"
+
+
+SUCCESS, REFUSED, FAILED, SAFE_STOP = (
+    RunStatus.SUCCESS,
+    RunStatus.REFUSED,
+    RunStatus.FAILED,
+    RunStatus.SAFE_STOP,
+)
 
 
 @dataclass
 class LoopResult:
-    status: str
+    status: RunStatus
     trace_id: str
     executed: list[dict] = field(default_factory=list)
     plans: list[PlanOutcome] = field(default_factory=list)
@@ -100,7 +129,7 @@ def _merge(total: Usage, part: Usage) -> None:
 
 
 def _is_safe_stop(outcome: PlanOutcome) -> bool:
-    return outcome.decision == "safe_stop"
+    return outcome.decision == Decision.SAFE_STOP
 
 
 def _still_valid(steps: list[dict], world, max_steps: int) -> bool:
@@ -131,11 +160,11 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
     history: list[dict] = []
     emit = on_event or (lambda kind, data: None)
 
-    def finish(status: str, message: str = "", refusal: str | None = None) -> LoopResult:
+    def finish(status: RunStatus, message: str = "", refusal: str | None = None) -> LoopResult:
         result.status, result.message, result.refusal = status, message, refusal
         result.executed = history
         result.world = world
-        emit("end", {"status": status, "message": message})
+        emit(LoopEvent.END, {"status": status, "message": message})
         return result
 
     def adopt(goal: list[str] | None, source: str | None) -> None:
@@ -159,7 +188,7 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
             result.goal_eval = G.evaluate(result.goal, world)
         missed = [e["predicate"] for e in result.goal_eval if not e["met"]]
         emit(
-            "goal_check",
+            LoopEvent.GOAL_CHECK,
             {
                 "goal": list(result.goal),
                 "source": result.goal_source,
@@ -174,7 +203,9 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         result.plans.append(outcome)
         _merge(result.usage, outcome.usage)
         steps = outcome.steps()
-        emit("plan", {"steps": steps, "decision": outcome.decision, "source": outcome.source})
+        emit(
+            LoopEvent.PLAN, {"steps": steps, "decision": outcome.decision, "source": outcome.source}
+        )
         refusal = outcome.refusal
         if refusal:
             if refusal.startswith(NOTHING_TO_DO):
@@ -204,13 +235,13 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
             if not ok:
                 rec["detail"] = "its success test failed; the world below is the state after"
             history.append(rec)
-            emit("step", rec)
+            emit(LoopEvent.STEP, rec)
             if not ok:
                 failed = True
                 break
             rest = steps[i + 1 :]
             if rest and not safe and not _still_valid(rest, world, planner.max_steps):
-                emit("stale", {"remaining": rest})
+                emit(LoopEvent.STALE, {"remaining": rest})
                 failed = True  # the rest no longer fits the world: replan, nothing failed
                 break
         if safe:
@@ -236,7 +267,7 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
                 + ", ".join(goal_unmet),
             }
             history.append(rec)
-            emit("goal_unmet", {"unmet": goal_unmet})
+            emit(LoopEvent.GOAL_UNMET, {"unmet": goal_unmet})
         if result.replans >= max_replans:
             stop = _safe_stop(execute, history)
             if goal_unmet:
@@ -248,7 +279,7 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         if goal_unmet:
             result.goal_replans += 1
         result.replans += 1
-        emit("replan", {"replans": result.replans})
+        emit(LoopEvent.REPLAN, {"replans": result.replans})
 
 
 def _safe_stop(execute: Executor, history: list[dict]) -> str:

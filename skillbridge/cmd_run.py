@@ -160,18 +160,23 @@ class _Progress:
 
     def event(self, kind: str, d: dict) -> None:
         from skillbridge.episode import format_subgoal
+        from skillbridge.runner import RunEvent
 
         c = self.c
-        if kind == "start":
+        if kind == RunEvent.START:
             c.print(
                 f"[bold]task[/bold] {safe(d['task'])}  (seed {d['seed']}, planner "
                 f"{safe(d['planner'])}, trace {safe(d['trace_id'])})",
                 highlight=False,
             )
-        elif kind == "plan":
+        elif kind == RunEvent.PLAN:
+            from bridge.policy import AttemptDecision
+
             for a in d.get("attempt_records", []):
                 codes = ", ".join(r["code"] for r in a.get("reasons", [])) or "ok"
-                col = {"accepted": "green", "refused": "magenta"}.get(a["decision"], "red")
+                col = {AttemptDecision.ACCEPTED: "green", AttemptDecision.REFUSED: "magenta"}.get(
+                    a["decision"], "red"
+                )
                 c.print(
                     f"  bridge: {safe(a['proposer'])}#{a['attempt']} "
                     f"[{col}]{safe(a['decision'])}[/{col}] ({safe(codes)}) "
@@ -186,13 +191,13 @@ class _Progress:
             )
             if d.get("refusal"):
                 c.print(f"  [magenta]refused:[/magenta] {safe(d['refusal'])}", highlight=False)
-        elif kind == "subgoal_start":
+        elif kind == RunEvent.SUBGOAL_START:
             self._label = safe(f"[{d['index'] + 1}] {format_subgoal(d['subgoal'])}")
             self.status = c.status(f"{self._label} running…")
             self.status.start()
-        elif kind == "progress" and self.status is not None:
+        elif kind == RunEvent.PROGRESS and self.status is not None:
             self.status.update(f"{self._label} running… {d['steps']} steps")
-        elif kind == "subgoal_end":
+        elif kind == RunEvent.SUBGOAL_END:
             self.stop()
             mark = "[green]✓[/green]" if d["success"] else "[red]✗[/red]"
             why = "" if d["success"] else f" ({safe(d.get('reason'))})"
@@ -200,26 +205,26 @@ class _Progress:
                 f"  {mark} {self._label} {d['steps']} steps, {d['sim_time_s']:.2f} s sim{why}",
                 highlight=False,
             )
-        elif kind == "replan":
+        elif kind == RunEvent.REPLAN:
             c.print(f"[yellow]replan {d.get('replans')}[/yellow]", highlight=False)
-        elif kind == "fault":
+        elif kind == RunEvent.FAULT:
             c.print(
                 f"[yellow]fault injected:[/yellow] {safe(d.get('fault'))} "
                 f"{safe(d.get('cube'))} ({safe(d.get('was'))})",
                 highlight=False,
             )
-        elif kind == "goal_unmet":
+        elif kind == RunEvent.GOAL_UNMET:
             c.print(
                 "[yellow]goal unmet in the world:[/yellow] "
                 f"{safe(', '.join(d.get('unmet') or []))}",
                 highlight=False,
             )
-        elif kind == "stale":
+        elif kind == RunEvent.STALE:
             c.print("[yellow]the rest of the plan no longer fits the world[/yellow]")
-        elif kind == "video_start":
+        elif kind == RunEvent.VIDEO_START:
             self.status = c.status(f"rendering {safe(d['path'])}…")
             self.status.start()
-        elif kind == "done":
+        elif kind == RunEvent.DONE:
             self.stop()
 
 

@@ -101,8 +101,10 @@ def run_job(job: dict) -> dict:  # noqa: C901 - every failure becomes part of th
     import torch
 
     torch.set_num_threads(1)
+    from bridge.policy import PLAN_DECISIONS
+    from planner.loop import RunStatus
     from sim.world import WorldState
-    from skillbridge.runner import RunConfig, Runner
+    from skillbridge.runner import RunConfig, RunEvent, Runner
     from skillbridge.suite import unmet
 
     task = Task.model_validate(job["task"])
@@ -134,9 +136,9 @@ def run_job(job: dict) -> dict:  # noqa: C901 - every failure becomes part of th
     codes: Counter = Counter()
 
     def on_event(kind: str, data: dict) -> None:
-        if kind == "plan":
+        if kind == RunEvent.PLAN:
             for a in data.get("attempt_records", []):
-                if a.get("decision") not in ("accepted", "fallback_accepted"):
+                if a.get("decision") not in PLAN_DECISIONS:
                     codes.update(r.get("code", "?") for r in a.get("reasons", []))
 
     t0 = time.perf_counter()
@@ -180,7 +182,7 @@ def run_job(job: dict) -> dict:  # noqa: C901 - every failure becomes part of th
     rec.update(
         status=result.status,
         message=result.message,
-        refused=result.status == "refused",
+        refused=result.status == RunStatus.REFUSED,
         tokens=dict(result.tokens),
         wall_s=round(result.wall_s, 3),
         episode=result.episode,
@@ -198,7 +200,7 @@ def run_job(job: dict) -> dict:  # noqa: C901 - every failure becomes part of th
     final = WorldState.model_validate(result.world)
     first = result.plans[0] if result.plans else {}
     rec["plan"] = list(first.get("steps") or [])
-    rec["claimed_success"] = result.status == "success"
+    rec["claimed_success"] = result.status == RunStatus.SUCCESS
     rec["run_goal"], rec["run_goal_met"] = result.goal, result.goal_met
     rec["goal_replans"] = result.goal_replans
     rec["fault"] = (result.faults or [None])[0]

@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,37 @@ from skillbridge.errors import UserError
 
 log = logging.getLogger("skillbridge.runner")
 
+
+class RunEvent(StrEnum):
+    """Kinds of the progress events a :class:`Runner` passes to ``on_event``."""
+
+    START = "start"
+    PLAN = "plan"
+    SUBGOAL_START = "subgoal_start"
+    PROGRESS = "progress"
+    FAULT = "fault"
+    SUBGOAL_END = "subgoal_end"
+    REPLAN = "replan"
+    STALE = "stale"
+    GOAL_CHECK = "goal_check"
+    GOAL_UNMET = "goal_unmet"
+    VIDEO_START = "video_start"
+    DONE = "done"
+
+
+#: Closed-loop events (:class:`planner.loop.LoopEvent`) the runner records and passes on.
+LOOP_EVENTS_FORWARDED = (RunEvent.REPLAN, RunEvent.STALE, RunEvent.GOAL_CHECK, RunEvent.GOAL_UNMET)
+
 EventFn = Callable[[str, dict], None]
+
+
+def _plan_decisions() -> tuple[str, ...]:
+    """Bridge decisions that produced a plan to execute."""
+    from bridge.policy import PLAN_DECISIONS  # lazy: the CLI starts without the bridge
+
+    return PLAN_DECISIONS
+
+
 TIMING_KEYS = ("planning", "bridge", "policy", "physics", "world", "recording")
 DEFAULT_TASK = "put the red block in the green bin"
 #: Exit codes of ``skillbridge run``.
@@ -98,7 +129,9 @@ class RunResult:
     @property
     def success(self) -> bool:
         """Success is the loop's verdict, which requires the goal to hold after settling."""
-        return self.status == "success"
+        from planner.loop import RunStatus  # lazy: the CLI starts without the planner
+
+        return self.status == RunStatus.SUCCESS
 
     @property
     def goal_met(self) -> bool | None:
@@ -114,7 +147,7 @@ class RunResult:
     def accepted_plan(self) -> list[dict]:
         """The last executable plan the bridge accepted (empty if none)."""
         for p in reversed(self.plans):
-            if p.get("steps") and p.get("decision") in ("accepted", "fallback_accepted"):
+            if p.get("steps") and p.get("decision") in _plan_decisions():
                 return p["steps"]
         return []
 
@@ -277,6 +310,7 @@ class Runner:
         from sim.env import TabletopEnv
         from skillbridge.episode import (
             COMPLETE,
+            INCOMPLETE,
             EpisodeError,
             EpisodeWriter,
             EventLogHandler,
@@ -330,7 +364,7 @@ class Runner:
         result = None
         try:
             self._emit(
-                "start",
+                RunEvent.START,
                 {
                     "task": c.task,
                     "seed": c.seed,
@@ -417,7 +451,7 @@ class Runner:
                 except Exception:  # noqa: BLE001
                     pass
                 try:
-                    writer.close("incomplete", None, result={"status": "incomplete", "error": why})
+                    writer.close(INCOMPLETE, None, result={"status": INCOMPLETE, "error": why})
                 except EpisodeError:
                     pass  # still no room: meta.json on disk already says incomplete
             root.removeHandler(handler)
@@ -432,14 +466,14 @@ class Runner:
             from skillbridge.replay import render_video
 
             t0 = time.perf_counter()
-            self._emit("video_start", {"path": str(video)})
+            self._emit(RunEvent.VIDEO_START, {"path": str(video)})
             try:
                 frames = render_video(writer.path, video, speed=c.video_speed)
                 result.video, result.video_frames = str(video), frames
             except Exception as e:  # noqa: BLE001 - the run itself is done and recorded
                 result.video_error = f"{type(e).__name__}: {e}".splitlines()[0][:300]
             result.timings["rendering"] = round(time.perf_counter() - t0, 4)
-        self._emit("done", {"result": result})
+        self._emit(RunEvent.DONE, {"result": result})
         return result
 
     # ------------------------------------------------------------------ pieces
@@ -469,7 +503,7 @@ class Runner:
         self.subgoals.append({"index": idx, "subgoal": dict(step), "start_step": writer.steps})
         writer.trace("subgoal_start", index=idx, subgoal=dict(step))
         self._log("subgoal_start", f"subgoal {idx}: {step}", index=idx, subgoal=dict(step))
-        self._emit("subgoal_start", {"index": idx, "subgoal": dict(step)})
+        self._emit(RunEvent.SUBGOAL_START, {"index": idx, "subgoal": dict(step)})
         get_state = env.get_state
         n = [0]
 
@@ -479,7 +513,7 @@ class Runner:
             t["recording"] += time.perf_counter() - t0
             n[0] += 1
             if n[0] % 10 == 0:
-                self._emit("progress", {"index": idx, "steps": n[0]})
+                self._emit(RunEvent.PROGRESS, {"index": idx, "steps": n[0]})
 
         before = {k: t[k] for k in ("physics", "world", "recording")}
         t0 = time.perf_counter()
@@ -494,7 +528,7 @@ class Runner:
                 self.faults.append({"index": idx, **info})
                 writer.trace("fault", index=idx, **info)
                 self._log("fault", f"fault injected after subgoal {idx}: {info}", **info)
-                self._emit("fault", {"index": idx, **info})
+                self._emit(RunEvent.FAULT, {"index": idx, **info})
                 after = env.world_state()
         rec = outcome.to_dict()
         rec.update(
@@ -518,7 +552,7 @@ class Runner:
             f"{'success' if outcome.success else 'failed'} in {outcome.steps} steps",
             **rec,
         )
-        self._emit("subgoal_end", rec)
+        self._emit(RunEvent.SUBGOAL_END, rec)
         return outcome.success, after
 
     def _verify(self, goal: list[str]):
@@ -613,10 +647,10 @@ class Runner:
         self.plans.append(d)
         writer.trace("plan", **d)
         self._log("plan", f"plan {d['index']}: {out.decision} by {out.source}", **d)
-        self._emit("plan", {**d, "attempt_records": [a.to_dict() for a in out.attempts]})
+        self._emit(RunEvent.PLAN, {**d, "attempt_records": [a.to_dict() for a in out.attempts]})
 
     def _loop_event(self, kind: str, data: dict) -> None:
-        if kind in ("replan", "stale", "goal_check", "goal_unmet"):
+        if kind in LOOP_EVENTS_FORWARDED:
             self.writer.trace(kind, **data)
             self._log(kind, f"{kind}: {data}", **data)
             self._emit(kind, data)
