@@ -60,6 +60,11 @@ def test_spec_sources(monkeypatch, tmp_path):
     monkeypatch.delenv("SKILLBRIDGE_LLM", raising=False)
     monkeypatch.setenv("SKILLBRIDGE_CONFIG", str(tmp_path / "none.yaml"))
     monkeypatch.setenv("HOME", str(tmp_path))
+    from planner.embedded.model import available
+
+    # nothing configured: the embedded model where it is installed, else the rules
+    assert resolve_spec().provider == ("embedded" if available() else "rules")
+    monkeypatch.setattr("planner.embedded.model.available", lambda *a: False)
     assert resolve_spec().provider == "rules"
     (tmp_path / "skillbridge.yaml").write_text("llm: ollama:qwen2.5\nbase_url: http://h:1\n")
     s = resolve_spec()
