@@ -14,7 +14,9 @@ EXIT_INPUT = 2
 
 
 def register(app: typer.Typer) -> None:
-    app.command("eval")(eval_suite)
+    from skillbridge.ray_eval import command_class  # a bare --ray: a local Ray cluster
+
+    app.command("eval", cls=command_class())(eval_suite)
 
 
 def _select(suite, only: str | None):
@@ -54,6 +56,13 @@ def eval_suite(
     ),
     seeds: int = typer.Option(3, "--seeds", help="Seeds per task (scene layouts 0..K-1)."),
     workers: int = typer.Option(2, "--workers", help="Worker processes."),
+    ray: str = typer.Option(
+        None,
+        "--ray",
+        metavar="[ADDRESS]",
+        help="Run the episodes as Ray tasks on the cluster at ADDRESS (ray://host:10001, "
+        "host:6379, auto), or on a local one when no ADDRESS is given; --workers Ray workers.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON, no progress."),
     out: Path = typer.Option(None, "--out", help="Report folder (default: runs/eval-<time>)."),
     only: str = typer.Option(
@@ -107,6 +116,10 @@ def eval_suite(
         )
     if workers < 1 or workers > 64:
         raise UserError("--workers must be between 1 and 64", EXIT_INPUT)
+    if ray is not None:  # Ray (issue 16): installed, before any work
+        from skillbridge.ray_eval import check
+
+        check(ray)
     if max_replans < 0:
         raise UserError("--max-replans must be >= 0", EXIT_INPUT)
     if resume is not None:
@@ -138,7 +151,7 @@ def eval_suite(
         lock = _claim_out(out, resume=True)
         try:
             s, cfg = ev.read_state(out)
-            cfg.workers = workers
+            cfg.workers, cfg.ray = workers, ray
             from skillbridge.runner import make_executor
 
             make_executor(cfg.policy_source)
@@ -180,6 +193,7 @@ def eval_suite(
             command=ev.command_line(),
             faults=faults,
             route=route,
+            ray=ray,
         )
     try:
         report = _run(s, cfg, as_json, resume is not None)
@@ -221,7 +235,8 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
             verb = "resuming" if resuming else "eval"
             console.print(
                 f"[bold]{verb}[/bold] {safe(s.name)}: {len(s.tasks)} tasks × "
-                f"{cfg.seeds} seeds = {total} episodes on {cfg.workers} worker(s) → "
+                f"{cfg.seeds} seeds = {total} episodes on "
+                f"{cfg.workers} {'Ray ' if cfg.ray else ''}worker(s) → "
                 f"{safe(str(out))}",
                 highlight=False,
             )

@@ -59,6 +59,8 @@ class EvalConfig:
     command: str = ""
     #: inject one seeded fault per episode (skillbridge.faults.seeded) and report recovery
     faults: bool = False
+    #: eval --ray: "local" (a Ray cluster started for this eval) or a cluster's address
+    ray: str | None = None
 
 
 # ----------------------------------------------------------------------------- symbolic
@@ -594,6 +596,7 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
             "policy_source": cfg.policy_source,
             "max_replans": cfg.max_replans,
             "faults": cfg.faults,
+            "ray": cfg.ray,
             "command": cfg.command,
         },
         "machine": machine_info(),
@@ -966,6 +969,15 @@ def read_results(out: Path, keys: set[str]) -> dict[str, dict]:
     return found
 
 
+def _runner(cfg: EvalConfig):
+    """:func:`run_jobs`, or its Ray counterpart for ``eval --ray`` (same jobs, same records)."""
+    if not cfg.ray:
+        return run_jobs
+    from skillbridge.ray_eval import ray_runner
+
+    return ray_runner(cfg.ray, cfg.policy_source)
+
+
 def evaluate(
     suite: Suite, cfg: EvalConfig, progress: ProgressFn | None = None, resume: bool = False
 ) -> dict:
@@ -1012,7 +1024,7 @@ def evaluate(
     t0 = time.perf_counter()
     interrupted = False
     try:
-        _, lost_idx = run_jobs(
+        _, lost_idx = _runner(cfg)(
             [jobs[i] for i in todo],
             cfg.workers,
             progress,

@@ -1,0 +1,200 @@
+"""``eval --ray [ADDRESS]`` (issue 16): the suite's episodes as tasks on a (here local) Ray
+cluster, the same records as ``--workers``, a worker killed mid-episode retried elsewhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cli_helpers import run_cli
+
+ray = pytest.importorskip("ray")
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTRY = "import sys; from skillbridge.cli import run; sys.argv[0] = 'skillbridge'; run()"
+SUITE = """\
+suite: tiny
+tasks:
+  - id: posed-pick-place
+    instruction: put the red block in the green bin
+    category: pick_place
+    scene: {cubes: {red_block: [0.05, -0.12], blue_block: [-0.12, 0.05]}}
+    goal:
+      - in(red_block, green_bin)
+  - id: no-ball
+    instruction: put the ball in the red bin
+    category: refuse
+    refuse: true
+    scene: {cubes: [red_block]}
+"""
+#: Fields of a record that differ between any two runs (wall time, the episode folder's
+#: timestamped name); everything else must be identical.
+VOLATILE = ("wall_s", "episode")
+
+
+@pytest.fixture
+def suite(tmp_path) -> Path:
+    p = tmp_path / "tiny.yaml"
+    p.write_text(SUITE)
+    return p
+
+
+@pytest.fixture(autouse=True)
+def _quiet_ray(monkeypatch):
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+
+
+def _args(suite: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "eval",
+        "--suite",
+        str(suite),
+        "--seeds",
+        "2",
+        "--out",
+        str(out),
+        "--policy-source",
+        "scripted",
+        "--json",
+        *extra,
+    ]
+
+
+def _records(out: Path) -> dict:
+    recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    return {(r["task"], r["seed"]): {k: v for k, v in r.items() if k not in VOLATILE} for r in recs}
+
+
+def test_bare_ray_means_a_local_cluster():
+    from skillbridge.ray_eval import LOCAL, rewrite_args
+
+    assert rewrite_args(["--ray"]) == [f"--ray={LOCAL}"]
+    assert rewrite_args(["--ray", "--json"]) == [f"--ray={LOCAL}", "--json"]
+    assert rewrite_args(["--ray", "ray://head:10001"]) == ["--ray", "ray://head:10001"]
+    assert rewrite_args(["--", "--ray"]) == ["--", "--ray"]
+
+
+def test_unreachable_cluster_is_one_line(suite, tmp_path, monkeypatch, capsys):
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    args = _args(suite, tmp_path / "rep", "--ray", f"127.0.0.1:{port}")
+    code, out, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 2 and f"Ray cluster at 127.0.0.1:{port}" in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_ray_records_match_the_process_pool(suite, tmp_path, monkeypatch, capsys):
+    a, b = tmp_path / "pool", tmp_path / "ray"
+    code, out, err = run_cli(monkeypatch, capsys, *_args(suite, a, "--workers", "2"))
+    assert code == 0, err
+    code, out, err = run_cli(monkeypatch, capsys, *_args(suite, b, "--ray", "--workers", "2"))
+    assert code == 0, err
+    assert json.loads(out)["episodes"] == 4
+    assert _records(a) == _records(b)  # record for record, in the same report format
+    rep = json.loads((b / "report.json").read_text())
+    assert rep["config"]["ray"] == "local" and rep["complete"] is True
+    base = json.loads((a / "report.json").read_text())
+    assert rep["overall"] == base["overall"] and rep["targets"] == base["targets"]
+
+
+@pytest.mark.slow
+def test_killed_worker_job_is_retried_elsewhere_never_lost_or_doubled(tmp_path, monkeypatch):
+    from skillbridge import ray_eval
+
+    monkeypatch.setenv(
+        "PYTHONPATH",
+        os.pathsep.join([str(ROOT / "tests" / "eval"), os.environ.get("PYTHONPATH", "")]),
+    )
+    jobs = [
+        {"n": 0},
+        {"n": 1, "crash_once": str(tmp_path / "m1")},
+        {"n": 2},
+        {"n": 3, "always_crash": True},
+        {"n": 4},
+    ]
+    stats: dict = {}
+    seen: list[int] = []
+    run = ray_eval.ray_runner(ray_eval.LOCAL, "scripted", job_fn="_ray_jobs:run_job")
+    results, lost = run(jobs, 2, sink=lambda i, rec: seen.append(i), stats=stats)
+    assert [r and r["n"] for r in results] == [0, 1, 2, None, 4]
+    assert sorted(seen) == [0, 1, 2, 4]  # each result taken exactly once
+    assert list(lost) == [3] and "worker lost 3 times" in lost[3]
+    assert stats["jobs_rerun"] == 1 + 3 and stats["pool_restarts"] == 4
+
+
+def _ray_workers_of(pid: int) -> list[int]:
+    """Processes running our actor's episodes, descendants of ``pid``."""
+    parent: dict[int, int] = {}
+    cmds: dict[int, bytes] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            parent[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmds[int(d.name)] = (d / "cmdline").read_bytes()
+        except OSError:
+            continue
+
+    def below(p: int) -> bool:
+        while p > 1:
+            p = parent.get(p, 0)
+            if p == pid:
+                return True
+        return False
+
+    return [p for p, c in cmds.items() if b"ray::EpisodeWorker" in c and below(p)]
+
+
+@pytest.mark.slow
+def test_kill_9_of_a_ray_worker_mid_eval_is_retried_not_counted(suite, tmp_path):
+    out = tmp_path / "rep"
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            ENTRY,
+            *_args(suite, out, "--ray", "--seeds", "3", "--workers", "2"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        victims: list[int] = []
+        while time.monotonic() < deadline and p.poll() is None:
+            res = out / "results.jsonl"
+            if res.exists() and res.read_text().count("\n") >= 1:
+                victims = _ray_workers_of(p.pid)
+                if victims:
+                    break
+            time.sleep(0.2)
+        assert victims, "no Ray worker found"
+        os.kill(victims[0], signal.SIGKILL)
+        stdout, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 0, err[-3000:]
+    summary = json.loads(stdout)
+    assert summary["complete"] is True and summary["episodes"] == 6
+    assert summary["failures"]["by_cause"] == {}
+    assert summary["infrastructure"]["jobs_rerun"] >= 1
+    keys = [
+        (json.loads(x)["task"], json.loads(x)["seed"])
+        for x in (out / "results.jsonl").read_text().splitlines()
+    ]
+    assert len(keys) == len(set(keys)) == 6  # nothing lost, nothing counted twice
