@@ -3,6 +3,9 @@
 import os
 
 os.environ.setdefault("MUJOCO_GL", "egl")
+# Tests that are not about the embedded model plan with the rules (fast, exact); the model's
+# own tests name it (--llm embedded / from_spec("embedded")), subprocesses inherit this.
+os.environ.setdefault("SKILLBRIDGE_LLM", "rules")
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
