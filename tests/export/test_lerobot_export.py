@@ -358,3 +358,20 @@ def test_lerobot_loads_the_export(exported, tmp_path):
     if p.stdout.startswith("SKIP"):
         pytest.skip(f"lerobot is not installed for {py}")
     assert p.returncode == 0 and p.stdout.startswith("OK"), p.stdout + p.stderr[-3000:]
+
+
+def test_rerun_lerobot_reader_opens_the_export(exported):
+    """A second, independent reader of the v3 format: Rerun's own LeRobot importer (videos
+    skipped: it transcodes them with an ffmpeg on PATH)."""
+    exp = pytest.importorskip("rerun.experimental")
+    res, out = exported
+    reader = exp.LeRobotReader(out)
+    assert str(reader.version) == "v3" and list(reader.episodes()) == [0, 1]
+    lengths = [e["length"] for e in _episodes(out)]
+    for ep, n in zip(reader.episodes(), lengths, strict=True):
+        rows: dict[str, int] = {}
+        for chunk in reader.stream(ep, video_mode="skip"):
+            if not chunk.is_static:
+                rows[chunk.entity_path] = rows.get(chunk.entity_path, 0) + chunk.num_rows
+        for name in ("/observation.state", "/observation.environment_state", "/action", "/task"):
+            assert rows[name] == n, (name, rows)
