@@ -64,6 +64,8 @@ def export(
         raise UserError(str(e), 2) from None
     for s in result.skipped:
         c.print(f"[yellow]skipped:[/yellow] {safe(s)}", highlight=False)
+    for w in result.warnings:
+        c.print(f"[yellow]warning:[/yellow] {safe(w)}", highlight=False)
     if as_json:
         echo(json.dumps(result.to_dict(), indent=2))
         return

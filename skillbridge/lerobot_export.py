@@ -29,6 +29,7 @@ only when complete, so an error or Ctrl-C never leaves a half-written dataset.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -81,6 +82,7 @@ class ExportResult:
     skipped: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     videos: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -92,6 +94,7 @@ class ExportResult:
             "skipped": self.skipped,
             "wall_s": round(self.wall_s, 3),
             "videos": self.videos,
+            "warnings": self.warnings,
         }
 
 
@@ -625,6 +628,15 @@ def export_lerobot(
 
     model = physics.load_model()
     _check_cameras(model, opts.cameras)
+    other = sum(e.meta.get("model_hash") != physics.model_hash() for e in eps)
+    warnings = (
+        [
+            f"{other} of {len(eps)} episodes were recorded with another scene model or MuJoCo "
+            "version; their states are read with this one's joint layout"
+        ]
+        if other
+        else []
+    )
     layout = Layout.of(model)
     fps_value = fps.pop()
     feats = features_of(layout, opts, fps_value)
@@ -653,7 +665,8 @@ def export_lerobot(
         _write_meta(pa, pq, st, feats, fps_value)
         _publish(tmp, out, opts.force)
     except BaseException as e:
-        st.data.close()
+        with contextlib.suppress(Exception):
+            st.data.close()
         for v in st.videos.values():
             v.abort()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -670,6 +683,7 @@ def export_lerobot(
         skipped,
         time.perf_counter() - t0,
         [f for v in st.videos.values() for f in v.files],
+        warnings,
     )
 
 

@@ -375,3 +375,25 @@ def test_rerun_lerobot_reader_opens_the_export(exported):
                 rows[chunk.entity_path] = rows.get(chunk.entity_path, 0) + chunk.num_rows
         for name in ("/observation.state", "/observation.environment_state", "/action", "/task"):
             assert rows[name] == n, (name, rows)
+
+
+def test_an_episode_of_another_scene_model_is_exported_with_a_warning(
+    runs_copy, tmp_path, monkeypatch, capsys
+):
+    ep = sorted(p for p in runs_copy.iterdir() if p.is_dir())[0]
+    meta = json.loads((ep / "meta.json").read_text())
+    meta["model_hash"] = "0" * 64
+    (ep / "meta.json").write_text(json.dumps(meta))
+    code, so, err = run_cli(
+        monkeypatch,
+        capsys,
+        "export",
+        str(runs_copy),
+        "--out",
+        str(tmp_path / "ds"),
+        "--no-video",
+        "--json",
+    )
+    assert code == 0, err
+    assert "1 of 2 episodes were recorded with another scene model" in err
+    assert json.loads(so)["warnings"]
