@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -59,6 +58,7 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(1)
     import sim  # noqa: F401
+    from sim import util
     from sim.env import TabletopEnv
     from skillbridge import episode as E
     from skillbridge import replay
@@ -104,11 +104,7 @@ def main(argv=None) -> int:
         "replay_verify_bit_exact": v.ok,
         "replay_restore_states_per_s": round(len(states) / restore_s, 1),
         "episode_load_s": round(load_s, 4),
-        "machine": {
-            "python": platform.python_version(),
-            "cpus": os.cpu_count(),
-            "platform": platform.platform(),
-        },
+        "machine": {k: util.machine_info()[k] for k in ("python", "cpus", "platform")},
     }
     if args.json:
         print(json.dumps(out, indent=2))

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import time
 
@@ -23,7 +22,7 @@ import mujoco
 import numpy as np
 
 import sim  # noqa: F401
-from sim import physics, scene
+from sim import physics, scene, util
 from sim.env import TabletopEnv
 
 EPISODE = 250  # control steps between resets
@@ -90,7 +89,7 @@ def main() -> None:
         "ratio": round(statistics.median(r[2] for r in rounds), 3),
         "ratio_per_round": [round(r[2], 3) for r in rounds],
         "sim_seconds_per_wall_second": round(env_sps * scene.CONTROL_DT, 1),
-        "machine": platform.processor() or platform.machine(),
+        "machine": util.processor(),
         "mujoco": mujoco.__version__,
     }
     if a.json:

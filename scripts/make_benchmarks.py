@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shlex
 import subprocess
 import sys
@@ -99,30 +98,15 @@ def run_json(cmd: list[str], timeout: float) -> tuple[dict | None, str, float]:
 
 
 def machine() -> dict:
+    sys.path.insert(0, str(ROOT))
+    from sim import util
+
+    m = util.machine_info()
     info = {
         "date": datetime.now().astimezone().isoformat(timespec="seconds"),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        "cpus": os.cpu_count(),
-        "processor": platform.processor() or platform.machine(),
+        **{k: m[k] for k in ("platform", "python", "cpus", "processor")},
+        **util.host_details(),
     }
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                info["cpu_model"] = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        info["memory_gb"] = round(
-            os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1
-        )
-    except (ValueError, OSError, AttributeError):
-        pass
-    try:
-        info["load_avg_1m"] = round(os.getloadavg()[0], 2)
-    except OSError:
-        pass
     try:
         info["git_commit"] = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
@@ -130,10 +114,7 @@ def machine() -> dict:
     except OSError:
         pass
     try:
-        sys.path.insert(0, str(ROOT))
-        from skillbridge.episode import library_versions
-
-        info["versions"] = library_versions()
+        info["versions"] = util.library_versions()
     except Exception:  # noqa: BLE001 - informational
         info["versions"] = {}
     return info

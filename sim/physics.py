@@ -7,13 +7,13 @@ stepping reproduces the original trajectory bit for bit.
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 
 import mujoco
 import numpy as np
 
 from sim import scene
+from sim.util import sha256_bytes
 
 STATE_SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
 
@@ -30,9 +30,7 @@ def load_model() -> mujoco.MjModel:
 
 def model_hash() -> str:
     """sha256 of the scene's MJCF text plus the MuJoCo version that compiles it."""
-    h = hashlib.sha256(_xml_text().encode())
-    h.update(mujoco.__version__.encode())
-    return h.hexdigest()
+    return sha256_bytes(_xml_text().encode() + mujoco.__version__.encode())
 
 
 def state_size(model: mujoco.MjModel) -> int:

@@ -217,12 +217,11 @@ def eval_skill(
             "seed": seed,
             "command": f"skillbridge eval-skill {skill} -n {episodes} --seed {seed}{where}",
         }
-        tmp = path.with_name(".manifest.json.tmp")
+        from sim.util import atomic_write_json
+
         try:
-            tmp.write_text(json.dumps(m, indent=2) + "\n")
-            os.replace(tmp, path)
+            atomic_write_json(path, m)
         except OSError as e:
-            tmp.unlink(missing_ok=True)
             raise UserError(f"cannot record the result in {path}: {e.strerror or e}", 1) from None
         if previous:
             Console(stderr=True, highlight=False, soft_wrap=True).print(

@@ -27,12 +27,10 @@ Reading never unpickles (``allow_pickle=False``): an episode is data, safe to re
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import logging
 import os
-import platform
 import re
 import time
 from dataclasses import dataclass, field
@@ -42,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from sim import util
 from sim.safeio import MiB, UnsafeFile, read_regular
 
 FORMAT = "skillbridge.episode"
@@ -73,57 +72,10 @@ def slugify(text: str, n: int = 40) -> str:
     return s[:n].rstrip("-") or "task"
 
 
-def _sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _atomic_write_bytes(path: Path, data: bytes, fsync: bool = False) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            if fsync:
-                f.flush()
-                os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _atomic_write_json(path: Path, obj: Any, fsync: bool = False) -> None:
-    _atomic_write_bytes(path, (json.dumps(obj, indent=2) + "\n").encode(), fsync)
-
-
 def _npz_bytes(**arrays: np.ndarray) -> bytes:
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)  # zip+deflate: see docs/EPISODE_FORMAT.md
     return buf.getvalue()
-
-
-def library_versions() -> dict:
-    import importlib.metadata as md
-
-    out = {"python": platform.python_version()}
-    for name in (
-        "skillbridge",
-        "mujoco",
-        "numpy",
-        "torch",
-        "stable-baselines3",
-        "langchain-core",
-        "pydantic",
-        "gymnasium",
-    ):
-        try:
-            out[name] = md.version(name)
-        except md.PackageNotFoundError:
-            pass
-    return out
 
 
 def check_writable(out_dir: Path) -> None:
@@ -201,13 +153,13 @@ class EpisodeWriter:
             "chunks": [],
             "steps": 0,
             **meta,
-            "initial": {"file": INITIAL, "sha256": hashlib.sha256(init).hexdigest()},
+            "initial": {"file": INITIAL, "sha256": util.sha256_bytes(init)},
         }
         tmpdir = out_dir / f".{base}.tmp{os.getpid()}"
         try:
             tmpdir.mkdir()
-            _atomic_write_bytes(tmpdir / INITIAL, init)
-            _atomic_write_json(tmpdir / META, full)
+            util.atomic_write_bytes(tmpdir / INITIAL, init)
+            util.atomic_write_json(tmpdir / META, full)
             for i in range(1000):
                 final = out_dir / (base if i == 0 else f"{base}-{i}")
                 try:
@@ -268,18 +220,18 @@ class EpisodeWriter:
             action=self._actions[:n],
             subgoal=self._subgoals[:n],
         )
-        _atomic_write_bytes(self.path / name, data)
+        util.atomic_write_bytes(self.path / name, data)
         self.meta["chunks"].append(
-            {"file": name, "first": first, "rows": n, "sha256": hashlib.sha256(data).hexdigest()}
+            {"file": name, "first": first, "rows": n, "sha256": util.sha256_bytes(data)}
         )
         self.meta["steps"] = self.steps
         self._n = 0
         self._last_flush = time.monotonic()
-        _atomic_write_json(self.path / META, self.meta)
+        util.atomic_write_json(self.path / META, self.meta)
 
     def update_meta(self, **kw: Any) -> None:
         self.meta.update(kw)
-        _atomic_write_json(self.path / META, self.meta)
+        util.atomic_write_json(self.path / META, self.meta)
 
     # -- end --------------------------------------------------------------------------
     def close(
@@ -306,11 +258,11 @@ class EpisodeWriter:
                 data = _npz_bytes(
                     state=np.asarray(final_state, np.float64), step=np.array(self.steps, np.int64)
                 )
-                _atomic_write_bytes(self.path / FINAL, data, fsync=True)
-                self.meta["final"] = {"file": FINAL, "sha256": hashlib.sha256(data).hexdigest()}
+                util.atomic_write_bytes(self.path / FINAL, data, fsync=True)
+                self.meta["final"] = {"file": FINAL, "sha256": util.sha256_bytes(data)}
                 self.meta["files"] = {
-                    TRACE: _sha256_file(self.path / TRACE),
-                    EVENTS: _sha256_file(self.path / EVENTS),
+                    TRACE: util.sha256_file(self.path / TRACE),
+                    EVENTS: util.sha256_file(self.path / EVENTS),
                 }
             else:
                 status = INCOMPLETE
@@ -323,7 +275,7 @@ class EpisodeWriter:
         self.meta["steps"] = sum(int(c["rows"]) for c in self.meta["chunks"])
         self.meta["closed"] = datetime.now(UTC).astimezone().isoformat(timespec="seconds")
         try:
-            _atomic_write_json(self.path / META, self.meta, fsync=True)
+            util.atomic_write_json(self.path / META, self.meta, fsync=True)
         except OSError as e:
             failed = failed or e  # the meta.json on disk is the last one written: incomplete
         self.write_s += time.perf_counter() - t0
@@ -447,7 +399,7 @@ def _load_npz(path: Path, sha: str | None, what: str) -> dict[str, np.ndarray]:
         raise EpisodeError(
             f"{path}: {what} inflates to more than {NPZ_UNPACKED_LIMIT} bytes (refused)"
         )
-    if sha is not None and hashlib.sha256(data).hexdigest() != sha:
+    if sha is not None and util.sha256_bytes(data) != sha:
         raise EpisodeError(
             f"{path}: {what} does not match its sha256 in meta.json (truncated or tampered)"
         )
@@ -464,7 +416,7 @@ def _read_jsonl(path: Path, complete: bool, sha: str | None, warnings: list[str]
             raise EpisodeError(f"{path} is missing (the episode is damaged)")
         return []
     data = _read_file(path, JSONL_LIMIT, path.name)
-    if complete and sha is not None and hashlib.sha256(data).hexdigest() != sha:
+    if complete and sha is not None and util.sha256_bytes(data) != sha:
         raise EpisodeError(
             f"{path}: does not match its sha256 in meta.json (truncated or tampered)"
         )

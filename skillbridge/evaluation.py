@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import time
 from collections import Counter, defaultdict
@@ -33,8 +32,9 @@ from datetime import datetime
 from pathlib import Path
 
 from planner.rules import NOTHING_TO_DO
+from sim import util
+from sim.util import wilson
 from skillbridge.suite import CATEGORIES, Suite, Task
-from skills.evaluate import wilson
 
 REPORT_FORMAT = "skillbridge.eval-report"
 REPORT_VERSION = 1
@@ -623,19 +623,11 @@ def summarise(results: list[dict], suite: Suite, cfg: EvalConfig, wall_s: float)
 
 
 def machine_info() -> dict:
-    from skillbridge.episode import library_versions
-
     try:
-        versions = library_versions()
+        versions = util.library_versions()
     except Exception:  # noqa: BLE001 - informational only
         versions = {}
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "processor": platform.processor() or platform.machine(),
-        "cpus": os.cpu_count(),
-        "versions": versions,
-    }
+    return {**util.machine_info(), "versions": versions}
 
 
 def _pct(r: dict) -> str:
@@ -774,13 +766,12 @@ def write_markdown(report: dict, path: Path) -> None:  # noqa: C901 - a flat pag
         + ", ".join(f"{k} {v}" for k, v in (m.get("versions") or {}).items())
         + "\n"
     )
-    _atomic_text(path, "\n".join(L) + "\n")
+    util.atomic_write_text(path, "\n".join(L) + "\n")
 
 
 def _savefig_atomic(fig, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    fig.savefig(tmp, dpi=110, format="png")
-    os.replace(tmp, path)
+    with util.atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
 
 
 def write_plots(report: dict, out: Path) -> list[Path]:
@@ -847,7 +838,7 @@ def write_plots(report: dict, out: Path) -> list[Path]:
 def write_report(report: dict, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     rj = out / "report.json"
-    _atomic_text(rj, json.dumps(report, indent=2, default=str))
+    util.atomic_write_text(rj, json.dumps(report, indent=2, default=str))
     md = out / "report.md"
     write_markdown(report, md)
     plots = write_plots(report, out)
@@ -869,12 +860,6 @@ class EvalInterrupted(KeyboardInterrupt):
 
 class ResumeError(ValueError):
     """An output folder that holds no eval to continue (the message says why)."""
-
-
-def _atomic_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _job_key(task_id: str, seed: int) -> str:
@@ -904,7 +889,7 @@ def write_state(suite: Suite, cfg: EvalConfig, out: Path) -> None:
             "route": cfg.route,
         },
     }
-    _atomic_text(out / STATE_FILE, json.dumps(state, indent=2))
+    util.atomic_write_text(out / STATE_FILE, json.dumps(state, indent=2))
 
 
 def read_state(out: Path) -> tuple[Suite, EvalConfig]:

@@ -308,13 +308,13 @@ class Runner:
         from planner.loop import run_closed_loop
         from sim import physics, scene
         from sim.env import TabletopEnv
+        from sim.util import library_versions
         from skillbridge.episode import (
             COMPLETE,
             INCOMPLETE,
             EpisodeError,
             EpisodeWriter,
             EventLogHandler,
-            library_versions,
         )
 
         c = self.config

@@ -6,8 +6,8 @@ import numpy as np
 
 from sim import scene
 from sim.env import TabletopEnv
+from sim.util import wilson
 from skills.base import random_cubes
-from skills.evaluate import wilson
 from skills.runtime import SkillExecutor
 
 CHAIN = "pick-place"

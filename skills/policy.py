@@ -7,10 +7,8 @@ is what makes a policy file safe to receive from someone else.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import os
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +19,7 @@ from safetensors.torch import load as load_safetensors
 from safetensors.torch import save_file
 from torch import nn
 
+from sim import util
 from sim.safeio import MiB, UnsafeFile, read_regular
 
 FORMAT = "skillbridge.policy/1"
@@ -130,38 +129,27 @@ class MLPPolicy(nn.Module):
         return np.clip(self.forward(x)[0].numpy().astype(np.float64), -1.0, 1.0)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def save_policy(policy: MLPPolicy, directory: str | Path, manifest: dict) -> Path:
     """Write ``model.safetensors`` then ``manifest.json`` atomically (temp files + rename)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     weights = directory / "model.safetensors"
-    tmp_w = directory / f".model.safetensors.tmp{os.getpid()}"
     tensors = {k: v.detach().contiguous().cpu() for k, v in policy.state_dict().items()}
-    save_file(tensors, str(tmp_w), metadata={"format": FORMAT})
-    full = {
-        "format": FORMAT,
-        "obs_dim": policy.obs_dim,
-        "act_dim": policy.act_dim,
-        "net_arch": policy.net_arch,
-        "activation": "tanh",
-        "squash": policy.squash,
-        "obs_mean": [float(v) for v in policy.obs_mean],
-        "obs_std": [float(v) for v in policy.obs_std],
-        **manifest,
-        "sha256": _sha256(tmp_w),
-    }
-    tmp_m = directory / f".manifest.json.tmp{os.getpid()}"
-    tmp_m.write_text(json.dumps(full, indent=2) + "\n")
-    os.replace(tmp_w, weights)
-    os.replace(tmp_m, directory / "manifest.json")
+    with util.atomic_path(weights) as tmp_w:
+        save_file(tensors, str(tmp_w), metadata={"format": FORMAT})
+        full = {
+            "format": FORMAT,
+            "obs_dim": policy.obs_dim,
+            "act_dim": policy.act_dim,
+            "net_arch": policy.net_arch,
+            "activation": "tanh",
+            "squash": policy.squash,
+            "obs_mean": [float(v) for v in policy.obs_mean],
+            "obs_std": [float(v) for v in policy.obs_std],
+            **manifest,
+            "sha256": util.sha256_file(tmp_w),
+        }
+    util.atomic_write_json(directory / "manifest.json", full)
     return directory
 
 
@@ -220,7 +208,7 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
                 f"skill {skill!r} builds {want} (trained for another version of the skill)"
             )
     data = _read(weights, WEIGHTS_LIMIT, "weights file")
-    digest = hashlib.sha256(data).hexdigest()
+    digest = util.sha256_bytes(data)
     if digest != manifest["sha256"]:
         raise PolicyError(
             f"{weights}: sha256 {digest[:12]}... does not match the manifest "

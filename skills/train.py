@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import shlex
 import sys
 import time
@@ -29,6 +28,7 @@ import torch
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from sim import util
 from skills.bc import collect, fit, normaliser
 from skills.evaluate import evaluate_policy
 from skills.policy import MLPPolicy, PolicyError, load_policy, save_policy
@@ -150,18 +150,11 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
 
 
 def versions() -> dict:
-    import gymnasium
-    import mujoco
-    import stable_baselines3
-
-    return {
-        "python": platform.python_version(),
-        "mujoco": mujoco.__version__,
-        "gymnasium": gymnasium.__version__,
-        "stable_baselines3": stable_baselines3.__version__,
-        "torch": torch.__version__,
-        "numpy": np.__version__,
-    }
+    """The versions a training run records (keys as the libraries' module names)."""
+    return util.library_versions(
+        ("mujoco", "gymnasium", "stable-baselines3", "torch", "numpy"),
+        keys={"stable-baselines3": "stable_baselines3"},
+    )
 
 
 @dataclass
@@ -171,12 +164,6 @@ class Progress:
     stage: Callable[[str, int], None] = lambda name, total: None
     advance: Callable[[int], None] = lambda n: None
     log: Callable[[str], None] = lambda msg: None
-
-
-def _json_dump(path: Path, obj) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(obj, indent=2) + "\n")
-    os.replace(tmp, path)
 
 
 def check_log_folder(logdir: Path, algo: str) -> Path:
@@ -325,7 +312,7 @@ def train(  # noqa: C901 - argument checks, then one linear run
         def setup(d: Path) -> None:
             (d / "config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False))
             (d / "command.txt").write_text(shlex.join(argv or sys.argv) + "\n")
-            _json_dump(d / "versions.json", versions())
+            util.atomic_write_json(d / "versions.json", versions())
             (d / SETUP_DONE).write_text(yaml.safe_dump(args, sort_keys=False))  # last
 
         run = new_run_dir(logdir, algo, skill, setup)
@@ -360,7 +347,7 @@ def train(  # noqa: C901 - argument checks, then one linear run
         r = evaluate_policy(skill, bc, n_eval, seed=10_000 + seed)
         evals.append({"timesteps": 0, "source": "warm start", **r})
         prog.log(f"warm-start actor: success {r['success_rate']:.2f} over {n_eval}")
-        _json_dump(evals_path, evals)
+        util.atomic_write_json(evals_path, evals)
     prog.stage(f"{algo.upper()} fine-tuning", total)
     prog.advance(min(done_steps, total))
     freq = int(cfg["eval"]["freq"])
@@ -372,7 +359,7 @@ def train(  # noqa: C901 - argument checks, then one linear run
         actor = trainer.export()
         r = evaluate_policy(skill, actor, n_eval, seed=10_000 + seed)
         evals.append({"timesteps": done_steps, "source": algo, **r})
-        _json_dump(evals_path, evals)
+        util.atomic_write_json(evals_path, evals)
         prog.log(f"{done_steps} steps: success {r['success_rate']:.2f} over {n_eval}")
         wall = wall_before + time.time() - t_start
         if r["success_rate"] >= best:

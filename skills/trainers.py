@@ -18,6 +18,7 @@ import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
 
+from sim import util
 from skills.policy import MLPPolicy
 from skills.skill_env import SkillEnv
 
@@ -83,9 +84,9 @@ class Trainer:
         torch.save({k: o.state_dict() for k, o in self._optimizers().items()}, ck / ".optim.tmp")
         os.replace(ck / ".policy.tmp", ck / "policy.safetensors")
         os.replace(ck / ".optim.tmp", ck / "optimizers.pt")
-        tmp = ck / ".progress.tmp"
-        tmp.write_text(json.dumps({**progress, "num_timesteps": self.num_timesteps}))
-        os.replace(tmp, ck / "progress.json")
+        util.atomic_write_json(
+            ck / "progress.json", {**progress, "num_timesteps": self.num_timesteps}, indent=None
+        )
 
     def load_checkpoint(self, ck: Path) -> dict | None:
         if not (ck / "progress.json").is_file():
@@ -296,19 +297,18 @@ class OffPolicyTrainer(Trainer):
         super().save_checkpoint(ck, progress)
         b = self.model.replay_buffer
         size = b.buffer_size if b.full else b.pos
-        tmp = ck / ".replay.tmp.npz"
-        np.savez(
-            tmp,
-            observations=b.observations[:size],
-            next_observations=b.next_observations[:size],
-            actions=b.actions[:size],
-            rewards=b.rewards[:size],
-            dones=b.dones[:size],
-            timeouts=b.timeouts[:size],
-            pos=b.pos,
-            full=b.full,
-        )
-        os.replace(tmp, ck / "replay.npz")
+        with util.atomic_path(ck / "replay.npz", suffix=".npz") as tmp:
+            np.savez(
+                tmp,
+                observations=b.observations[:size],
+                next_observations=b.next_observations[:size],
+                actions=b.actions[:size],
+                rewards=b.rewards[:size],
+                dones=b.dones[:size],
+                timeouts=b.timeouts[:size],
+                pos=b.pos,
+                full=b.full,
+            )
 
     def load_checkpoint(self, ck: Path) -> dict | None:
         progress = super().load_checkpoint(ck)

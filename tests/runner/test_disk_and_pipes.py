@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from cli_helpers import run_cli
 
+from sim import util as U
 from skillbridge import episode as E
 
 from .conftest import TASK
@@ -33,7 +34,7 @@ def test_disk_full_mid_run_is_one_line_and_leaves_an_incomplete_episode(
 ):
     """Every write after the first ``fail_after`` chunk/meta writes fails with ENOSPC, as on a
     disk that just filled up (the episode folder itself was created fine)."""
-    real = E._atomic_write_bytes
+    real = U.atomic_write_bytes
     created = {"done": False, "n": 0}
     orig_create = E.EpisodeWriter.create.__func__
 
@@ -50,7 +51,7 @@ def test_disk_full_mid_run_is_one_line_and_leaves_an_incomplete_episode(
         return real(path, data, fsync)
 
     monkeypatch.setattr(E.EpisodeWriter, "create", classmethod(create))
-    monkeypatch.setattr(E, "_atomic_write_bytes", full)
+    monkeypatch.setattr(U, "atomic_write_bytes", full)
     code, out, err = run_cli(
         monkeypatch, capsys, "run", TWO_STEP, "--out", str(tmp_path), "--policy-source", "scripted"
     )
