@@ -187,6 +187,9 @@ class _Scheduler:
         try:
             rec = self.ray.get(ref)
         except (RayActorError, WorkerCrashedError) as e:  # the process, not the robot
+            if getattr(e, "actor_init_failed", False):  # e.g. a node without skillbridge
+                last = (str(e).strip().splitlines() or ["?"])[-1].strip()[:200]
+                raise UserError(f"a Ray worker cannot start: {last}", 2) from None
             self.lose(i, type(e).__name__)
             actor = self.replace(actor)
         except RayTaskError as e:  # run_job never raises: the worker cannot run skillbridge

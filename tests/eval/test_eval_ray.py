@@ -198,3 +198,13 @@ def test_kill_9_of_a_ray_worker_mid_eval_is_retried_not_counted(suite, tmp_path)
         for x in (out / "results.jsonl").read_text().splitlines()
     ]
     assert len(keys) == len(set(keys)) == 6  # nothing lost, nothing counted twice
+
+
+@pytest.mark.slow
+def test_a_worker_that_cannot_start_is_one_line_not_retried_forever():
+    from skillbridge import ray_eval
+    from skillbridge.errors import UserError
+
+    run = ray_eval.ray_runner(ray_eval.LOCAL, "scripted", job_fn="no_such_module:run_job")
+    with pytest.raises(UserError, match="cannot start: ModuleNotFoundError: No module named"):
+        run([{"n": 0}, {"n": 1}], 1, stats={})
