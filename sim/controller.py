@@ -67,8 +67,8 @@ class ArmController:
     def apply(self, data: mujoco.MjData, action: np.ndarray) -> None:
         """Set mocap target, arm and finger set-points for one control step."""
         a = np.asarray(action, dtype=np.float64)
-        if a.shape != (4,):
-            raise ValueError(f"action must have shape (4,), got {a.shape}")
+        if a.shape != (scene.ACTION_DIM,):
+            raise ValueError(f"action must have shape ({scene.ACTION_DIM},), got {a.shape}")
         if not np.all(np.isfinite(a)):
             raise ValueError(f"action must be finite, got {a.tolist()}")
         a = np.minimum(np.maximum(a, -1.0), 1.0)

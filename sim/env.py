@@ -70,7 +70,7 @@ class TabletopEnv(gym.Env):
                 "object_present": spaces.Box(0.0, 1.0, (N_CUBES,), np.float64),
             }
         )
-        self.action_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
+        self.action_space = spaces.Box(-1.0, 1.0, (scene.ACTION_DIM,), np.float32)
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -87,13 +87,13 @@ class TabletopEnv(gym.Env):
         else:
             # let contacts settle under the holding controller
             self.step_physics(np.array([0.0, 0.0, 0.0, -1.0]), control_steps=2)
-        return self._obs(), {}
+        return self.observe(), {}
 
     def step(self, action):
         self.step_physics(action)
         if self.render_mode == "human":
             self.render()
-        return self._obs(), 0.0, False, False, {}
+        return self.observe(), 0.0, False, False, {}
 
     def render(self):
         if self.render_mode == "human":
@@ -184,7 +184,20 @@ class TabletopEnv(gym.Env):
                 return xy
         raise RuntimeError("could not place cubes without overlap")
 
-    def _obs(self) -> dict[str, np.ndarray]:
+    def observe(self) -> dict[str, np.ndarray]:
+        """The observation of the current state (what ``reset`` and ``step`` return).
+
+        | key              | shape        | content                                          |
+        |------------------|--------------|--------------------------------------------------|
+        | ``proprio``      | (14,)        | [0:3] grip-site position, [3:6] its linear       |
+        |                  |              | velocity, [6:8] finger joints, [8:14] arm joints |
+        | ``object_pos``   | (N_CUBES, 3) | cube centres, in ``scene.CUBE_NAMES`` order      |
+        | ``object_quat``  | (N_CUBES, 4) | cube orientations (w, x, y, z)                   |
+        | ``object_present`` | (N_CUBES,) | 1.0 for a cube in the scene, 0.0 if parked       |
+
+        Actions (``scene.ACTION_DIM`` = 4, each in [-1, 1]): the grip-site target's velocity
+        x, y, z as a fraction of ``scene.MAX_EE_SPEED``, then the gripper (-1 open, 1 closed).
+        """
         m, d = self.model, self.data
         mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_SITE, self._site, self._vel, 0)
         proprio = np.concatenate(

@@ -51,6 +51,9 @@ CONTROL_DT = PHYSICS_DT * CONTROL_SUBSTEPS
 
 #: Maximum end-effector speed (m/s) for an action of magnitude 1 on an axis.
 MAX_EE_SPEED = 0.5
+#: An action: the grip-site target's velocity (x, y, z) as a fraction of MAX_EE_SPEED, and
+#: the gripper command (-1 open .. 1 closed), each in [-1, 1].
+ACTION_DIM = 4
 
 #: Workspace of the grip site (m). Targets outside are clipped to it.
 WORKSPACE_LOW = np.array([-0.26, -0.34, 0.012])

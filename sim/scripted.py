@@ -174,7 +174,7 @@ def run_pick_place(env, cube: str, target: str, max_steps: int = 250) -> bool:
     idx = scene.CUBE_NAMES.index(cube)
     for phase in ("pick", "place", "retreat"):
         for _ in range(max_steps):
-            obs = env.unwrapped._obs()
+            obs = env.unwrapped.observe()
             grip, opening = obs["proprio"][:3], float(obs["proprio"][6] + obs["proprio"][7])
             c, yaw = obs["object_pos"][idx], yaw_of(obs["object_quat"][idx])
             if phase == "pick":

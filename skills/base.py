@@ -224,8 +224,8 @@ def random_cubes(rng: np.random.Generator) -> list[str]:
 def run_expert_until(env, act, done, max_steps: int) -> bool:
     """Drive ``env`` with ``act(obs)`` until ``done(obs)``; True if reached."""
     for _ in range(max_steps):
-        obs = env._obs()
+        obs = env.observe()
         if done(obs):
             return True
         env.step_physics(act(obs))
-    return done(env._obs())
+    return done(env.observe())

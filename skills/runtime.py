@@ -103,7 +103,7 @@ class SkillExecutor:
         budget = max_steps or skill.step_budget
         after = before
         for step in range(1, budget + 1):
-            raw = env._obs()
+            raw = env.observe()
             if policy is None:
                 action = skill.expert(raw, binding)
             else:

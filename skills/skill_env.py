@@ -12,6 +12,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from sim import scene
 from sim.env import TabletopEnv
 from skills.registry import get
 
@@ -29,7 +30,7 @@ class SkillEnv(gym.Env):
         self.render_mode = render_mode
         d = self.skill.obs_dim
         self.observation_space = spaces.Box(-np.inf, np.inf, (d,), np.float32)
-        self.action_space = spaces.Box(-1.0, 1.0, (4,), np.float32)
+        self.action_space = spaces.Box(-1.0, 1.0, (scene.ACTION_DIM,), np.float32)
         self.expert_actions = expert_actions
         self._rng: np.random.Generator | None = None
 
@@ -47,23 +48,28 @@ class SkillEnv(gym.Env):
         self.before = self.sim.world_state()
         self.binding = self.skill.bind(self.before, params)
         self.steps = 0
-        raw = self.sim._obs()
+        raw = self.sim.observe()
         self._phi = self.skill.potential(raw, self.binding)
         return self._observe(raw), self._info(raw, False)
 
     def step(self, action):
         self.sim.step_physics(np.asarray(action, dtype=np.float64))
         self.steps += 1
-        raw = self.sim._obs()
+        raw = self.sim.observe()
         success = self.skill.success(self.before, self.sim.world_state(), self.params)
         phi = self.skill.potential(raw, self.binding)
-        reward = SHAPING_SCALE * (phi - self._phi) - TIME_COST + (SUCCESS_BONUS if success else 0.0)
+        shaping = SHAPING_SCALE * (phi - self._phi)
+        bonus = SUCCESS_BONUS if success else 0.0
+        reward = shaping - TIME_COST + bonus
         self._phi = phi
         truncated = not success and self.steps >= self.skill.step_budget
-        return self._observe(raw), float(reward), bool(success), truncated, self._info(raw, success)
+        info = self._info(raw, success)
+        # the reward's terms, Gymnasium-style (they sum to the reward)
+        info["reward_terms"] = {"shaping": float(shaping), "time": -TIME_COST, "success": bonus}
+        return self._observe(raw), float(reward), bool(success), truncated, info
 
     def expert_action(self) -> np.ndarray:
-        return self.skill.expert(self.sim._obs(), self.binding).astype(np.float32)
+        return self.skill.expert(self.sim.observe(), self.binding).astype(np.float32)
 
     def _observe(self, raw) -> np.ndarray:
         return self.skill.observe(raw, self.binding).astype(np.float32)

@@ -119,3 +119,20 @@ def test_no_interpenetration_at_rest(env):
         assert min(depths, default=0.0) > -1e-3, (seed, min(depths))
         for o in env.world_state().objects:  # resting cubes stay put
             assert abs(o.pos[2] - scene.CUBE_HALF) < 2e-3
+
+
+def test_observe_is_what_reset_and_step_return():
+    import numpy as np
+
+    from sim import scene
+    from sim.env import TabletopEnv
+
+    env = TabletopEnv()
+    obs, _ = env.reset(seed=3)
+    again = env.observe()
+    assert obs.keys() == again.keys()
+    assert all(np.array_equal(obs[k], again[k]) for k in obs)
+    assert env.action_space.shape == (scene.ACTION_DIM,)
+    obs, *_ = env.step(np.zeros(scene.ACTION_DIM))
+    assert all(np.array_equal(obs[k], env.observe()[k]) for k in obs)
+    env.close()

@@ -47,7 +47,7 @@ def test_held_after_scripted_grasp(env):
     env.reset(seed=4, options={"cubes": {"green_block": [0.0, -0.12]}})
     i = scene.CUBE_NAMES.index("green_block")
     for _ in range(80):
-        obs = env._obs()
+        obs = env.observe()
         g, op, c = obs["proprio"][:3], obs["proprio"][6] + obs["proprio"][7], obs["object_pos"][i]
         if is_grasped(g, op, c, yaw_of(obs["object_quat"][i])) and c[2] > 0.1:
             break
