@@ -1,4 +1,5 @@
-"""CLI verb ``export``: recorded episodes as a dataset other tools read (LeRobot v3.0)."""
+"""CLI verbs ``export`` (datasets other tools read: LeRobot v3.0, Minari) and ``view``
+(Rerun)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import typer
 from skillbridge.errors import UserError, echo, safe
 from skillbridge.errors import console as make_console
 
-FORMATS = ("lerobot",)
+FORMATS = ("lerobot", "minari")
 
 
 def register(app: typer.Typer) -> None:
@@ -22,7 +23,9 @@ def export(
     runs: list[Path] = typer.Argument(
         ..., help="Episode folders (runs/<id>) or folders of episodes (runs/)."
     ),
-    fmt: str = typer.Option("lerobot", "--format", help="Dataset format: lerobot (v3.0)."),
+    fmt: str = typer.Option(
+        "lerobot", "--format", help="Dataset format: lerobot (v3.0) or minari."
+    ),
     out: Path = typer.Option(..., "--out", help="Dataset folder to create."),
     camera: list[str] = typer.Option(
         None,
@@ -40,9 +43,13 @@ def export(
         False, "--include-incomplete", help="Also export episodes a kill left incomplete."
     ),
     force: bool = typer.Option(False, "--force", help="Replace an earlier export at --out."),
+    dataset_id: str = typer.Option(
+        "skillbridge/tabletop-v0", "--dataset-id", help="The Minari dataset's id."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
 ):
-    """Export recorded episodes as a LeRobotDataset (parquet frames, mp4 per camera, meta/)."""
+    """Export recorded episodes as a LeRobotDataset (parquet frames, mp4 per camera, meta/)
+    or, with --format minari, as a Minari dataset (--out is then a Minari datasets root)."""
     from skillbridge import lerobot_export as lx
 
     if fmt not in FORMATS:
@@ -59,7 +66,12 @@ def export(
             include_incomplete=include_incomplete,
             force=force,
         )
-        result = _run(lx, runs, out, opts, c)
+        if fmt == "minari":
+            from skillbridge.minari_export import export_minari
+
+            result = export_minari(runs, out, dataset_id=dataset_id, force=force)
+        else:
+            result = _run(lx, runs, out, opts, c)
     except lx.ExportError as e:
         raise UserError(str(e), 2) from None
     for s in result.skipped:
@@ -70,9 +82,10 @@ def export(
         echo(json.dumps(result.to_dict(), indent=2))
         return
     per = result.wall_s / max(1, result.episodes)
+    kind = f"Minari {dataset_id}" if fmt == "minari" else f"LeRobotDataset {lx.CODEBASE_VERSION}"
     c.print(
         f"[green]exported[/green] {result.episodes} episodes, {result.frames} frames, "
-        f"{result.tasks} tasks to {safe(result.out)} (LeRobotDataset {lx.CODEBASE_VERSION}; "
+        f"{result.tasks} tasks to {safe(result.out)} ({kind}; "
         f"{result.wall_s:.1f} s, {per:.1f} s per episode)",
         highlight=False,
     )

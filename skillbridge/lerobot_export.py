@@ -83,11 +83,12 @@ class ExportResult:
     wall_s: float = 0.0
     videos: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    fmt: str = f"lerobot {CODEBASE_VERSION}"
 
     def to_dict(self) -> dict:
         return {
             "out": str(self.out),
-            "format": f"lerobot {CODEBASE_VERSION}",
+            "format": self.fmt,
             "episodes": self.episodes,
             "frames": self.frames,
             "tasks": self.tasks,
