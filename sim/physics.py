@@ -23,14 +23,22 @@ def _xml_text() -> str:
     return scene.ASSET_PATH.read_text()
 
 
+@lru_cache(maxsize=1)
+def _includes() -> dict[str, bytes]:
+    """The files the scene includes, by the name it includes them with."""
+    return {scene.ROBOT_PATH.name: scene.ROBOT_PATH.read_bytes()}
+
+
 def load_model() -> mujoco.MjModel:
     """Compile the tabletop MJCF (a fresh model each call: models are mutable)."""
-    return mujoco.MjModel.from_xml_string(_xml_text())
+    return mujoco.MjModel.from_xml_string(_xml_text(), assets=_includes())
 
 
 def model_hash() -> str:
-    """sha256 of the scene's MJCF text plus the MuJoCo version that compiles it."""
-    return sha256_bytes(_xml_text().encode() + mujoco.__version__.encode())
+    """sha256 of the scene's MJCF text (the scene file, then each file it includes) plus the
+    MuJoCo version that compiles it."""
+    text = _xml_text().encode() + b"".join(_includes().values())
+    return sha256_bytes(text + mujoco.__version__.encode())
 
 
 def state_size(model: mujoco.MjModel) -> int:

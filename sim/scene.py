@@ -1,6 +1,7 @@
 """Names and geometry of the tabletop scene.
 
-The MJCF in ``assets/tabletop.xml`` is the source of truth for geometry; this module only
+The MJCF in ``assets/tabletop.xml`` (which includes the robot, ``assets/robot.xml``) is
+the source of truth for geometry; this module only
 names things and holds the constants that are *policy* rather than physics (workspace
 bounds, spawn area, named table regions), so that the planner, the bridge and the skills all
 agree on one vocabulary.
@@ -13,6 +14,8 @@ from pathlib import Path
 import numpy as np
 
 ASSET_PATH = Path(__file__).resolve().parent / "assets" / "tabletop.xml"
+#: The robot (arm, gripper, their actuators), included by the scene file.
+ROBOT_PATH = ASSET_PATH.with_name("robot.xml")
 
 #: Cubes in the scene, by colour. Object names are ``<colour>_block``.
 CUBE_COLORS: tuple[str, ...] = ("red", "green", "blue", "yellow")

@@ -58,3 +58,51 @@ def test_regions_and_spawn_area_are_on_the_table_and_clear_of_the_bins(model):
     for n in scene.BIN_NAMES:
         bin_y = model.body(n).pos[1]
         assert scene.SPAWN_HIGH[1] + scene.CUBE_HALF < bin_y - scene.BIN_INNER_HALF
+
+
+# The robot lives in sim/assets/robot.xml, included by the scene. Splitting it out of the
+# single scene file left the compiled model unchanged: these are the figures of the single
+# file, computed before the split (MuJoCo 4.0.0).
+BODIES = (
+    "world table ee_target base link1 link2 link3 link4 link5 hand finger_left finger_right "
+    "red_bin green_bin blue_bin red_block green_block blue_block yellow_block"
+).split()
+REFERENCE_MUJOCO = "4.0.0"
+SAVED_XML_SHA256 = "642da2446f79b157d92f15aca4da41dc0806052161d21958ac6d758a04dc61ff"
+ROLLOUT_SHA256 = "c3783341eb3d5082e1ab77c93b4290f821a69096f1f3eba0259b8ac497fa200d"
+
+
+def _rollout(m: mujoco.MjModel) -> np.ndarray:
+    """200 physics steps under fixed controls and a moving mocap target: qpos and qvel."""
+    d = mujoco.MjData(m)
+    ctrl = np.linspace(-0.3, 0.3, m.nu)
+    out = []
+    for t in range(200):
+        d.ctrl[:] = ctrl * np.sin(0.05 * t)
+        d.mocap_pos[0] = [-0.05 + 0.0005 * t, 0.0, 0.25]
+        mujoco.mj_step(m, d)
+        out.append(np.concatenate([d.qpos, d.qvel]))
+    return np.array(out)
+
+
+def test_robot_is_a_separate_file_included_by_the_scene():
+    assert scene.ROBOT_PATH.is_file()
+    assert f'<include file="{scene.ROBOT_PATH.name}"/>' in scene.ASSET_PATH.read_text()
+    # MuJoCo's own include resolution compiles the same model as load_model
+    a = mujoco.MjModel.from_xml_path(str(scene.ASSET_PATH))
+    b = physics.load_model()
+    assert (a.nq, a.nv, a.nu, a.nbody) == (b.nq, b.nv, b.nu, b.nbody)
+    assert np.array_equal(_rollout(a), _rollout(b))
+
+
+def test_compiled_model_is_that_of_the_single_scene_file(model, tmp_path):
+    import hashlib
+
+    assert (model.nq, model.nv, model.nu) == (36, 32, 8)
+    assert [model.body(i).name for i in range(model.nbody)] == BODIES
+    if mujoco.__version__ != REFERENCE_MUJOCO:
+        pytest.skip(f"reference digests were taken with MuJoCo {REFERENCE_MUJOCO}")
+    saved = tmp_path / "saved.xml"
+    mujoco.mj_saveLastXML(str(saved), physics.load_model())
+    assert hashlib.sha256(saved.read_bytes()).hexdigest() == SAVED_XML_SHA256
+    assert hashlib.sha256(_rollout(model).tobytes()).hexdigest() == ROLLOUT_SHA256
