@@ -81,11 +81,34 @@ def colours_named(text: str) -> set[str]:
     return {c for c, cues in COLOUR_CUES.items() if _has(words, cues)}
 
 
+#: Nouns of containers: a colour right before one names a bin, not a cube.
+BIN_NOUNS = frozenset("""bin bins box boxes basket baskets container containers bucket
+    buckets tub tubs crate crates receptacle receptacles tray trays""".split())
+#: Words that may sit between a colour and its noun ("the grass coloured bin").
+_LINKS = frozenset("""coloured colored colour color ish one""".split())
+
+
+def colours_of_objects(text: str) -> set[str]:
+    """The colours the text points at other than as a bin's colour: in "pick up the green
+    bin" green names a bin, so it grounds no cube."""
+    words = _words(text)
+    out: set[str] = set()
+    for i, w in enumerate(words):
+        for c, cues in COLOUR_CUES.items():
+            if c in out or not any(_near(w, cue) for cue in cues):
+                continue
+            nxt = [u for u in words[i + 1:i + 4] if u not in _LINKS]
+            if not (nxt and nxt[0] in BIN_NOUNS):
+                out.add(c)
+    return out
+
+
 def check(task: str, steps: list[dict], world) -> list[Reason]:
     """Reasons (code ``not_grounded``) for every moved cube or target the task never asked
     about; empty when the plan is grounded."""
     words = _words(task)
     named = colours_named(task)
+    objects = colours_of_objects(task)
     quant = _has(words, QUANTIFIERS) or any(w.endswith(("blocks", "cubes", "bricks"))
                                             for w in words)
     matching = _has(words, MATCHING)
@@ -100,7 +123,7 @@ def check(task: str, steps: list[dict], world) -> list[Reason]:
         skill = step.get("skill")
         obj = step.get("object")
         if isinstance(obj, str):
-            ok = colour_of(obj) in named or quant or (pronoun and obj == held)
+            ok = colour_of(obj) in objects or quant or (pronoun and obj == held)
             if not ok:
                 out.append(Reason(R.NOT_GROUNDED, f"/steps/{i}/object",
                                   f"the instruction never asks about {obj}",
