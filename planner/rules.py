@@ -720,7 +720,14 @@ class RulesPlanner:
             raise _Unsure("empty instruction")
         if len(task) > 500:
             raise _Unsure("instruction too long for the rules planner")
-        if re.search(r"\bsame\b.*\bas\b", task.lower()):
+        low = task.lower()
+        if re.search(r"colou?r|\blike\b|\bmatch", low) and any(
+            w in OTHER_THINGS for w in re.findall(r"[a-z]+", low)
+        ):
+            # "the banana-coloured one", "the block like a cherry": a thing that names a
+            # colour, not a missing object; the rules would refuse it, a model can read it
+            raise _Unsure("a thing named for its colour")
+        if re.search(r"\bsame\b.*\bas\b", low):
             # "the same bin as the green block": a reference to where something is
             raise _Unsure("a comparison ('the same ... as') the rules do not resolve")
         tokens, points = _normalise(task)

@@ -1,0 +1,30 @@
+"""What the rules planner must hand to a model instead of refusing with confidence: shades of
+the scene's colours and things named for their colour are not missing objects."""
+
+from __future__ import annotations
+
+import pytest
+
+from planner.rules import parse
+from tests.planner.conftest import make_world
+
+
+@pytest.mark.parametrize("task", [
+    "put the navy block in the red bin",
+    "put the golden cube in the blue bin",
+    "put the banana-coloured one in the blue bin",
+    "put the block the colour of cherries in the red bin",
+    "put the red block in the same bin as the green block",
+])
+def test_handed_to_a_model(task):
+    r = parse(task, make_world())
+    assert not r.confident and r.refuse is None
+
+
+@pytest.mark.parametrize("task, word", [
+    ("put the banana in the blue bin", "banana"),
+    ("put the purple block in the red bin", "purple"),
+])
+def test_missing_things_are_still_refused(task, word):
+    r = parse(task, make_world())
+    assert r.confident and word in (r.refuse or "")
