@@ -15,6 +15,7 @@ from tests.planner.conftest import make_world
     "put the banana-coloured one in the blue bin",
     "put the block the colour of cherries in the red bin",
     "put the red block in the same bin as the green block",
+    "put the blue block in the green bin, and the yellow one in the same bin",
 ])
 def test_handed_to_a_model(task):
     r = parse(task, make_world())
