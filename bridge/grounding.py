@@ -17,38 +17,54 @@ with no cue at all, such as "open the drawer", never passes.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from bridge import reasons as R
 from bridge.reasons import Reason
+from sim.world import WorldState
 
 #: Words that point at a colour: the name, shades, and familiar things of that colour.
 COLOUR_CUES: dict[str, frozenset[str]] = {
-    "red": frozenset("""red reddish crimson scarlet ruby cherry maroon rouge rosso cardinal
+    "red": frozenset(
+        """red reddish crimson scarlet ruby cherry maroon rouge rosso cardinal
         burgundy vermilion carmine blood tomato tomatoes strawberry strawberries firetruck
         fire truck engine stop ladybug ladybird rose roses ketchup apple brick-red rojo rot
-        rouge raspberry cranberry lobster chili chilli pepper wine garnet mars""".split()),
-    "green": frozenset("""green greenish emerald jade lime olive mint sage kelly forest grass
+        rouge raspberry cranberry lobster chili chilli pepper wine garnet mars""".split()
+    ),
+    "green": frozenset(
+        """green greenish emerald jade lime olive mint sage kelly forest grass
         grassy leaf leaves frog cucumber broccoli spinach pine moss lettuce hulk avocado
         pea peas kiwi shamrock clover basil verde vert grun grün fern jungle shrek
-        zucchini courgette celery""".split()),
-    "blue": frozenset("""blue bluish navy azure cobalt sapphire cerulean indigo royal baby
+        zucchini courgette celery""".split()
+    ),
+    "blue": frozenset(
+        """blue bluish navy azure cobalt sapphire cerulean indigo royal baby
         sky ocean sea blueberry blueberries smurf water jeans denim bluebird cookie monster
-        azul bleu blau teal turquoise aqua ultramarine periwinkle lapis""".split()),
-    "yellow": frozenset("""yellow yellowish golden gold amber lemon lemons mustard canary
+        azul bleu blau teal turquoise aqua ultramarine periwinkle lapis""".split()
+    ),
+    "yellow": frozenset(
+        """yellow yellowish golden gold amber lemon lemons mustard canary
         sunflower sun sunny banana bananas bus taxi cab butter yolk egg duck corn pikachu
-        honey dandelion gelb amarillo jaune saffron blonde daffodil minion cheese""".split()),
+        honey dandelion gelb amarillo jaune saffron blonde daffodil minion cheese""".split()
+    ),
 }
 #: Words under which every cube is meant.
-QUANTIFIERS = frozenset("""all every each everything both remaining rest whole sort tidy
-    clear other others everyone any""".split())
+QUANTIFIERS = frozenset(
+    """all every each everything both remaining rest whole sort tidy
+    clear other others everyone any""".split()
+)
 #: Words for "the bin of its colour".
-MATCHING = frozenset("""its their own matching match matches same corresponding respective
-    sort sorted colour color colours colors""".split())
+MATCHING = frozenset(
+    """its their own matching match matches same corresponding respective
+    sort sorted colour color colours colors""".split()
+)
 #: Words for the block in the gripper.
 PRONOUNS = frozenset("""it them this that holding held hand gripper grip one""".split())
-REGION_CUES = frozenset("""left right center centre middle front back rear central
-    leftmost rightmost""".split())
+REGION_CUES = frozenset(
+    """left right center centre middle front back rear central
+    leftmost rightmost""".split()
+)
 
 
 def _words(text: str) -> list[str]:
@@ -63,12 +79,15 @@ def _near(word: str, cue: str) -> bool:
     if min(len(word), len(cue)) < 3 or abs(len(word) - len(cue)) > 1:
         return False
     if len(word) == len(cue):
-        diff = [i for i, (a, b) in enumerate(zip(word, cue)) if a != b]
-        swapped = len(diff) == 2 and diff[1] == diff[0] + 1 and (
-            word[diff[0]] == cue[diff[1]] and word[diff[1]] == cue[diff[0]])
+        diff = [i for i, (a, b) in enumerate(zip(word, cue, strict=True)) if a != b]
+        swapped = (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and (word[diff[0]] == cue[diff[1]] and word[diff[1]] == cue[diff[0]])
+        )
         return swapped or (len(diff) == 1 and len(cue) >= 4)
     short, long_ = (word, cue) if len(word) < len(cue) else (cue, word)
-    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def _has(words: Iterable[str], cues: frozenset[str]) -> bool:
@@ -82,8 +101,10 @@ def colours_named(text: str) -> set[str]:
 
 
 #: Nouns of containers: a colour right before one names a bin, not a cube.
-BIN_NOUNS = frozenset("""bin bins box boxes basket baskets container containers bucket
-    buckets tub tubs crate crates receptacle receptacles tray trays""".split())
+BIN_NOUNS = frozenset(
+    """bin bins box boxes basket baskets container containers bucket
+    buckets tub tubs crate crates receptacle receptacles tray trays""".split()
+)
 #: Words that may sit between a colour and its noun ("the grass coloured bin").
 _LINKS = frozenset("""coloured colored colour color ish one""".split())
 
@@ -97,20 +118,21 @@ def colours_of_objects(text: str) -> set[str]:
         for c, cues in COLOUR_CUES.items():
             if c in out or not any(_near(w, cue) for cue in cues):
                 continue
-            nxt = [u for u in words[i + 1:i + 4] if u not in _LINKS]
+            nxt = [u for u in words[i + 1 : i + 4] if u not in _LINKS]
             if not (nxt and nxt[0] in BIN_NOUNS):
                 out.add(c)
     return out
 
 
-def check(task: str, steps: list[dict], world) -> list[Reason]:
+def check(task: str, steps: list[dict[str, Any]], world: WorldState) -> list[Reason]:
     """Reasons (code ``not_grounded``) for every moved cube or target the task never asked
     about; empty when the plan is grounded."""
     words = _words(task)
     named = colours_named(task)
     objects = colours_of_objects(task)
-    quant = _has(words, QUANTIFIERS) or any(w.endswith(("blocks", "cubes", "bricks"))
-                                            for w in words)
+    quant = _has(words, QUANTIFIERS) or any(
+        w.endswith(("blocks", "cubes", "bricks")) for w in words
+    )
     matching = _has(words, MATCHING)
     pronoun = any(w in PRONOUNS for w in words)
     held = getattr(world, "held_object", None)
@@ -125,25 +147,43 @@ def check(task: str, steps: list[dict], world) -> list[Reason]:
         if isinstance(obj, str):
             ok = colour_of(obj) in objects or quant or (pronoun and obj == held)
             if not ok:
-                out.append(Reason(R.NOT_GROUNDED, f"/steps/{i}/object",
-                                  f"the instruction never asks about {obj}",
-                                  f"move only what the instruction names: {_names(named)}"))
+                out.append(
+                    Reason(
+                        R.NOT_GROUNDED,
+                        f"/steps/{i}/object",
+                        f"the instruction never asks about {obj}",
+                        f"move only what the instruction names: {_names(named)}",
+                    )
+                )
         tgt = step.get("target")
         if isinstance(tgt, str):
             if tgt.startswith("table_"):
                 ok = _has(words, REGION_CUES)
             else:
-                ok = colour_of(tgt) in named or (tgt.endswith("_bin") and matching) or (
-                    tgt.endswith("_bin") and len(getattr(world, "bins", []) or []) == 1)
+                ok = (
+                    colour_of(tgt) in named
+                    or (tgt.endswith("_bin") and matching)
+                    or (tgt.endswith("_bin") and len(getattr(world, "bins", []) or []) == 1)
+                )
             if not ok:
-                out.append(Reason(R.NOT_GROUNDED, f"/steps/{i}/target",
-                                  f"the instruction never asks about {tgt}",
-                                  f"use only targets the instruction names: {_names(named)}"))
+                out.append(
+                    Reason(
+                        R.NOT_GROUNDED,
+                        f"/steps/{i}/target",
+                        f"the instruction never asks about {tgt}",
+                        f"use only targets the instruction names: {_names(named)}",
+                    )
+                )
         elif isinstance(tgt, list) and skill == "push":
             if not re.search(r"\d", task):
-                out.append(Reason(R.NOT_GROUNDED, f"/steps/{i}/target",
-                                  "the instruction gives no coordinates",
-                                  "push to a region the instruction names"))
+                out.append(
+                    Reason(
+                        R.NOT_GROUNDED,
+                        f"/steps/{i}/target",
+                        "the instruction gives no coordinates",
+                        "push to a region the instruction names",
+                    )
+                )
     return out
 
 

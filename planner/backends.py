@@ -82,8 +82,10 @@ class BackendSpec:
 
 #: Options every model provider takes, and the extra ones a provider adds.
 COMMON_OPTIONS = ("mode", "timeout", "retries", "temperature", "base_url")
-PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {"local": ("threads", "chat_format", "ctx"),
-                                                "embedded": ("threads",)}
+PROVIDER_OPTIONS: dict[str, tuple[str, ...]] = {
+    "local": ("threads", "chat_format", "ctx"),
+    "embedded": ("threads",),
+}
 #: Bounds of the numeric options: a value outside them is a typo or a trap (``inf``
 #: disables the watchdog, ``nan`` compares false with everything), never a setting.
 MAX_TIMEOUT_S = 3600.0
@@ -93,8 +95,9 @@ MAX_THREADS = 256
 MAX_CTX = 131_072
 
 
-def _number(name: str, text: str, lo: float, hi: float, *, integer: bool = False,
-            lo_open: bool = False) -> float | int:
+def _number(
+    name: str, text: str, lo: float, hi: float, *, integer: bool = False, lo_open: bool = False
+) -> float | int:
     """``text`` as a finite number in ``[lo, hi]`` (``(lo, hi]`` with ``lo_open``)."""
     try:
         value: float | int = int(text) if integer else float(text)
@@ -104,8 +107,9 @@ def _number(name: str, text: str, lo: float, hi: float, *, integer: bool = False
     low_ok = value > lo if lo_open else value >= lo
     if value != value or not (low_ok and value <= hi):
         bracket = "(" if lo_open else "["
-        raise ValueError(f"{name} must be a finite number in {bracket}{lo:g}, {hi:g}], "
-                         f"not {text!r}")
+        raise ValueError(
+            f"{name} must be a finite number in {bracket}{lo:g}, {hi:g}], not {text!r}"
+        )
     return value
 
 
@@ -123,8 +127,7 @@ def _options(provider: str, spec: str, query: str) -> tuple[dict[str, Any], dict
     for k, _ in pairs:
         if k not in allowed:
             known = ", ".join(allowed) or "none"
-            raise PlannerError(f"unknown option {k!r} in --llm {spec!r}; "
-                               f"{provider} takes: {known}")
+            raise PlannerError(f"unknown option {k!r} in --llm {spec!r}; {provider} takes: {known}")
         if k in seen:
             raise PlannerError(f"option {k!r} given twice in --llm {spec!r}")
         seen.add(k)
@@ -142,7 +145,8 @@ def _options(provider: str, spec: str, query: str) -> tuple[dict[str, Any], dict
             kw["retries"] = _number("retries", opts.pop("retries"), 0, MAX_RETRIES, integer=True)
         if "temperature" in opts:
             kw["temperature"] = float(
-                _number("temperature", opts.pop("temperature"), 0.0, MAX_TEMPERATURE))
+                _number("temperature", opts.pop("temperature"), 0.0, MAX_TEMPERATURE)
+            )
         if "threads" in opts:
             opts["threads"] = _number("threads", opts["threads"], 1, MAX_THREADS, integer=True)
         if "ctx" in opts:
@@ -150,8 +154,10 @@ def _options(provider: str, spec: str, query: str) -> tuple[dict[str, Any], dict
     except ValueError as e:
         raise PlannerError(f"bad option in --llm {spec!r}: {e}") from None
     if "chat_format" in opts and not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", opts["chat_format"]):
-        raise PlannerError(f"bad option in --llm {spec!r}: chat_format must be a format name "
-                           "such as chatml, gemma or llama-3")
+        raise PlannerError(
+            f"bad option in --llm {spec!r}: chat_format must be a format name "
+            "such as chatml, gemma or llama-3"
+        )
     return kw, opts
 
 
@@ -172,8 +178,9 @@ def parse_spec(spec: str, *, base_url: str | None = None) -> BackendSpec:
             f"{', '.join(PROVIDERS)} (as PROVIDER:MODEL)"
         )
     if provider == "rules" and (colon or query):
-        raise PlannerError(f"--llm {spec!r}: the rules planner takes no model and no options; "
-                           "write rules")
+        raise PlannerError(
+            f"--llm {spec!r}: the rules planner takes no model and no options; write rules"
+        )
     if provider not in ("rules", "embedded") and not model:
         example = "local:/path/model.gguf" if provider == "local" else f"{provider}:MODEL"
         raise PlannerError(f"--llm {spec!r} names no model; write {example}")
@@ -209,7 +216,9 @@ def load_config() -> dict:
             try:
                 data = yaml.safe_load(text) or {}
             except (yaml.YAMLError, RecursionError) as e:
-                raise PlannerError(f"config file {p} is not valid YAML: {e}".splitlines()[0])
+                raise PlannerError(
+                    f"config file {p} is not valid YAML: {e}".splitlines()[0]
+                ) from None
             if not isinstance(data, dict):
                 raise PlannerError(f"config file {p} must be a mapping")
             llm = data.get("llm", data.get("planner"))
@@ -219,8 +228,10 @@ def load_config() -> dict:
             if isinstance(llm, dict):
                 return _checked_config({**top, **llm}, p)
             if llm is not None:
-                raise PlannerError(f"config file {p}: llm must be a spec string like "
-                                   f"openai:MODEL, not {type(llm).__name__}")
+                raise PlannerError(
+                    f"config file {p}: llm must be a spec string like "
+                    f"openai:MODEL, not {type(llm).__name__}"
+                )
             return _checked_config(top, p)
     return {}
 
@@ -240,8 +251,10 @@ def _checked_config(cfg: dict, path: Path) -> dict:
         _Keys.model_validate(cfg)
     except ValidationError as e:
         bad = sorted(str(x["loc"][0]) for x in e.errors() if x.get("loc"))
-        raise PlannerError(f"config file {path}: unknown key(s) {', '.join(bad)} in llm "
-                           "(known: spec, base_url, timeout)") from None
+        raise PlannerError(
+            f"config file {path}: unknown key(s) {', '.join(bad)} in llm "
+            "(known: spec, base_url, timeout)"
+        ) from None
     for key in ("spec", "base_url"):
         if key in cfg and not isinstance(cfg[key], str):
             raise PlannerError(f"config file {path}: {key} must be a string")
@@ -333,20 +346,29 @@ def make_chat_model(spec: BackendSpec):
     if spec.provider == "embedded" and spec.model.startswith(("http://", "https://")):
         # the embedded model behind its OpenAI-compatible server (planner.embedded.server)
         mod = _need("langchain_openai", "openai", "embedded (remote)")
-        return mod.ChatOpenAI(model="skillbridge-embedded", base_url=spec.model,
-                              api_key="not-needed", timeout=spec.timeout_s, max_retries=0,
-                              temperature=spec.temperature)
+        return mod.ChatOpenAI(
+            model="skillbridge-embedded",
+            base_url=spec.model,
+            api_key="not-needed",
+            timeout=spec.timeout_s,
+            max_retries=0,
+            temperature=spec.temperature,
+        )
     if spec.provider == "embedded":
         from planner.embedded.proposer import EmbeddedChatModel
 
-        return EmbeddedChatModel(adapter_dir=spec.model or None,
-                                 threads=spec.options.get("threads"))
+        return EmbeddedChatModel(
+            adapter_dir=spec.model or None, threads=spec.options.get("threads")
+        )
     if spec.provider == "local":
         from planner.local import LlamaCppChatModel
 
         kw = {"temperature": spec.temperature, "busy_wait_s": spec.timeout_s}
-        for opt, field_name in (("threads", "n_threads"), ("chat_format", "chat_format"),
-                                ("ctx", "n_ctx")):
+        for opt, field_name in (
+            ("threads", "n_threads"),
+            ("chat_format", "chat_format"),
+            ("ctx", "n_ctx"),
+        ):
             if opt in spec.options:
                 kw[field_name] = spec.options[opt]
         return LlamaCppChatModel.from_path(spec.model, **kw)

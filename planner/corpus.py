@@ -45,67 +45,300 @@ REGIONS = ("center", "left", "right", "front", "back")
 
 # ----------------------------------------------------------------------------- lexicon
 COLOR_SYNONYMS = {
-    "red": ["red", "crimson", "scarlet", "ruby", "cherry red", "ruby red", "blood red",
-            "fire-engine red", "reddish", "rosso", "maroon", "rouge", "cardinal"],
-    "green": ["green", "emerald", "jade", "lime", "forest green", "olive", "mint green",
-              "greenish", "kelly green", "verde", "grass green", "sage"],
-    "blue": ["blue", "navy", "azure", "cobalt", "sapphire", "sky blue", "cerulean",
-             "bluish", "royal blue", "navy blue", "indigo", "baby blue"],
-    "yellow": ["yellow", "golden", "gold", "amber", "lemon", "mustard", "canary",
-               "yellowish", "sunflower yellow", "lemon yellow", "butter yellow"],
+    "red": [
+        "red",
+        "crimson",
+        "scarlet",
+        "ruby",
+        "cherry red",
+        "ruby red",
+        "blood red",
+        "fire-engine red",
+        "reddish",
+        "rosso",
+        "maroon",
+        "rouge",
+        "cardinal",
+    ],
+    "green": [
+        "green",
+        "emerald",
+        "jade",
+        "lime",
+        "forest green",
+        "olive",
+        "mint green",
+        "greenish",
+        "kelly green",
+        "verde",
+        "grass green",
+        "sage",
+    ],
+    "blue": [
+        "blue",
+        "navy",
+        "azure",
+        "cobalt",
+        "sapphire",
+        "sky blue",
+        "cerulean",
+        "bluish",
+        "royal blue",
+        "navy blue",
+        "indigo",
+        "baby blue",
+    ],
+    "yellow": [
+        "yellow",
+        "golden",
+        "gold",
+        "amber",
+        "lemon",
+        "mustard",
+        "canary",
+        "yellowish",
+        "sunflower yellow",
+        "lemon yellow",
+        "butter yellow",
+    ],
 }
 WORLD_THINGS = {
-    "red": ["blood", "a tomato", "a strawberry", "a fire truck", "a stop sign", "a ripe cherry",
-            "a ladybug", "a rose", "ketchup", "a fire engine", "a cardinal", "a red apple"],
-    "green": ["grass", "a leaf", "a frog", "a cucumber", "broccoli", "a lime", "spinach",
-              "a pine tree", "the hulk", "a lettuce leaf", "an unripe banana", "moss"],
-    "blue": ["the sky", "the ocean", "the sea", "a blueberry", "a smurf", "the clear sky",
-             "deep water", "a sapphire", "cookie monster", "a bluebird", "jeans"],
-    "yellow": ["a banana", "a lemon", "the sun", "a sunflower", "a school bus", "a taxi cab",
-               "butter", "an egg yolk", "a rubber duck", "corn", "pikachu", "a canary"],
+    "red": [
+        "blood",
+        "a tomato",
+        "a strawberry",
+        "a fire truck",
+        "a stop sign",
+        "a ripe cherry",
+        "a ladybug",
+        "a rose",
+        "ketchup",
+        "a fire engine",
+        "a cardinal",
+        "a red apple",
+    ],
+    "green": [
+        "grass",
+        "a leaf",
+        "a frog",
+        "a cucumber",
+        "broccoli",
+        "a lime",
+        "spinach",
+        "a pine tree",
+        "the hulk",
+        "a lettuce leaf",
+        "an unripe banana",
+        "moss",
+    ],
+    "blue": [
+        "the sky",
+        "the ocean",
+        "the sea",
+        "a blueberry",
+        "a smurf",
+        "the clear sky",
+        "deep water",
+        "a sapphire",
+        "cookie monster",
+        "a bluebird",
+        "jeans",
+    ],
+    "yellow": [
+        "a banana",
+        "a lemon",
+        "the sun",
+        "a sunflower",
+        "a school bus",
+        "a taxi cab",
+        "butter",
+        "an egg yolk",
+        "a rubber duck",
+        "corn",
+        "pikachu",
+        "a canary",
+    ],
 }
-BLOCK_NOUNS = ["block", "cube", "brick", "block", "cube", "one", "piece", "square", "thing",
-               "box-shaped block", "little block", "little cube", "toy block"]
-BIN_NOUNS = ["bin", "bin", "box", "basket", "container", "bucket", "tub", "crate",
-             "receptacle", "tray", "bin", "box"]
+BLOCK_NOUNS = [
+    "block",
+    "cube",
+    "brick",
+    "block",
+    "cube",
+    "one",
+    "piece",
+    "square",
+    "thing",
+    "box-shaped block",
+    "little block",
+    "little cube",
+    "toy block",
+]
+BIN_NOUNS = [
+    "bin",
+    "bin",
+    "box",
+    "basket",
+    "container",
+    "bucket",
+    "tub",
+    "crate",
+    "receptacle",
+    "tray",
+    "bin",
+    "box",
+]
 REGION_WORDS = {
-    "center": ["the center", "the middle", "the centre", "the middle of the table",
-               "the center of the table", "the centre of the table", "the table center",
-               "the middle of the workspace", "the central area"],
-    "left": ["the left", "the left side", "the left of the table", "the left-hand side",
-             "the left edge", "the table's left side", "the left part of the table"],
-    "right": ["the right", "the right side", "the right of the table", "the right-hand side",
-              "the right edge", "the table's right side", "the right part of the table"],
-    "front": ["the front", "the front of the table", "the front side", "the front edge",
-              "the table front", "the front part of the table"],
-    "back": ["the back", "the back of the table", "the rear", "the back side",
-             "the back edge", "the rear of the table", "the table back"],
+    "center": [
+        "the center",
+        "the middle",
+        "the centre",
+        "the middle of the table",
+        "the center of the table",
+        "the centre of the table",
+        "the table center",
+        "the middle of the workspace",
+        "the central area",
+    ],
+    "left": [
+        "the left",
+        "the left side",
+        "the left of the table",
+        "the left-hand side",
+        "the left edge",
+        "the table's left side",
+        "the left part of the table",
+    ],
+    "right": [
+        "the right",
+        "the right side",
+        "the right of the table",
+        "the right-hand side",
+        "the right edge",
+        "the table's right side",
+        "the right part of the table",
+    ],
+    "front": [
+        "the front",
+        "the front of the table",
+        "the front side",
+        "the front edge",
+        "the table front",
+        "the front part of the table",
+    ],
+    "back": [
+        "the back",
+        "the back of the table",
+        "the rear",
+        "the back side",
+        "the back edge",
+        "the rear of the table",
+        "the table back",
+    ],
 }
-MOVE_VERBS = ["put", "place", "drop", "move", "toss", "chuck", "throw", "stick", "pop", "get",
-              "bring", "transfer", "deposit", "stash", "plop", "set", "load", "carry", "stow",
-              "relocate", "put", "put", "place", "move", "drop"]
+MOVE_VERBS = [
+    "put",
+    "place",
+    "drop",
+    "move",
+    "toss",
+    "chuck",
+    "throw",
+    "stick",
+    "pop",
+    "get",
+    "bring",
+    "transfer",
+    "deposit",
+    "stash",
+    "plop",
+    "set",
+    "load",
+    "carry",
+    "stow",
+    "relocate",
+    "put",
+    "put",
+    "place",
+    "move",
+    "drop",
+]
 STACK_VERBS = ["stack", "put", "place", "set", "pile", "move", "stack", "plop", "balance"]
 PUSH_VERBS = ["push", "slide", "shove", "nudge", "scoot", "push", "slide", "drag"]
-PICK_VERBS = ["pick up", "grab", "lift", "take", "grasp", "pick up", "hold", "raise",
-              "get hold of", "pick"]
+PICK_VERBS = [
+    "pick up",
+    "grab",
+    "lift",
+    "take",
+    "grasp",
+    "pick up",
+    "hold",
+    "raise",
+    "get hold of",
+    "pick",
+]
 IN_PREPS = ["in", "into", "inside", "in", "into", "to", "over to"]
 ON_PREPS = ["on", "onto", "on top of", "on top of", "onto", "atop", "on to"]
 HOME_PHRASES = [
-    "go home", "return home", "go back home", "return to home", "go to the home position",
-    "return to your starting position", "go back to the start position", "park the arm",
-    "return to rest", "move back to the home pose", "reset your position", "home",
-    "head back home", "back to home", "return the arm to its home position",
-    "go back to where you started", "return to neutral",
+    "go home",
+    "return home",
+    "go back home",
+    "return to home",
+    "go to the home position",
+    "return to your starting position",
+    "go back to the start position",
+    "park the arm",
+    "return to rest",
+    "move back to the home pose",
+    "reset your position",
+    "home",
+    "head back home",
+    "back to home",
+    "return the arm to its home position",
+    "go back to where you started",
+    "return to neutral",
 ]
 POLITE_PRE = [
-    "please", "could you", "can you", "would you", "kindly", "would you please",
-    "could you please", "i need you to", "i'd like you to", "go ahead and", "hey robot,",
-    "robot,", "ok so", "alright,", "hi!", "hello robot, please", "when you get a chance,",
-    "if you don't mind,", "quick task:", "next task:", "task:", "i want you to",
+    "please",
+    "could you",
+    "can you",
+    "would you",
+    "kindly",
+    "would you please",
+    "could you please",
+    "i need you to",
+    "i'd like you to",
+    "go ahead and",
+    "hey robot,",
+    "robot,",
+    "ok so",
+    "alright,",
+    "hi!",
+    "hello robot, please",
+    "when you get a chance,",
+    "if you don't mind,",
+    "quick task:",
+    "next task:",
+    "task:",
+    "i want you to",
 ]
 POLITE_POST = [
-    "please", "thanks", "thank you", "thx", "pls", "cheers", "if you can", "when you can",
-    "asap", "for me", "thanks a lot!", "much appreciated", "ty", "!", ".", "please and thanks",
+    "please",
+    "thanks",
+    "thank you",
+    "thx",
+    "pls",
+    "cheers",
+    "if you can",
+    "when you can",
+    "asap",
+    "for me",
+    "thanks a lot!",
+    "much appreciated",
+    "ty",
+    "!",
+    ".",
+    "please and thanks",
 ]
 VERBOSE_PRE = [
     "Hi there! I hope you are having a good day. I'm tidying up the workspace, so",
@@ -183,8 +416,15 @@ class Writer:
     """Renders clauses as a person might type them. One instance per sample: it carries
     the sample's style choices (synonyms, world knowledge, casual register)."""
 
-    def __init__(self, rng: random.Random, *, synonyms: float, knowledge: float,
-                 goal_state: float, casual: bool):
+    def __init__(
+        self,
+        rng: random.Random,
+        *,
+        synonyms: float,
+        knowledge: float,
+        goal_state: float,
+        casual: bool,
+    ):
         self.r = rng
         self.p_syn = synonyms
         self.p_know = knowledge
@@ -206,16 +446,18 @@ class Writer:
             thing = self.pick(WORLD_THINGS[c])
             noun = self.pick(["block", "cube", "one", "brick"])
             bare = thing.split(" ", 1)[-1] if thing.startswith(("a ", "an ", "the ")) else thing
-            return self.pick([
-                f"the {noun} that is the colour of {thing}",
-                f"the {noun} the color of {thing}",
-                f"the {bare}-coloured {noun}",
-                f"the {bare}-colored {noun}",
-                f"the {noun} that looks like {thing}",
-                f"the {noun} with the same colour as {thing}",
-                f"the {noun} matching {thing}",
-                f"the {noun} that's coloured like {thing}",
-            ])
+            return self.pick(
+                [
+                    f"the {noun} that is the colour of {thing}",
+                    f"the {noun} the color of {thing}",
+                    f"the {bare}-coloured {noun}",
+                    f"the {bare}-colored {noun}",
+                    f"the {noun} that looks like {thing}",
+                    f"the {noun} with the same colour as {thing}",
+                    f"the {noun} matching {thing}",
+                    f"the {noun} that's coloured like {thing}",
+                ]
+            )
         col = self.colour(c)
         if allow_bare and r.random() < (0.25 if self.casual else 0.06):
             return col
@@ -229,12 +471,14 @@ class Writer:
             thing = self.pick(WORLD_THINGS[c])
             noun = self.pick(["bin", "box", "basket", "container"])
             bare = thing.split(" ", 1)[-1] if thing.startswith(("a ", "an ", "the ")) else thing
-            return self.pick([
-                f"the {noun} that is the colour of {thing}",
-                f"the {bare}-coloured {noun}",
-                f"the {noun} the same color as {thing}",
-                f"the {noun} that matches {thing}",
-            ])
+            return self.pick(
+                [
+                    f"the {noun} that is the colour of {thing}",
+                    f"the {bare}-coloured {noun}",
+                    f"the {noun} the same color as {thing}",
+                    f"the {noun} that matches {thing}",
+                ]
+            )
         col = self.colour(c)
         if r.random() < (0.12 if self.casual else 0.03):
             return f"{col} {self.pick(['bin', 'box'])}"
@@ -246,139 +490,189 @@ class Writer:
     # -- clauses ------------------------------------------------------------------
     def imperative(self, c: Clause) -> str:
         """The clause as an order ("put the red block in the green bin")."""
-        p, r = self.pick, self.r
+        p = self.pick
         if c.kind == "move":
-            O, B = self.block(c.obj, allow_bare=False), self.bin(c.dest)
-            return p([
-                f"{p(MOVE_VERBS)} {O} {p(IN_PREPS)} {B}",
-                f"{p(MOVE_VERBS)} {O} {p(IN_PREPS)} {B}",
-                f"{p(PICK_VERBS)} {O} and {p(['put', 'drop', 'place', 'toss'])} it "
-                f"{p(IN_PREPS)} {B}",
-                f"{p(['grab', 'take', 'pick up'])} {O}, then {p(['drop', 'put'])} it in {B}",
-                f"{p(IN_PREPS[:3])} {B}, {p(MOVE_VERBS)} {O}",
-                f"{p(MOVE_VERBS)} {O} over to {B}",
-            ])
+            ob, B = self.block(c.obj, allow_bare=False), self.bin(c.dest)
+            return p(
+                [
+                    f"{p(MOVE_VERBS)} {ob} {p(IN_PREPS)} {B}",
+                    f"{p(MOVE_VERBS)} {ob} {p(IN_PREPS)} {B}",
+                    f"{p(PICK_VERBS)} {ob} and {p(['put', 'drop', 'place', 'toss'])} it "
+                    f"{p(IN_PREPS)} {B}",
+                    f"{p(['grab', 'take', 'pick up'])} {ob}, then {p(['drop', 'put'])} it in {B}",
+                    f"{p(IN_PREPS[:3])} {B}, {p(MOVE_VERBS)} {ob}",
+                    f"{p(MOVE_VERBS)} {ob} over to {B}",
+                ]
+            )
         if c.kind == "stack":
-            O, D = self.block(c.obj, allow_bare=False), self.block(c.dest, allow_bare=False)
-            return p([
-                f"{p(STACK_VERBS)} {O} {p(ON_PREPS)} {D}",
-                f"stack {O} on {D}",
-                f"{p(PICK_VERBS)} {O} and {p(['put', 'stack', 'place', 'set'])} it "
-                f"{p(ON_PREPS)} {D}",
-                f"put {O} on top of {D}",
-                f"build a stack with {O} on top of {D}",
-                f"make a tower: {O} on top of {D}",
-            ])
+            ob, D = self.block(c.obj, allow_bare=False), self.block(c.dest, allow_bare=False)
+            return p(
+                [
+                    f"{p(STACK_VERBS)} {ob} {p(ON_PREPS)} {D}",
+                    f"stack {ob} on {D}",
+                    f"{p(PICK_VERBS)} {ob} and {p(['put', 'stack', 'place', 'set'])} it "
+                    f"{p(ON_PREPS)} {D}",
+                    f"put {ob} on top of {D}",
+                    f"build a stack with {ob} on top of {D}",
+                    f"make a tower: {ob} on top of {D}",
+                ]
+            )
         if c.kind == "region":
-            O, R = self.block(c.obj, allow_bare=False), self.region(c.dest)
-            return p([
-                f"{p(['put', 'place', 'set', 'move', 'put down'])} {O} {p(['on', 'at', 'in'])} {R}",
-                f"{p(['pick up', 'lift', 'grab'])} {O} and {p(['put', 'place', 'set'])} it "
-                f"{p(['on', 'at'])} {R}",
-                f"{p(['carry', 'move', 'bring'])} {O} to {R}",
-            ])
+            ob, R = self.block(c.obj, allow_bare=False), self.region(c.dest)
+            return p(
+                [
+                    f"{p(['put', 'place', 'set', 'move', 'put down'])} {ob} "
+                    f"{p(['on', 'at', 'in'])} {R}",
+                    f"{p(['pick up', 'lift', 'grab'])} {ob} and {p(['put', 'place', 'set'])} it "
+                    f"{p(['on', 'at'])} {R}",
+                    f"{p(['carry', 'move', 'bring'])} {ob} to {R}",
+                ]
+            )
         if c.kind == "push":
-            O, R = self.block(c.obj, allow_bare=False), self.region(c.dest)
-            return p([
-                f"{p(PUSH_VERBS)} {O} {p(['to', 'towards', 'over to', 'toward', 'into'])} {R}",
-                f"{p(PUSH_VERBS)} {O} {p(['to', 'towards'])} {R}",
-                f"give {O} a {p(['push', 'shove', 'nudge'])} {p(['to', 'towards'])} {R}",
-                f"without lifting it, {p(['slide', 'push'])} {O} to {R}",
-            ])
+            ob, R = self.block(c.obj, allow_bare=False), self.region(c.dest)
+            return p(
+                [
+                    f"{p(PUSH_VERBS)} {ob} {p(['to', 'towards', 'over to', 'toward', 'into'])} {R}",
+                    f"{p(PUSH_VERBS)} {ob} {p(['to', 'towards'])} {R}",
+                    f"give {ob} a {p(['push', 'shove', 'nudge'])} {p(['to', 'towards'])} {R}",
+                    f"without lifting it, {p(['slide', 'push'])} {ob} to {R}",
+                ]
+            )
         if c.kind == "pick":
-            O = self.block(c.obj, allow_bare=False)
-            return p([
-                f"{p(PICK_VERBS)} {O}",
-                f"{p(PICK_VERBS)} {O}",
-                f"pick {O} up",
-                f"{p(['grab', 'lift', 'pick up'])} {O} and hold it",
-                f"hold {O} in the gripper",
-            ])
+            ob = self.block(c.obj, allow_bare=False)
+            return p(
+                [
+                    f"{p(PICK_VERBS)} {ob}",
+                    f"{p(PICK_VERBS)} {ob}",
+                    f"pick {ob} up",
+                    f"{p(['grab', 'lift', 'pick up'])} {ob} and hold it",
+                    f"hold {ob} in the gripper",
+                ]
+            )
         if c.kind == "home":
             return p(HOME_PHRASES)
         if c.kind == "all":
             B = self.bin(c.dest)
-            return p([
-                f"{p(MOVE_VERBS[:12])} {p(['all the', 'all', 'every', 'each', 'all of the'])} "
-                f"{p(['blocks', 'cubes', 'bricks', 'block', 'cube'])} {p(IN_PREPS[:4])} {B}",
-                f"{p(['put', 'move', 'drop'])} everything {p(['in', 'into'])} {B}",
-                f"clear the table into {B}",
-                f"{p(['put', 'move', 'drop'])} every single {p(['block', 'cube'])} in {B}",
-                f"gather all the {p(['blocks', 'cubes'])} in {B}",
-            ])
+            return p(
+                [
+                    f"{p(MOVE_VERBS[:12])} {p(['all the', 'all', 'every', 'each', 'all of the'])} "
+                    f"{p(['blocks', 'cubes', 'bricks', 'block', 'cube'])} {p(IN_PREPS[:4])} {B}",
+                    f"{p(['put', 'move', 'drop'])} everything {p(['in', 'into'])} {B}",
+                    f"clear the table into {B}",
+                    f"{p(['put', 'move', 'drop'])} every single {p(['block', 'cube'])} in {B}",
+                    f"gather all the {p(['blocks', 'cubes'])} in {B}",
+                ]
+            )
         if c.kind == "all_match":
-            return p([
-                "sort the blocks by colour", "sort the cubes into the bins by color",
-                "put each block in the bin of the same colour",
-                "put every block into its matching bin",
-                "put each cube in the bin that matches its colour",
-                "tidy up: every block into the bin of its colour",
-                "match the blocks to the bins by colour",
-                "put all the cubes in their own colour bins",
-                "put every block in the bin with the same color",
-                "sort everything into the matching bins",
-                "put the blocks in the bins that match their colors",
-            ])
+            return p(
+                [
+                    "sort the blocks by colour",
+                    "sort the cubes into the bins by color",
+                    "put each block in the bin of the same colour",
+                    "put every block into its matching bin",
+                    "put each cube in the bin that matches its colour",
+                    "tidy up: every block into the bin of its colour",
+                    "match the blocks to the bins by colour",
+                    "put all the cubes in their own colour bins",
+                    "put every block in the bin with the same color",
+                    "sort everything into the matching bins",
+                    "put the blocks in the bins that match their colors",
+                ]
+            )
         if c.kind in ("except", "except_match"):
             X = " and ".join(self.block(e, allow_bare=False) for e in c.excl)
             if c.kind == "except":
                 B = self.bin(c.dest)
-                return p([
-                    f"put every block except {X} in {B}",
-                    f"{p(['put', 'move', 'drop'])} all the {p(['blocks', 'cubes'])} "
-                    f"{p(['except', 'but', 'apart from', 'other than', 'except for', 'besides'])} "
-                    f"{X} {p(['in', 'into'])} {B}",
-                    f"{p(['put', 'move'])} everything {p(['except', 'but', 'apart from', 'other than'])}"
-                    f" {X} into {B}",
-                    f"{p(['put', 'move'])} everything into {B}, but leave {X} where it is",
-                    f"except for {X}, put all the blocks in {B}",
-                    f"all {p(['blocks', 'cubes'])} but {X} go in {B}",
-                    f"move every cube into {B}, not {X} though",
-                ])
-            return p([
-                f"sort every block except {X} into the bin of its colour",
-                f"put all the blocks {p(['except', 'but', 'apart from', 'other than'])} {X} "
-                f"in their matching bins",
-                f"except for {X}, put each block in the bin of the same colour",
-                f"sort the blocks by colour but leave {X} alone",
-            ])
+                return p(
+                    [
+                        f"put every block except {X} in {B}",
+                        f"{p(['put', 'move', 'drop'])} all the {p(['blocks', 'cubes'])} "
+                        f"{p(['except', 'but', 'apart from', 'other than', 'except for'] + EXTRA)} "
+                        f"{X} {p(['in', 'into'])} {B}",
+                        f"{p(['put', 'move'])} everything "
+                        f"{p(['except', 'but', 'apart from', 'other than'])} {X} into {B}",
+                        f"{p(['put', 'move'])} everything into {B}, but leave {X} where it is",
+                        f"except for {X}, put all the blocks in {B}",
+                        f"all {p(['blocks', 'cubes'])} but {X} go in {B}",
+                        f"move every cube into {B}, not {X} though",
+                    ]
+                )
+            return p(
+                [
+                    f"sort every block except {X} into the bin of its colour",
+                    f"put all the blocks {p(['except', 'but', 'apart from', 'other than'])} {X} "
+                    f"in their matching bins",
+                    f"except for {X}, put each block in the bin of the same colour",
+                    f"sort the blocks by colour but leave {X} alone",
+                ]
+            )
         if c.kind == "it":
             B = self.bin(c.dest)
-            return p([
-                f"{p(['put', 'drop', 'place', 'release'])} it {p(IN_PREPS[:4])} {B}",
-                f"{p(['put', 'drop'])} what you're holding {p(['in', 'into'])} {B}",
-                f"drop the block you are holding into {B}",
-                f"put the held block in {B}",
-                f"let go of it over {B}",
-            ])
+            return p(
+                [
+                    f"{p(['put', 'drop', 'place', 'release'])} it {p(IN_PREPS[:4])} {B}",
+                    f"{p(['put', 'drop'])} what you're holding {p(['in', 'into'])} {B}",
+                    f"drop the block you are holding into {B}",
+                    f"put the held block in {B}",
+                    f"let go of it over {B}",
+                ]
+            )
         raise ValueError(c.kind)
 
     def goal_form(self, c: Clause) -> str | None:
         """The clause as a wish or an end state ("I want the red cube in the green bin")."""
         p = self.pick
         if c.kind == "move":
-            O, B = self.block(c.obj), self.bin(c.dest)
-            return p([
-                f"I want {O} in {B}", f"{O} should end up in {B}", f"{O} needs to be in {B}",
-                f"make sure {O} is in {B}", f"I'd like {O} inside {B}",
-                f"{O} belongs in {B}", f"have {O} sitting in {B}", f"{O} goes in {B}",
-                f"end state: {O} in {B}", f"goal: {O} inside {B}", f"{O} in {B}",
-                f"{O} -> {B}", f"{O}: {B}", f"{O} into {B}", f"get {O} into {B}",
-                f"the final configuration has {O} in {B}", f"can {O} be in {B}?",
-                f"{O} has to go in {B}", f"{O} should be in {B}",
-            ])
+            ob, B = self.block(c.obj), self.bin(c.dest)
+            return p(
+                [
+                    f"I want {ob} in {B}",
+                    f"{ob} should end up in {B}",
+                    f"{ob} needs to be in {B}",
+                    f"make sure {ob} is in {B}",
+                    f"I'd like {ob} inside {B}",
+                    f"{ob} belongs in {B}",
+                    f"have {ob} sitting in {B}",
+                    f"{ob} goes in {B}",
+                    f"end state: {ob} in {B}",
+                    f"goal: {ob} inside {B}",
+                    f"{ob} in {B}",
+                    f"{ob} -> {B}",
+                    f"{ob}: {B}",
+                    f"{ob} into {B}",
+                    f"get {ob} into {B}",
+                    f"the final configuration has {ob} in {B}",
+                    f"can {ob} be in {B}?",
+                    f"{ob} has to go in {B}",
+                    f"{ob} should be in {B}",
+                ]
+            )
         if c.kind == "stack":
-            O, D = self.block(c.obj), self.block(c.dest)
-            return p([
-                f"I want {O} on top of {D}", f"{O} should end up on {D}",
-                f"make sure {O} is stacked on {D}", f"{O} on {D}", f"{O} on top of {D}",
-                f"{O} -> on {D}", f"end state: {O} stacked on {D}",
-                f"I'd like to see {O} sitting on {D}", f"{O} needs to be on top of {D}",
-            ])
+            ob, D = self.block(c.obj), self.block(c.dest)
+            return p(
+                [
+                    f"I want {ob} on top of {D}",
+                    f"{ob} should end up on {D}",
+                    f"make sure {ob} is stacked on {D}",
+                    f"{ob} on {D}",
+                    f"{ob} on top of {D}",
+                    f"{ob} -> on {D}",
+                    f"end state: {ob} stacked on {D}",
+                    f"I'd like to see {ob} sitting on {D}",
+                    f"{ob} needs to be on top of {D}",
+                ]
+            )
         if c.kind == "region":
-            O, R = self.block(c.obj), self.region(c.dest)
-            return p([f"I want {O} on {R}", f"{O} should be at {R}", f"{O} -> {R}",
-                      f"end state: {O} at {R}", f"{O} on {R}"])
+            ob, R = self.block(c.obj), self.region(c.dest)
+            return p(
+                [
+                    f"I want {ob} on {R}",
+                    f"{ob} should be at {R}",
+                    f"{ob} -> {R}",
+                    f"end state: {ob} at {R}",
+                    f"{ob} on {R}",
+                ]
+            )
         return None
 
     def clause(self, c: Clause) -> str:
@@ -387,6 +681,10 @@ class Writer:
             if g is not None:
                 return g
         return self.imperative(c)
+
+
+#: the last way of saying "except" (kept apart only for the line length)
+EXTRA = ["besides"]
 
 
 # ----------------------------------------------------------------------------- noise
@@ -410,12 +708,12 @@ def typo_word(w: str, r: random.Random) -> str:
     i = r.randrange(1, len(w)) if r.random() < 0.8 else 0
     op = r.random()
     if op < 0.3:
-        return w[:i] + w[i + 1:]
+        return w[:i] + w[i + 1 :]
     if op < 0.5:
         return w[:i] + w[i] + w[i:]
     if op < 0.75 and i < len(w) - 1:
-        return w[:i] + w[i + 1] + w[i] + w[i + 2:]
-    return w[:i] + _neighbour(w[i], r) + w[i + 1:]
+        return w[:i] + w[i + 1] + w[i] + w[i + 2 :]
+    return w[:i] + _neighbour(w[i], r) + w[i + 1 :]
 
 
 def add_typos(text: str, r: random.Random, n: int) -> str:
@@ -431,8 +729,14 @@ def add_typos(text: str, r: random.Random, n: int) -> str:
 
 def casualise(text: str, r: random.Random) -> str:
     t = text.lower()
-    subs = [(r"\byou\b", "u"), (r"\bplease\b", "pls"), (r"\bthe\b ", ""), (r"\band\b", "&"),
-            (r"\bthen\b", "then"), (r"\bto\b", "2")]
+    subs = [
+        (r"\byou\b", "u"),
+        (r"\bplease\b", "pls"),
+        (r"\bthe\b ", ""),
+        (r"\band\b", "&"),
+        (r"\bthen\b", "then"),
+        (r"\bto\b", "2"),
+    ]
     for pat, rep in subs:
         if r.random() < 0.25:
             t = re.sub(pat, rep, t, count=1)
@@ -446,8 +750,9 @@ def _other(r: random.Random, xs, *not_in):
     return r.choice([x for x in xs if x not in not_in])
 
 
-def random_clause(r: random.Random, used: set[str], bases: set[str], *,
-                  last: bool = False) -> Clause:
+def random_clause(
+    r: random.Random, used: set[str], bases: set[str], *, last: bool = False
+) -> Clause:
     """A clause a competent robot could execute after the ones before it: a block already
     moved is not moved again, nothing is stacked onto a moved block or taken from under
     another, and a bare pick only ends a plan (the gripper would still hold it)."""
@@ -485,9 +790,34 @@ def _quantified(r: random.Random) -> Clause:
 
 
 # ----------------------------------------------------------------------------- refusals
-OTHER_OBJECTS = ["drawer", "door", "cup", "mug", "ball", "bottle", "apple", "banana", "pen",
-                 "book", "phone", "plate", "bowl", "shelf", "lamp", "laptop", "spoon", "sock",
-                 "keys", "fridge", "window", "cabinet", "glass", "chair", "sponge", "remote"]
+OTHER_OBJECTS = [
+    "drawer",
+    "door",
+    "cup",
+    "mug",
+    "ball",
+    "bottle",
+    "apple",
+    "banana",
+    "pen",
+    "book",
+    "phone",
+    "plate",
+    "bowl",
+    "shelf",
+    "lamp",
+    "laptop",
+    "spoon",
+    "sock",
+    "keys",
+    "fridge",
+    "window",
+    "cabinet",
+    "glass",
+    "chair",
+    "sponge",
+    "remote",
+]
 REFUSE_TEMPLATES = [
     ("open the {x}", "there is no {x} in the scene"),
     ("close the {x}", "there is no {x} in the scene"),
@@ -651,13 +981,19 @@ def reference(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:
         src = w.bin(b1)
         if r.random() < 0.3:
             reg = r.choice(REGIONS)
-            text = f"{p(['move', 'take', 'put'])} the {noun} {p(['in', 'inside', 'from'])} {src} " \
-                   f"{p(['to', 'onto'])} {w.region(reg)}"
+            text = (
+                f"{p(['move', 'take', 'put'])} the {noun} {p(['in', 'inside', 'from'])} {src} "
+                f"{p(['to', 'onto'])} {w.region(reg)}"
+            )
             return text, [Clause("region", c, reg)], sc
-        text = p([f"{p(['move', 'put', 'transfer'])} the {noun} {p(['in', 'inside', 'that is in'])} "
-                  f"{src} {p(['into', 'to', 'in'])} {w.bin(b2)}",
-                  f"take whatever is in {src} and put it in {w.bin(b2)}",
-                  f"the {noun} sitting in {src} should go in {w.bin(b2)} instead"])
+        text = p(
+            [
+                f"{p(['move', 'put', 'transfer'])} the {noun} {p(['in', 'inside', 'that is in'])} "
+                f"{src} {p(['into', 'to', 'in'])} {w.bin(b2)}",
+                f"take whatever is in {src} and put it in {w.bin(b2)}",
+                f"the {noun} sitting in {src} should go in {w.bin(b2)} instead",
+            ]
+        )
         return text, [Clause("move", c, b2)], sc
     if k == 1:  # the stack
         top, base = r.sample(CUBES, 2)
@@ -667,14 +1003,31 @@ def reference(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:
         sc.on = {top: base}
         sc.held = None
         b = r.choice(BINS)
-        topw = p(["the block on top", "the top block", "the one on top", "the cube on top of "
-                  "the stack", "the top one", "whatever is on top of the stack"])
+        topw = p(
+            [
+                "the block on top",
+                "the top block",
+                "the one on top",
+                "the cube on top of the stack",
+                "the top one",
+                "whatever is on top of the stack",
+            ]
+        )
         if r.random() < 0.5:
             b2 = r.choice(BINS)
-            botw = p(["the bottom one", "the one underneath", "the block below it",
-                      "the bottom block", "the other one"])
-            text = f"{p(['unstack them:', 'take the stack apart:', ''])} put {topw} in " \
-                   f"{w.bin(b)} and {botw} in {w.bin(b2)}"
+            botw = p(
+                [
+                    "the bottom one",
+                    "the one underneath",
+                    "the block below it",
+                    "the bottom block",
+                    "the other one",
+                ]
+            )
+            text = (
+                f"{p(['unstack them:', 'take the stack apart:', ''])} put {topw} in "
+                f"{w.bin(b)} and {botw} in {w.bin(b2)}"
+            )
             return text, [Clause("move", top, b), Clause("move", base, b2)], sc
         text = f"{p(['put', 'move', 'drop'])} {topw} {p(['in', 'into'])} {w.bin(b)}"
         return text, [Clause("move", top, b)], sc
@@ -684,30 +1037,53 @@ def reference(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:
         sc.in_bin.pop(c, None)
         sc.on = {a: b for a, b in sc.on.items() if c not in (a, b)}
         sc.held = c
-        what = p(["the block you're holding", "the cube in your gripper", "what you are holding",
-                  "the block in your hand", "the one you have", "the cube you picked up"])
+        what = p(
+            [
+                "the block you're holding",
+                "the cube in your gripper",
+                "what you are holding",
+                "the block in your hand",
+                "the one you have",
+                "the cube you picked up",
+            ]
+        )
         others = [x for x in sc.cubes if x != c and x not in sc.on and x not in sc.in_bin]
         if others and r.random() < 0.35:
             d = r.choice(others)
             return f"put {what} on top of {w.block(d)}", [Clause("stack", c, d)], sc
         b = r.choice(BINS)
-        return f"{p(['put', 'drop', 'place'])} {what} {p(['in', 'into'])} {w.bin(b)}", \
-            [Clause("move", c, b)], sc
+        return (
+            f"{p(['put', 'drop', 'place'])} {what} {p(['in', 'into'])} {w.bin(b)}",
+            [Clause("move", c, b)],
+            sc,
+        )
     if k == 3:  # the other one (two cubes in the scene)
         a, o = r.sample(CUBES, 2)
         sc = Scene([c for c in CUBES if c in (a, o)])
         b1, b2 = r.choice(BINS), r.choice(BINS)
-        text = p([f"put {w.block(a)} in {w.bin(b1)} and the other one in {w.bin(b2)}",
-                  f"{w.block(a)} goes in {w.bin(b1)}, the other {p(['block', 'cube', 'one'])} "
-                  f"in {w.bin(b2)}"])
+        text = p(
+            [
+                f"put {w.block(a)} in {w.bin(b1)} and the other one in {w.bin(b2)}",
+                f"{w.block(a)} goes in {w.bin(b1)}, the other {p(['block', 'cube', 'one'])} "
+                f"in {w.bin(b2)}",
+            ]
+        )
         return text, [Clause("move", a, b1), Clause("move", o, b2)], sc
     if k == 4:  # the rest
         a = r.choice(CUBES)
         sc = random_scene(r, (a,))
         sc.in_bin, sc.on, sc.held = {}, {}, None
         b1, b2 = r.sample(BINS, 2)
-        rest = p(["the rest", "the others", "all the other blocks", "the remaining blocks",
-                  "everything else", "the remaining cubes"])
+        rest = p(
+            [
+                "the rest",
+                "the others",
+                "all the other blocks",
+                "the remaining blocks",
+                "everything else",
+                "the remaining cubes",
+            ]
+        )
         text = f"put {w.block(a)} in {w.bin(b1)} and {rest} in {w.bin(b2)}"
         return text, [Clause("move", a, b1), Clause("except", dest=b2, excl=(a,))], sc
     if k == 5:  # the same bin
@@ -723,9 +1099,13 @@ def reference(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:
         sc = random_scene(r, (a, c))
         sc.in_bin, sc.on, sc.held = {}, {}, None
         b = r.choice(BINS)
-        text = p([f"take {w.block(a)} and {w.block(c)} and put them in {w.bin(b)}",
-                  f"both {w.block(a)} and {w.block(c)} {p(['go', 'belong'])} in {w.bin(b)}",
-                  f"{w.block(a)} and {w.block(c)} -> {w.bin(b)}"])
+        text = p(
+            [
+                f"take {w.block(a)} and {w.block(c)} and put them in {w.bin(b)}",
+                f"both {w.block(a)} and {w.block(c)} {p(['go', 'belong'])} in {w.bin(b)}",
+                f"{w.block(a)} and {w.block(c)} -> {w.bin(b)}",
+            ]
+        )
         return text, [Clause("move", a, b), Clause("move", c, b)], sc
     # the bin that holds a named cube
     a, c = r.sample(CUBES, 2)
@@ -733,14 +1113,30 @@ def reference(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:
     b = r.choice(BINS)
     sc.in_bin = {a: b}
     sc.on, sc.held = {}, None
-    text = f"put {w.block(c)} in the bin {p(['with', 'that has', 'holding', 'containing'])} " \
-           f"{w.block(a)}{p(['', ' in it'])}"
+    text = (
+        f"put {w.block(c)} in the bin {p(['with', 'that has', 'holding', 'containing'])} "
+        f"{w.block(a)}{p(['', ' in it'])}"
+    )
     return text, [Clause("move", c, b)], sc
 
 
 # ----------------------------------------------------------------------------- samples
-_JOINS = [", then ", " and then ", ". Then ", "; ", ", and then ", " then ", ". After that, ",
-          ", afterwards ", ". Next, ", " and ", ", next ", ". ", " & then ", " -> "]
+_JOINS = [
+    ", then ",
+    " and then ",
+    ". Then ",
+    "; ",
+    ", and then ",
+    " then ",
+    ". After that, ",
+    ", afterwards ",
+    ". Next, ",
+    " and ",
+    ", next ",
+    ". ",
+    " & then ",
+    " -> ",
+]
 
 
 def _join(r: random.Random, parts: list[str], style: str) -> str:
@@ -767,19 +1163,21 @@ def _reordered(r: random.Random, w: Writer, a: Clause, b: Clause) -> str:
     """Two clauses in the order [a, b] of execution, written with ordering words that
     put b first or a after ("before you ...", "... after you ...")."""
     A, B = w.imperative(a), w.imperative(b)
-    return r.choice([
-        f"before you {B}, {A}",
-        f"{B}, but before that {A}",
-        f"{B}, but first {A}",
-        f"{B} after you {A}",
-        f"{B} once you have done this: {A}",
-        f"after you {A}, {B}",
-        f"once you {A}, {B}",
-        f"start by {A}, and finish by {B}" if False else f"first {A}, and only then {B}",
-        f"{A} first, then {B}",
-        f"{A}. when that's done, {B}",
-        f"{B} - but {A} before that",
-    ])
+    return r.choice(
+        [
+            f"before you {B}, {A}",
+            f"{B}, but before that {A}",
+            f"{B}, but first {A}",
+            f"{B} after you {A}",
+            f"{B} once you have done this: {A}",
+            f"after you {A}, {B}",
+            f"once you {A}, {B}",
+            f"start by {A}, and finish by {B}" if False else f"first {A}, and only then {B}",
+            f"{A} first, then {B}",
+            f"{A}. when that's done, {B}",
+            f"{B} - but {A} before that",
+        ]
+    )
 
 
 def sample(r: random.Random) -> dict:
@@ -827,8 +1225,13 @@ def sample(r: random.Random) -> dict:
         text = _reordered(r, w, clauses[0], clauses[1])
         cat = "ordering"
     else:
-        style = r.choices(["plain", "list", "numbered", "bullets", "ordinal"],
-                          weights=[60, 12, 8, 6, 14])[0] if len(clauses) > 1 else "plain"
+        style = (
+            r.choices(
+                ["plain", "list", "numbered", "bullets", "ordinal"], weights=[60, 12, 8, 6, 14]
+            )[0]
+            if len(clauses) > 1
+            else "plain"
+        )
         parts = [w.clause(c) for c in clauses]
         text = _join(r, parts, style)
         cat = "list" if style != "plain" else "plain"
@@ -841,8 +1244,16 @@ def sample(r: random.Random) -> dict:
     return _finish(r, text, command(clauses), cat, sc, noise=True, casual=casual)
 
 
-def _finish(r: random.Random, text: str, cmd: str, cat: str, scene: Scene, *, noise: bool,
-            casual: bool = False) -> dict:
+def _finish(
+    r: random.Random,
+    text: str,
+    cmd: str,
+    cat: str,
+    scene: Scene,
+    *,
+    noise: bool,
+    casual: bool = False,
+) -> dict:
     """Register, politeness, verbosity and typos, applied to the whole instruction."""
     if noise:
         if r.random() < 0.25:
@@ -894,16 +1305,18 @@ def command_texts() -> list[str]:
     out = [Clause("home").command(), Clause("all_match").command()]
     for o in cols:
         for d in BINS + ("yellow",) + ABSENT:
-            out += [Clause("move", o, d).command(), Clause("all", dest=d).command(),
-                    Clause("it", dest=d).command(),
-                    Clause("except", dest=d, excl=(o,)).command()]
+            out += [
+                Clause("move", o, d).command(),
+                Clause("all", dest=d).command(),
+                Clause("it", dest=d).command(),
+                Clause("except", dest=d, excl=(o,)).command(),
+            ]
         for d in cols:
-            out += [Clause("stack", o, d).command(),
-                    Clause("except_match", excl=(o, d)).command()]
+            out += [Clause("stack", o, d).command(), Clause("except_match", excl=(o, d)).command()]
         for reg in REGIONS:
             out += [Clause("region", o, reg).command(), Clause("push", o, reg).command()]
         out.append(Clause("pick", o).command())
     out += ["refuse: " + why.format(x=x) for _, why in REFUSE_TEMPLATES for x in OTHER_OBJECTS]
     out += ["refuse: " + why for _, why in FIXED_REFUSALS]
     out.append("refuse: " + INJECTION_REASON)
-    return out + [", then ".join(out[i:i + 2]) for i in range(0, len(out) - 1, 2)]
+    return out + [", then ".join(out[i : i + 2]) for i in range(0, len(out) - 1, 2)]

@@ -29,8 +29,13 @@ class RulesProposer:
 
     name = "rules"
 
-    def __init__(self, planner: RulesPlanner | None = None, *, as_fallback: bool = False,
-                 no_model_hint: bool = False):
+    def __init__(
+        self,
+        planner: RulesPlanner | None = None,
+        *,
+        as_fallback: bool = False,
+        no_model_hint: bool = False,
+    ):
         self.planner = planner or RulesPlanner()
         #: As a fallback after a model, an instruction it cannot parse yields an empty plan
         #: (rejected, so the bridge moves on to the safe stop) instead of a refusal.
@@ -83,8 +88,11 @@ class _Counted:
         except Exception as e:
             self._usage.add(self.name, 0, 0, time.monotonic() - t0)
             self._log.append(
-                {"proposer": self.name, "attempt": getattr(request, "attempt", None),
-                 "error": f"{type(e).__name__}: {e}"[:300]}
+                {
+                    "proposer": self.name,
+                    "attempt": getattr(request, "attempt", None),
+                    "error": f"{type(e).__name__}: {e}"[:300],
+                }
             )
             raise
         retries = (p.meta or {}).get("retries", 0) if isinstance(p.meta, dict) else 0
@@ -207,9 +215,13 @@ class HybridPlanner:
 
     @classmethod
     def from_spec(
-        cls, spec: str | None = None, *, base_url: str | None = None, route: str = "hybrid",
+        cls,
+        spec: str | None = None,
+        *,
+        base_url: str | None = None,
+        route: str = "hybrid",
         **kw,
-    ) -> "HybridPlanner":
+    ) -> HybridPlanner:
         """Spec from the argument, ``SKILLBRIDGE_LLM`` or the config file (else rules)."""
         from planner.backends import resolve_spec
 

@@ -727,8 +727,9 @@ class RulesPlanner:
             # "the banana-coloured one", "the block like a cherry": a thing that names a
             # colour, not a missing object; the rules would refuse it, a model can read it
             raise _Unsure("a thing named for its colour")
-        if re.search(r"\bsame\b.*\bas\b|\bsame (?:bin|box|basket|container|bucket|tub|crate|one)",
-                     low):
+        if re.search(
+            r"\bsame\b.*\bas\b|\bsame (?:bin|box|basket|container|bucket|tub|crate|one)", low
+        ):
             # "the same bin as the green block", "... and the yellow one in the same bin":
             # references to where something is or went
             raise _Unsure("a comparison ('the same ... as') the rules do not resolve")

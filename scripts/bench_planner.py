@@ -69,21 +69,31 @@ def judge(entry: dict, outcome, world) -> bool:
 
 def run_route(route: str, entries: list[dict], worlds: list, planner) -> list[dict]:
     rows = []
-    for e, w in zip(entries, worlds):
+    for e, w in zip(entries, worlds, strict=True):
         t0 = time.perf_counter()
         out = planner.plan(e["instruction"], w)
         wall = time.perf_counter() - t0
         model_calls = [p for p in out.proposals if p.get("proposer", "").startswith("embedded")]
-        rows.append({
-            "id": e["id"], "category": e["category"], "refuse": e["refuse"],
-            "ok": judge(e, out, w), "route": out.route, "decision": out.decision,
-            "steps": out.steps(), "latency_s": wall,
-            "model_calls": len(model_calls),
-            "tokens_out": sum(int(p.get("tokens_out", 0)) for p in model_calls),
-            "model_s": sum(float(p.get("latency_s", 0)) for p in model_calls),
-            "commands": [a.get("meta", {}).get("command") for a in
-                         (x.to_dict() for x in out.attempts) if a.get("meta", {}).get("command")],
-        })
+        rows.append(
+            {
+                "id": e["id"],
+                "category": e["category"],
+                "refuse": e["refuse"],
+                "ok": judge(e, out, w),
+                "route": out.route,
+                "decision": out.decision,
+                "steps": out.steps(),
+                "latency_s": wall,
+                "model_calls": len(model_calls),
+                "tokens_out": sum(int(p.get("tokens_out", 0)) for p in model_calls),
+                "model_s": sum(float(p.get("latency_s", 0)) for p in model_calls),
+                "commands": [
+                    a.get("meta", {}).get("command")
+                    for a in (x.to_dict() for x in out.attempts)
+                    if a.get("meta", {}).get("command")
+                ],
+            }
+        )
     return rows
 
 
@@ -104,14 +114,20 @@ def summarise(rows: list[dict]) -> dict:
     tok = sum(r["tokens_out"] for r in model)
     secs = sum(r["model_s"] for r in model)
     return {
-        "accuracy": round(k / n, 4) if n else None, "n": n, "ci95": [round(x, 3) for x in wilson(k, n)],
-        "refusal_accuracy": round(kr / nr, 4) if nr else None, "refusal_n": nr,
+        "accuracy": round(k / n, 4) if n else None,
+        "n": n,
+        "ci95": [round(x, 3) for x in wilson(k, n)],
+        "refusal_accuracy": round(kr / nr, 4) if nr else None,
+        "refusal_n": nr,
         "refusal_ci95": [round(x, 3) for x in wilson(kr, nr)],
         "latency_p50_s": round(statistics.median(lat), 4) if lat else None,
         "latency_p95_s": round(lat[min(len(lat) - 1, int(0.95 * len(lat)))], 4) if lat else None,
         "model_calls": sum(r["model_calls"] for r in rows),
-        "model_latency_p50_s": round(statistics.median([r["model_s"] / r["model_calls"]
-                                                        for r in model]), 4) if model else None,
+        "model_latency_p50_s": round(
+            statistics.median([r["model_s"] / r["model_calls"] for r in model]), 4
+        )
+        if model
+        else None,
         "decode_tokens_per_s": round(tok / secs, 1) if secs else None,
         "by_category": cats,
     }
@@ -138,12 +154,12 @@ def main(argv=None) -> int:
     if a.limit:
         entries = entries[: a.limit]
     worlds = worlds_for(entries, a.seed)
-    report: dict = {"n_entries": len(entries), "seed": a.seed, "threads": a.threads,
-                    "routes": {}}
+    report: dict = {"n_entries": len(entries), "seed": a.seed, "threads": a.threads, "routes": {}}
     load_s = None
     for route in a.routes.split(","):
-        spec = "rules" if route == "rules" else (
-            f"embedded:{a.adapter}" if a.adapter else "embedded")
+        spec = (
+            "rules" if route == "rules" else (f"embedded:{a.adapter}" if a.adapter else "embedded")
+        )
         t0 = time.perf_counter()
         planner = HybridPlanner.from_spec(spec, route=route)
         if route != "rules" and load_s is None:
@@ -154,17 +170,21 @@ def main(argv=None) -> int:
         if a.failures:
             report["routes"][route]["failures"] = [
                 {k: r[k] for k in ("id", "decision", "steps", "commands")}
-                for r in rows if not r["ok"]]
+                for r in rows
+                if not r["ok"]
+            ]
     report["model_load_s"] = round(load_s, 2) if load_s is not None else None
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
     if a.json:
         print(json.dumps(report, indent=2))
     else:
         for route, s in report["routes"].items():
-            print(f"{route:7s} accuracy {s['accuracy']} (n={s['n']}, 95% CI {s['ci95']}), "
-                  f"refusals {s['refusal_accuracy']} (n={s['refusal_n']}), "
-                  f"p50 {s['latency_p50_s']} s, p95 {s['latency_p95_s']} s, "
-                  f"decode {s['decode_tokens_per_s']} tok/s")
+            print(
+                f"{route:7s} accuracy {s['accuracy']} (n={s['n']}, 95% CI {s['ci95']}), "
+                f"refusals {s['refusal_accuracy']} (n={s['refusal_n']}), "
+                f"p50 {s['latency_p50_s']} s, p95 {s['latency_p95_s']} s, "
+                f"decode {s['decode_tokens_per_s']} tok/s"
+            )
             for f in s.get("failures", []):
                 print("   x", f)
         print(f"model load {report['model_load_s']} s, peak RSS {report['peak_rss_mb']} MB")

@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("sim", "bridge", "run", "skills", "learning", "suite")
+SECTIONS = ("sim", "bridge", "run", "skills", "learning", "planner", "suite")
 SKILLS = ("pick", "place", "push", "home", "pick-place")
 
 #: (full, quick) sizes
@@ -201,6 +201,8 @@ def bench(args) -> dict:  # noqa: C901 - one branch per optional section
         S["skills"] = skills
     if "learning" not in skip:
         section("learning", [_py(), str(ROOT / "scripts/bench_skills.py"), "--json"], 600)
+    if "planner" not in skip:
+        section("planner", [_py(), str(ROOT / "scripts/bench_planner.py"), "--json"], 3600)
     if "suite" not in skip:
         if args.suite_report:
             rep = json.loads(Path(args.suite_report).read_text())
@@ -495,6 +497,48 @@ def _render_suite(L: list[str], S: dict) -> None:
             )
 
 
+def _render_planner(L: list[str], S: dict) -> None:
+    sec = S.get("planner")
+    if not sec:
+        return
+    L.append("## Planner on free language\n")
+    L.append(f"`{sec['command']}`\n")
+    if _failed(L, sec):
+        return
+    d = sec["data"]
+    L.append(
+        f"The hand-written test set (`tests/planner/data/freeform.yaml`, {d['n_entries']} "
+        "instructions written apart from the training corpus), each plan judged by its "
+        "meaning: simulated with the skills' effects it must make the entry's goal true; "
+        "a request that must be refused must yield nothing executable.\n"
+    )
+    L.append("| route | doable right (95% CI) | refusals right | plan p50 / p95 | decode |")
+    L.append("|---|---|---|---|---|")
+    for route, r in d["routes"].items():
+        lo, hi = r["ci95"]
+        tok = r.get("decode_tokens_per_s")
+        L.append(
+            f"| {route} | {r['accuracy']:.3f} [{lo:.3f}, {hi:.3f}] (n={r['n']}) | "
+            f"{r['refusal_accuracy']:.3f} (n={r['refusal_n']}) | "
+            f"{r['latency_p50_s']:.3f} s / {r['latency_p95_s']:.3f} s | "
+            f"{_fmt(tok) + ' tok/s' if tok else '-'} |"
+        )
+    L.append(
+        f"\nModel load {_fmt(d.get('model_load_s'))} s (once per process), peak RSS "
+        f"{_fmt(d.get('peak_rss_mb'))} MB, {d.get('threads')} decode thread(s).\n"
+    )
+    cats = sorted({c for r in d["routes"].values() for c in r["by_category"]})
+    L.append("| category | " + " | ".join(d["routes"]) + " |")
+    L.append("|---|" + "---|" * len(d["routes"]))
+    for c in cats:
+        cells = []
+        for r in d["routes"].values():
+            x = r["by_category"].get(c)
+            cells.append(f"{x['ok']}/{x['n']}" if x else "-")
+        L.append(f"| {c} | " + " | ".join(cells) + " |")
+    L.append("")
+
+
 def render(b: dict) -> str:
     m = b["machine"]
     S = b["sections"]
@@ -519,6 +563,7 @@ def render(b: dict) -> str:
     _render_sim_bridge_run(L, S)
     _render_skills(L, S)
     _render_learning(L, S)
+    _render_planner(L, S)
     _render_suite(L, S)
     return "\n".join(L) + "\n"
 
@@ -544,6 +589,12 @@ def main(argv=None) -> int:
         "scripted experts (a baseline; the page says so)",
     )
     ap.add_argument("--from-json", type=Path, help="only render the page from a benchmarks.json")
+    ap.add_argument(
+        "--reuse",
+        type=Path,
+        help="a benchmarks.json whose sections stand in for the --skip'ped ones (the page "
+        "shows each section's own command)",
+    )
     args = ap.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.skip:
@@ -554,6 +605,11 @@ def main(argv=None) -> int:
         b = json.loads(args.from_json.read_text())
     else:
         b = bench(args)
+        if args.reuse:
+            old = json.loads(args.reuse.read_text()).get("sections", {})
+            for k, v in old.items():
+                b["sections"].setdefault(k, v)
+            b["sections"] = {k: b["sections"][k] for k in SECTIONS if k in b["sections"]}
         raw = args.out.with_name("benchmarks.json")
         slim = json.loads(json.dumps(b, default=str))
         su = (slim["sections"].get("suite") or {}).get("data")

@@ -15,12 +15,18 @@ def register(app: typer.Typer) -> None:
 
 
 def plan(
-    task: str = typer.Argument(..., help="The instruction, e.g. 'put the red block in the green bin'."),
-    llm: str = typer.Option(
-        None, "--llm", help="PROVIDER:MODEL (openai:, ollama:, anthropic:, local:PATH.gguf, rules); "
-        "default: $SKILLBRIDGE_LLM, the config file, else rules."
+    task: str = typer.Argument(
+        ..., help="The instruction, e.g. 'put the red block in the green bin'."
     ),
-    base_url: str = typer.Option(None, "--base-url", help="Base URL of an OpenAI-compatible server."),
+    llm: str = typer.Option(
+        None,
+        "--llm",
+        help="PROVIDER:MODEL (openai:, ollama:, anthropic:, local:PATH.gguf, rules); "
+        "default: $SKILLBRIDGE_LLM, the config file, else rules.",
+    ),
+    base_url: str = typer.Option(
+        None, "--base-url", help="Base URL of an OpenAI-compatible server."
+    ),
     seed: int = typer.Option(0, "--seed", help="Scene seed."),
     cubes: str = typer.Option(
         None, "--cubes", help="Comma-separated cubes in the scene (default: the env's default)."
@@ -66,7 +72,9 @@ def plan(
             for line in data["explanation"]:
                 echo(f"why: {line}")
     # like `run`: 0 only when there is a plan to execute; a refusal or a safe stop is 1
-    if outcome.decision in ("safe_stop", "failed", "refused"):
+    from bridge.policy import Decision
+
+    if outcome.decision in (Decision.SAFE_STOP, Decision.FAILED, Decision.REFUSED):
         raise typer.Exit(1)
 
 
@@ -100,7 +108,6 @@ def _explain(outcome, route: str, has_model: bool) -> list[str]:
 def _world(seed: int, cubes: str | None):
     import sim  # noqa: F401  (sets MUJOCO_GL)
     from sim.env import TabletopEnv
-
     from skillbridge.cmd_run import _parse_cubes
     from skillbridge.runner import check_cubes, scene_options
 
@@ -124,9 +131,13 @@ def _print(d: dict) -> None:
     from skillbridge.errors import console
 
     c = console()
-    colour = {"accepted": "green", "fallback_accepted": "yellow", "refused": "magenta"}.get(
-        d["decision"], "red"
-    )
+    from bridge.policy import Decision
+
+    colour = {
+        Decision.ACCEPTED: "green",
+        Decision.FALLBACK_ACCEPTED: "yellow",
+        Decision.REFUSED: "magenta",
+    }.get(d["decision"], "red")
     c.print(
         f"[bold]{safe(d['decision'])}[/bold] by [bold]{safe(d['source'])}[/bold] "
         f"(route {safe(d['route'])}, planner {safe(d['spec'])}, trace {safe(d['trace_id'])})",
@@ -144,8 +155,11 @@ def _print(d: dict) -> None:
         c.print(
             f"  {safe(a['proposer'])}#{a['attempt']}: {safe(a['decision'])} [{safe(codes)}] "
             f"{a['tokens_in']}+{a['tokens_out']} tokens, {a['latency_s'] * 1000:.0f} ms"
-            + (f" (model loaded in {a['meta']['load_s']:.1f} s first)"
-               if (a.get("meta") or {}).get("load_s") else ""),
+            + (
+                f" (model loaded in {a['meta']['load_s']:.1f} s first)"
+                if (a.get("meta") or {}).get("load_s")
+                else ""
+            ),
             highlight=False,
         )
     u = d["usage"]

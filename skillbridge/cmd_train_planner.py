@@ -17,15 +17,29 @@ def register(app: typer.Typer) -> None:
 
 def train_planner(
     seed: int = typer.Option(0, "--seed", help="Corpus and initialisation seed."),
-    corpus_size: int = typer.Option(5000, "-n", "--corpus-size", min=50, max=200_000,
-                                    help="Generated (instruction, command) pairs."),
-    epochs: float = typer.Option(2.0, "--epochs", min=0.01, max=50.0, help="Passes over the corpus."),
-    layers: int = typer.Option(10, "--layers", min=1, max=30, help="Top decoder layers that get an adapter."),
+    corpus_size: int = typer.Option(
+        5000,
+        "-n",
+        "--corpus-size",
+        min=50,
+        max=200_000,
+        help="Generated (instruction, command) pairs.",
+    ),
+    epochs: float = typer.Option(
+        2.0, "--epochs", min=0.01, max=50.0, help="Passes over the corpus."
+    ),
+    layers: int = typer.Option(
+        10, "--layers", min=1, max=30, help="Top decoder layers that get an adapter."
+    ),
     rank: int = typer.Option(16, "--rank", min=1, max=128, help="LoRA rank."),
     lr: float = typer.Option(1.5e-3, "--lr", min=1e-6, max=1e-1, help="Peak learning rate."),
     batch: int = typer.Option(16, "--batch", min=1, max=512, help="Examples per step."),
-    eval_every: int = typer.Option(50, "--eval-every", min=1, help="Steps between held-out evaluations."),
-    logdir: Path = typer.Option(Path("logs/planner"), "-f", "--log-folder", help="Run folder parent."),
+    eval_every: int = typer.Option(
+        50, "--eval-every", min=1, help="Steps between held-out evaluations."
+    ),
+    logdir: Path = typer.Option(
+        Path("logs/planner"), "-f", "--log-folder", help="Run folder parent."
+    ),
     resume: bool = typer.Option(False, "--resume", help="Continue the run with these settings."),
     install: bool = typer.Option(False, "--install", help="Make the result the shipped adapter."),
     threads: int = typer.Option(2, "--threads", min=1, max=256, help="torch threads."),
@@ -38,8 +52,17 @@ def train_planner(
     from planner.embedded.finetune import TuneConfig, Tuner, export
     from planner.errors import PlannerError
 
-    cfg = TuneConfig(seed=seed, corpus_size=corpus_size, epochs=epochs, layers=layers,
-                     rank=rank, lr=lr, batch=batch, eval_every=eval_every, threads=threads)
+    cfg = TuneConfig(
+        seed=seed,
+        corpus_size=corpus_size,
+        epochs=epochs,
+        layers=layers,
+        rank=rank,
+        lr=lr,
+        batch=batch,
+        eval_every=eval_every,
+        threads=threads,
+    )
     run_dir = Path(logdir) / f"seed{seed}-n{corpus_size}-l{layers}-r{rank}"
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -51,18 +74,35 @@ def train_planner(
     if resume:
         saved = run_dir / "config.json"
         if saved.is_file() and json.loads(saved.read_text()) != _asdict(cfg):
-            raise UserError(f"{safe(str(run_dir))} was started with other settings; "
-                            "resume with the same options", 2)
+            raise UserError(
+                f"{safe(str(run_dir))} was started with other settings; "
+                "resume with the same options",
+                2,
+            )
     elif (run_dir / "checkpoint").exists():
-        raise UserError(f"{safe(str(run_dir))} already holds a run: add --resume to continue it "
-                        "or choose another -f", 2)
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        raise UserError(
+            f"{safe(str(run_dir))} already holds a run: add --resume to continue it "
+            "or choose another -f",
+            2,
+        )
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from skillbridge.errors import console
 
-    bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                   TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                   TimeRemainingColumn(), console=console(stderr=True))
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console(stderr=True),
+    )
     tasks: dict[str, int] = {}
 
     def on_progress(p, what: str) -> None:
@@ -78,14 +118,17 @@ def train_planner(
         with bar:
             result = Tuner(cfg, run_dir, on_progress).run(resume=resume)
     except KeyboardInterrupt:
-        raise UserError(f"interrupted; continue with --resume (run folder {safe(str(run_dir))})",
-                        130) from None
+        raise UserError(
+            f"interrupted; continue with --resume (run folder {safe(str(run_dir))})", 130
+        ) from None
     except PlannerError as e:
         raise UserError(str(e), 2) from None
     out = export(result, cfg, run_dir / "export")
     _plot(result["history"], run_dir / "learning_curve.png")
-    echo(f"held-out exact match {result['held_out_exact']:.3f} "
-         f"(n={result['held_out_n']}), {result['steps']} steps, {result['wall_s']:.0f} s")
+    echo(
+        f"held-out exact match {result['held_out_exact']:.3f} "
+        f"(n={result['held_out_n']}), {result['steps']} steps, {result['wall_s']:.0f} s"
+    )
     echo(f"adapter: {out}")
     if install:
         from planner.embedded.model import SHIPPED

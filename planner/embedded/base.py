@@ -132,7 +132,9 @@ def load_base(threads: int | None = None) -> BaseModel:
         import torch
         from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
     except ImportError:
-        raise BackendUnavailable(f"the embedded planner needs transformers: {INSTALL_HINT}")
+        raise BackendUnavailable(
+            f"the embedded planner needs transformers: {INSTALL_HINT}"
+        ) from None
     if threads:
         torch.set_num_threads(int(threads))
     gguf = find_gguf()

@@ -19,9 +19,9 @@ import math
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -101,8 +101,9 @@ class TopStack:
             for name, mod in layer.named_modules():
                 short = name.rsplit(".", 1)[-1]
                 if short in TARGETS and isinstance(mod, torch.nn.Linear):
-                    a = torch.nn.Parameter(torch.randn(rank, mod.in_features) / math.sqrt(
-                        mod.in_features))
+                    a = torch.nn.Parameter(
+                        torch.randn(rank, mod.in_features) / math.sqrt(mod.in_features)
+                    )
                     b = torch.nn.Parameter(torch.zeros(mod.out_features, rank))
                     key = f"model.layers.{i}.{name}"
                     self.lora[key] = (a, b)
@@ -156,14 +157,15 @@ class TopStack:
         vocabulary projection is a fifth of the model's arithmetic, and the prompt's
         positions need none."""
         inner = self.model.model
-        h = inner.norm(self._run(h, inner.layers[self.k:]))
+        h = inner.norm(self._run(h, inner.layers[self.k :]))
         h, tgt = h[:, :-1], labels[:, 1:]
         mask = tgt != -100
         return self.model.lm_head(h[mask]), tgt[mask]
 
 
-def _loss_and_hits(stack: TopStack, h: torch.Tensor, labels: torch.Tensor
-                   ) -> tuple[torch.Tensor, torch.Tensor]:
+def _loss_and_hits(
+    stack: TopStack, h: torch.Tensor, labels: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean answer-token loss, and per-row "every answer token is the arg-max"."""
     logits, tgt = stack.top(h, labels)
     loss = torch.nn.functional.cross_entropy(logits.float(), tgt)
@@ -192,7 +194,7 @@ class Tuner:
         order = sorted(range(len(enc)), key=lambda i: len(enc[i][0]))
         hs: list[torch.Tensor | None] = [None] * len(enc)
         for j in range(0, len(order), 32):
-            idx = order[j:j + 32]
+            idx = order[j : j + 32]
             ids = _pad([enc[i][0] for i in idx], 0)
             h = stack.bottom(ids)
             for r, i in enumerate(idx):
@@ -216,7 +218,7 @@ class Tuner:
         order = sorted(range(len(enc)), key=lambda i: len(enc[i][0]))
         hits = 0
         for j in range(0, len(order), 32):
-            idx = order[j:j + 32]
+            idx = order[j : j + 32]
             h, labels = self._batch(enc, hs, idx)
             _, ok = _loss_and_hits(stack, h, labels)
             hits += int(ok.sum())
@@ -260,11 +262,11 @@ class Tuner:
             order = list(range(len(enc_t)))
             random.Random(cfg.seed * 1000 + epoch).shuffle(order)
             # similar lengths in a batch waste less padding; shuffle the batches themselves
-            chunks = [order[i:i + cfg.batch * 8] for i in range(0, len(order), cfg.batch * 8)]
+            chunks = [order[i : i + cfg.batch * 8] for i in range(0, len(order), cfg.batch * 8)]
             batches = []
             for c in chunks:
                 c = sorted(c, key=lambda i: len(enc_t[i][0]))
-                batches += [c[i:i + cfg.batch] for i in range(0, len(c), cfg.batch)]
+                batches += [c[i : i + cfg.batch] for i in range(0, len(c), cfg.batch)]
             random.Random(cfg.seed * 1000 + epoch + 1).shuffle(batches)
             for idx in batches[within:]:
                 if prog.step >= total:
@@ -281,9 +283,14 @@ class Tuner:
                 prog.loss = float(loss.detach())
                 if prog.step % cfg.eval_every == 0 or prog.step == total:
                     prog.held_out = self.evaluate(stack, enc_h, hs_h)
-                    prog.history.append({"step": prog.step, "loss": round(prog.loss, 4),
-                                         "held_out": round(prog.held_out, 4),
-                                         "wall_s": round(time.monotonic() - t0, 1)})
+                    prog.history.append(
+                        {
+                            "step": prog.step,
+                            "loss": round(prog.loss, 4),
+                            "held_out": round(prog.held_out, 4),
+                            "wall_s": round(time.monotonic() - t0, 1),
+                        }
+                    )
                     self._checkpoint(stack, opt, prog)
                 self.say(prog, "training")
         acc = self.evaluate(stack, enc_h, hs_h)
@@ -305,8 +312,7 @@ class Tuner:
         tmp.mkdir(parents=True, exist_ok=True)
         save_file(stack.state(), str(tmp / "adapter.safetensors"))
         torch.save(opt.state_dict(), tmp / "optim.pt")
-        (tmp / "state.json").write_text(json.dumps({"step": prog.step,
-                                                    "history": prog.history}))
+        (tmp / "state.json").write_text(json.dumps({"step": prog.step, "history": prog.history}))
         old = self.dir / "checkpoint.old"
         if ckpt.exists():
             os.replace(ckpt, old)
@@ -334,14 +340,25 @@ def export(result: dict, cfg: TuneConfig, out_dir: Path) -> Path:
         "base_model": BASE_NAME,
         "base_file_sha256": result["base_sha256"],
         "adapter_sha256": digest,
-        "lora": {"rank": cfg.rank, "alpha": cfg.alpha, "first_layer": result["k"],
-                 "targets": list(TARGETS)},
-        "corpus": {"generator": "planner.corpus", "seed": cfg.seed, "size": cfg.corpus_size,
-                   "held_out": result["held_out_n"], "train": result["train_n"]},
-        "training": {**asdict(cfg), "steps": result["steps"],
-                     "wall_s": round(result["wall_s"], 1)},
-        "eval": {"held_out_exact": round(result["held_out_exact"], 4),
-                 "held_out_n": result["held_out_n"], "history": result["history"]},
+        "lora": {
+            "rank": cfg.rank,
+            "alpha": cfg.alpha,
+            "first_layer": result["k"],
+            "targets": list(TARGETS),
+        },
+        "corpus": {
+            "generator": "planner.corpus",
+            "seed": cfg.seed,
+            "size": cfg.corpus_size,
+            "held_out": result["held_out_n"],
+            "train": result["train_n"],
+        },
+        "training": {**asdict(cfg), "steps": result["steps"], "wall_s": round(result["wall_s"], 1)},
+        "eval": {
+            "held_out_exact": round(result["held_out_exact"], 4),
+            "held_out_n": result["held_out_n"],
+            "history": result["history"],
+        },
     }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     if out_dir.exists():

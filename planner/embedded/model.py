@@ -66,17 +66,22 @@ class Rewrite:
 def read_manifest(adapter_dir: Path) -> AdapterManifest:
     path = Path(adapter_dir) / "manifest.json"
     if not path.is_file():
-        raise BackendUnavailable(f"no planner adapter at {adapter_dir} (manifest.json missing); "
-                                 "train one with `skillbridge train-planner`")
+        raise BackendUnavailable(
+            f"no planner adapter at {adapter_dir} (manifest.json missing); "
+            "train one with `skillbridge train-planner`"
+        )
     try:
         m = AdapterManifest.model_validate(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, ValidationError) as e:
         first = e.errors()[0] if isinstance(e, ValidationError) else {"msg": str(e)}
-        raise PlannerError(f"{path}: not a valid planner adapter manifest ({first['msg']})"
-                           ) from None
+        raise PlannerError(
+            f"{path}: not a valid planner adapter manifest ({first['msg']})"
+        ) from None
     if m.format != "skillbridge-planner-adapter" or m.format_version not in READABLE:
-        raise PlannerError(f"{path}: adapter format {m.format} v{m.format_version}; this "
-                           f"version reads v{fmt.FORMAT_VERSION}: retrain with train-planner")
+        raise PlannerError(
+            f"{path}: adapter format {m.format} v{m.format_version}; this "
+            f"version reads v{fmt.FORMAT_VERSION}: retrain with train-planner"
+        )
     return m
 
 
@@ -110,7 +115,8 @@ class EmbeddedModel:
             raise PlannerError(
                 f"the planner adapter in {self.adapter_dir} was trained on another base file "
                 f"(sha256 {self.manifest.base_file_sha256[:12]}..., installed "
-                f"{base.sha256[:12]}...): retrain with `skillbridge train-planner`")
+                f"{base.sha256[:12]}...): retrain with `skillbridge train-planner`"
+            )
         self.model, self.tok = base.model, base.tokenizer
         self.base_sha256 = base.sha256
         self._merge(self.adapter_dir / "adapter.safetensors")
@@ -139,9 +145,14 @@ class EmbeddedModel:
             for key in sorted(pairs):
                 mod = modules.get(key)
                 a, b = weights.get(f"{key}.lora_A"), weights.get(f"{key}.lora_B")
-                if not isinstance(mod, torch.nn.Linear) or a is None or b is None or (
-                    a.shape != (lora.rank, mod.in_features)
-                    or b.shape != (mod.out_features, lora.rank)
+                if (
+                    not isinstance(mod, torch.nn.Linear)
+                    or a is None
+                    or b is None
+                    or (
+                        a.shape != (lora.rank, mod.in_features)
+                        or b.shape != (mod.out_features, lora.rank)
+                    )
                 ):
                     raise PlannerError(f"{path}: tensor {key} does not fit the base model")
                 delta = (b.float() @ a.float()) * scale
@@ -149,8 +160,14 @@ class EmbeddedModel:
                     raise PlannerError(f"{path}: tensor {key} is not finite")
                 mod.weight += delta
 
-    def rewrite(self, user: str, *, temperature: float = 0.0, seed: int = 0,
-                max_new_tokens: int = fmt.MAX_NEW_TOKENS) -> Rewrite:
+    def rewrite(
+        self,
+        user: str,
+        *,
+        temperature: float = 0.0,
+        seed: int = 0,
+        max_new_tokens: int = fmt.MAX_NEW_TOKENS,
+    ) -> Rewrite:
         """The user message (:func:`prompt.user_text`: scene line and instruction, or a bare
         instruction) in the command language (greedy, or sampled when regenerating)."""
         import torch
@@ -158,8 +175,7 @@ class EmbeddedModel:
         t0 = time.monotonic()
         if self.manifest.format_version == 1 and user.startswith("scene: "):
             user = user.split("\n", 1)[-1]  # v1 adapters were trained without the scene
-        ids = self.tok(fmt.prompt(user), add_special_tokens=False,
-                       return_tensors="pt")["input_ids"]
+        ids = self.tok(fmt.prompt(user), add_special_tokens=False, return_tensors="pt")["input_ids"]
         gen = torch.Generator().manual_seed(int(seed))
         out: list[int] = []
         with self._lock, torch.inference_mode(), warnings.catch_warnings():
@@ -179,8 +195,9 @@ class EmbeddedModel:
                 if nxt == self.end_id:
                     break
                 out.append(nxt)
-                res = self.model(input_ids=torch.tensor([[nxt]]), past_key_values=past,
-                                 use_cache=True)
+                res = self.model(
+                    input_ids=torch.tensor([[nxt]]), past_key_values=past, use_cache=True
+                )
                 past = res.past_key_values
                 logits = res.logits[0, -1]
         text = self.tok.decode(out, skip_special_tokens=True).strip()
@@ -212,5 +229,9 @@ def available(adapter_dir: Path | None = None) -> bool:
 
 
 def describe(m: Any) -> dict:
-    return {"adapter": str(m.adapter_dir), "base_sha256": m.base_sha256,
-            "load_s": round(m.load_s, 3), "threads": m.threads}
+    return {
+        "adapter": str(m.adapter_dir),
+        "base_sha256": m.base_sha256,
+        "load_s": round(m.load_s, 3),
+        "threads": m.threads,
+    }

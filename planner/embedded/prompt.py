@@ -25,8 +25,12 @@ def clip(text: str) -> str:
     return text[:MAX_CHARS].rsplit(" ", 1)[0]
 
 
-def scene_line(cubes: list[str], in_bin: dict[str, str] | None = None,
-               on: dict[str, str] | None = None, held: str | None = None) -> str:
+def scene_line(
+    cubes: list[str],
+    in_bin: dict[str, str] | None = None,
+    on: dict[str, str] | None = None,
+    held: str | None = None,
+) -> str:
     """The scene as the model sees it, from colours: ``red green blue; blue on red; green
     in blue bin; holding yellow``. Training and inference both build it here."""
     parts = [" ".join(cubes) or "no cubes"]
@@ -39,6 +43,7 @@ def scene_line(cubes: list[str], in_bin: dict[str, str] | None = None,
 
 def scene_of(world) -> str:
     """:func:`scene_line` of a :class:`sim.world.WorldState`."""
+
     def col(name: str) -> str:
         return name.split("_", 1)[0]
 

@@ -43,15 +43,20 @@ class EmbeddedChatModel(BaseChatModel):
     def engine(self) -> EmbeddedModel:
         return get_model(Path(self.adapter_dir) if self.adapter_dir else None, self.threads)
 
-    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any
+    ) -> ChatResult:
         text = next((str(m.content) for m in reversed(messages) if m.type == "human"), "")
-        r = self.engine().rewrite(text, temperature=float(kwargs.get("temperature", 0.0)),
-                                  seed=int(kwargs.get("seed", 0)))
+        r = self.engine().rewrite(
+            text, temperature=float(kwargs.get("temperature", 0.0)), seed=int(kwargs.get("seed", 0))
+        )
         msg = AIMessage(
             content=r.text,
-            usage_metadata={"input_tokens": r.tokens_in, "output_tokens": r.tokens_out,
-                            "total_tokens": r.tokens_in + r.tokens_out},
+            usage_metadata={
+                "input_tokens": r.tokens_in,
+                "output_tokens": r.tokens_out,
+                "total_tokens": r.tokens_in + r.tokens_out,
+            },
             response_metadata={"latency_s": r.latency_s},
         )
         return ChatResult(generations=[ChatGeneration(message=msg)])
@@ -63,7 +68,7 @@ def command_to_plan(command: str, world) -> tuple[dict, dict]:
 
     text = command.strip()
     if text.lower().startswith(REFUSE_PREFIX):
-        why = text[len(REFUSE_PREFIX):].strip() or "the request cannot be done here"
+        why = text[len(REFUSE_PREFIX) :].strip() or "the request cannot be done here"
         return {"steps": [], "refuse": why[:MAX_REFUSAL]}, {"refused_by": "model"}
     r = RulesPlanner().parse(text, world)
     if r.confident:
@@ -106,7 +111,12 @@ class EmbeddedProposer:
             tokens_in=int(usage.get("input_tokens", 0)),
             tokens_out=int(usage.get("output_tokens", 0)),
             latency_s=time.monotonic() - t0,
-            meta={"source": "model", "model": "embedded", "command": command,
-                  "temperature": kw.get("temperature", 0.0),
-                  **({"load_s": round(load_s, 3)} if load_s else {}), **notes},
+            meta={
+                "source": "model",
+                "model": "embedded",
+                "command": command,
+                "temperature": kw.get("temperature", 0.0),
+                **({"load_s": round(load_s, 3)} if load_s else {}),
+                **notes,
+            },
         )

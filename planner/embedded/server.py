@@ -43,8 +43,13 @@ def make_handler(engine):
 
         def do_GET(self):
             if self.path.rstrip("/") in ("/v1/models", "/models"):
-                self._send(200, {"object": "list", "data": [
-                    {"id": MODEL_ID, "object": "model", "owned_by": "skillbridge"}]})
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": [{"id": MODEL_ID, "object": "model", "owned_by": "skillbridge"}],
+                    },
+                )
             else:
                 self._error(404, f"no route {self.path}")
 
@@ -60,8 +65,9 @@ def make_handler(engine):
             try:
                 req = json.loads(self.rfile.read(n))
                 msgs = req["messages"]
-                text = next(str(m.get("content", "")) for m in reversed(msgs)
-                            if m.get("role") == "user")
+                text = next(
+                    str(m.get("content", "")) for m in reversed(msgs) if m.get("role") == "user"
+                )
                 temperature = float(req.get("temperature") or 0.0)
                 seed = int(req.get("seed") or 0)
             except (ValueError, KeyError, TypeError, StopIteration, AttributeError):
@@ -69,22 +75,34 @@ def make_handler(engine):
             if not 0.0 <= temperature <= 2.0:
                 return self._error(400, "temperature must be in [0, 2]")
             r = engine.rewrite(text, temperature=temperature, seed=seed)
-            self._send(200, {
-                "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": MODEL_ID,
-                "choices": [{"index": 0, "finish_reason": "stop",
-                             "message": {"role": "assistant", "content": r.text}}],
-                "usage": {"prompt_tokens": r.tokens_in, "completion_tokens": r.tokens_out,
-                          "total_tokens": r.tokens_in + r.tokens_out},
-            })
+            self._send(
+                200,
+                {
+                    "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": MODEL_ID,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": r.text},
+                        }
+                    ],
+                    "usage": {
+                        "prompt_tokens": r.tokens_in,
+                        "completion_tokens": r.tokens_out,
+                        "total_tokens": r.tokens_in + r.tokens_out,
+                    },
+                },
+            )
 
     return Handler
 
 
-def serve(host: str, port: int, adapter: Path | None = None, threads: int | None = None,
-          ready=None) -> None:
+def serve(
+    host: str, port: int, adapter: Path | None = None, threads: int | None = None, ready=None
+) -> None:
     from planner.embedded.model import get_model
 
     engine = get_model(adapter, threads)

@@ -31,8 +31,9 @@ def test_hand_written_set_hybrid_accuracy_and_refusals():
 
     entries = load_freeform()
     worlds = bench_planner.worlds_for(entries, 0)
-    rows = bench_planner.run_route("hybrid", entries, worlds,
-                                   HybridPlanner.from_spec("embedded", route="hybrid"))
+    rows = bench_planner.run_route(
+        "hybrid", entries, worlds, HybridPlanner.from_spec("embedded", route="hybrid")
+    )
     s = bench_planner.summarise(rows)
     assert s["refusal_accuracy"] == 1.0, [r["id"] for r in rows if r["refuse"] and not r["ok"]]
     assert s["accuracy"] >= 0.8, s
@@ -50,7 +51,12 @@ def test_openai_compatible_server_end_to_end_through_run(tmp_path):
     env = {**os.environ, "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
     server = subprocess.Popen(
         [sys.executable, "-m", "planner.embedded.server", "--port", str(port), "--threads", "1"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.time() + 120
         while time.time() < deadline:
@@ -61,11 +67,26 @@ def test_openai_compatible_server_end_to_end_through_run(tmp_path):
             time.sleep(0.5)
         out = tmp_path / "runs"
         r = subprocess.run(
-            [str(Path(sys.executable).parent / "skillbridge"), "run",
-             "would you chuck the crimson cube into the grass coloured bin",
-             "--llm", f"embedded:http://127.0.0.1:{port}/v1", "--route", "model",
-             "--seed", "1", "--out", str(out), "--json"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+            [
+                str(Path(sys.executable).parent / "skillbridge"),
+                "run",
+                "would you chuck the crimson cube into the grass coloured bin",
+                "--llm",
+                f"embedded:http://127.0.0.1:{port}/v1",
+                "--route",
+                "model",
+                "--seed",
+                "1",
+                "--out",
+                str(out),
+                "--json",
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode == 0, r.stderr[-2000:]
         assert "green_bin" in r.stdout and "red_block" in r.stdout
     finally:

@@ -9,23 +9,29 @@ from planner.rules import parse
 from tests.planner.conftest import make_world
 
 
-@pytest.mark.parametrize("task", [
-    "put the navy block in the red bin",
-    "put the golden cube in the blue bin",
-    "put the banana-coloured one in the blue bin",
-    "put the block the colour of cherries in the red bin",
-    "put the red block in the same bin as the green block",
-    "put the blue block in the green bin, and the yellow one in the same bin",
-])
+@pytest.mark.parametrize(
+    "task",
+    [
+        "put the navy block in the red bin",
+        "put the golden cube in the blue bin",
+        "put the banana-coloured one in the blue bin",
+        "put the block the colour of cherries in the red bin",
+        "put the red block in the same bin as the green block",
+        "put the blue block in the green bin, and the yellow one in the same bin",
+    ],
+)
 def test_handed_to_a_model(task):
     r = parse(task, make_world())
     assert not r.confident and r.refuse is None
 
 
-@pytest.mark.parametrize("task, word", [
-    ("put the banana in the blue bin", "banana"),
-    ("put the purple block in the red bin", "purple"),
-])
+@pytest.mark.parametrize(
+    "task, word",
+    [
+        ("put the banana in the blue bin", "banana"),
+        ("put the purple block in the red bin", "purple"),
+    ],
+)
 def test_missing_things_are_still_refused(task, word):
     r = parse(task, make_world())
     assert r.confident and word in (r.refuse or "")
