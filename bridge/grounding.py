@@ -56,8 +56,7 @@ QUANTIFIERS = frozenset(
 )
 #: Words for "the bin of its colour".
 MATCHING = frozenset(
-    """its their own matching match matches same corresponding respective
-    sort sorted colour color colours colors""".split()
+    """its their own matching match same corresponding respective sort sorted""".split()
 )
 #: Words for the block in the gripper.
 PRONOUNS = frozenset("""it them this that holding held hand gripper grip one""".split())
@@ -69,6 +68,30 @@ REGION_CUES = frozenset(
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-zà-ÿ]+", text.lower())
+
+
+def _stem(word: str) -> str:
+    """A plural's singular, roughly (cherries -> cherry, tomatoes -> tomato)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("oes", "ches", "shes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _squeeze(word: str) -> str:
+    """Runs of one letter as one letter: 'yellloww' and 'yellow' both read 'yelow'."""
+    return re.sub(r"(.)\1+", r"\1", word)
+
+
+def _matches(word: str, cue: str) -> bool:
+    """A word points at a cue despite a plural, doubled keys or one typing slip."""
+    if _near(word, cue) or _near(_stem(word), _stem(cue)):
+        return True
+    a, b = _squeeze(word), _squeeze(cue)
+    return len(b) >= 4 and _near(a, b)
 
 
 def _near(word: str, cue: str) -> bool:
@@ -91,7 +114,7 @@ def _near(word: str, cue: str) -> bool:
 
 
 def _has(words: Iterable[str], cues: frozenset[str]) -> bool:
-    return any(_near(w, c) for w in words for c in cues)
+    return any(_matches(w, c) for w in words for c in cues)
 
 
 def colours_named(text: str) -> set[str]:
@@ -100,9 +123,10 @@ def colours_named(text: str) -> set[str]:
     return {c for c, cues in COLOUR_CUES.items() if _has(words, cues)}
 
 
-#: Nouns of containers: a colour right before one names a bin, not a cube.
+#: Nouns of containers: a colour right before one names a bin, not a cube ("box" is left
+#: out: people call the cubes boxes too).
 BIN_NOUNS = frozenset(
-    """bin bins box boxes basket baskets container containers bucket
+    """bin bins basket baskets container containers bucket
     buckets tub tubs crate crates receptacle receptacles tray trays""".split()
 )
 #: Words that may sit between a colour and its noun ("the grass coloured bin").
@@ -116,7 +140,7 @@ def colours_of_objects(text: str) -> set[str]:
     out: set[str] = set()
     for i, w in enumerate(words):
         for c, cues in COLOUR_CUES.items():
-            if c in out or not any(_near(w, cue) for cue in cues):
+            if c in out or not any(_matches(w, cue) for cue in cues):
                 continue
             nxt = [u for u in words[i + 1 : i + 4] if u not in _LINKS]
             if not (nxt and nxt[0] in BIN_NOUNS):

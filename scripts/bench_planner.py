@@ -6,7 +6,9 @@ model otherwise), each plan through the bridge, and judges it by its meaning: a 
 instruction is right when the accepted plan, simulated with the skills' effects, makes the
 entry's goal true; a request that must be refused is right when nothing executable comes
 back. Prints accuracy with Wilson 95% intervals per route and category, refusal accuracy,
-plan latency p50/p95, decode tokens/s, model load time and peak RSS.
+plan latency p50/p95, decode tokens/s, model load time and peak RSS. A refusal is
+right when the planner declines with a reason or ends in the safe stop (home only); the two
+are counted apart.
 
     python scripts/bench_planner.py [--routes rules,model,hybrid] [--limit N] [--json]
 """
@@ -60,7 +62,8 @@ def judge(entry: dict, outcome, world) -> bool:
 
     steps = outcome.steps()
     if entry["refuse"]:
-        return not steps
+        # declined, or the safe stop (home only): nothing of the task is attempted
+        return all(s.get("skill") == "home" for s in steps)
     if not steps:
         return False
     after, reasons = simulate(world, steps)
@@ -101,6 +104,7 @@ def summarise(rows: list[dict]) -> dict:
     doable = [r for r in rows if not r["refuse"]]
     refuse = [r for r in rows if r["refuse"]]
     k, n = sum(r["ok"] for r in doable), len(doable)
+    declined = sum(r["decision"] == "refused" for r in refuse)
     kr, nr = sum(r["ok"] for r in refuse), len(refuse)
     lat = sorted(r["latency_s"] for r in rows)
     model = [r for r in rows if r["model_calls"]]
@@ -120,6 +124,8 @@ def summarise(rows: list[dict]) -> dict:
         "refusal_accuracy": round(kr / nr, 4) if nr else None,
         "refusal_n": nr,
         "refusal_ci95": [round(x, 3) for x in wilson(kr, nr)],
+        "refusals_with_a_reason": declined,
+        "refusals_by_safe_stop": kr - declined,
         "latency_p50_s": round(statistics.median(lat), 4) if lat else None,
         "latency_p95_s": round(lat[min(len(lat) - 1, int(0.95 * len(lat)))], 4) if lat else None,
         "model_calls": sum(r["model_calls"] for r in rows),

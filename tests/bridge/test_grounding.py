@@ -25,7 +25,7 @@ PICK_PLACE = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "targ
         "pick up the red bin",
         "pour water into the red bin",
         "put the red bin in the green bin",
-        "tip the red-coloured box into the green bin",
+        "tip the red-coloured basket into the green bin",
     ],
 )
 def test_plans_for_unrelated_instructions_are_not_grounded(task):
@@ -99,3 +99,36 @@ def test_rules_plans_are_not_grounding_checked():
 
     neg = negotiate("open the drawer", make_world(), [Rules([])])
     assert neg.executable
+
+
+@pytest.mark.parametrize(
+    "task, steps",
+    [
+        (
+            "grab the yellloww block and drop it in the greeen bin",
+            [
+                {"skill": "pick", "object": "yellow_block"},
+                {"skill": "place", "target": "green_bin"},
+            ],
+        ),
+        (
+            "move the bule cube into the gerrn bin",
+            [{"skill": "pick", "object": "blue_block"}, {"skill": "place", "target": "green_bin"}],
+        ),
+        (
+            "push the block that's the colour of ripe cherries to the back",
+            [{"skill": "push", "object": "red_block", "target": "table_back"}],
+        ),
+        (
+            "pick up the small red box and put it in the blue crate",
+            [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "blue_bin"}],
+        ),
+    ],
+)
+def test_slips_plurals_and_box_for_a_cube_are_grounded(task, steps):
+    assert check(task, steps, make_world()) == []
+
+
+def test_the_word_colour_alone_grounds_no_bin():
+    steps = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]
+    assert check("put the red cube in the bin the colour of a banana", steps, make_world())
