@@ -160,14 +160,14 @@ def _plot(history: list[dict], path: Path) -> None:
 
     steps = [h["step"] for h in history]
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    ax.plot(steps, [h["held_out"] for h in history], "o-", label="held-out exact match")
+    (a,) = ax.plot(steps, [h["held_out"] for h in history], "o-", label="held-out exact match")
     ax.set_xlabel("step")
     ax.set_ylim(0, 1.02)
     ax2 = ax.twinx()
-    ax2.plot(steps, [h["loss"] for h in history], "s--", color="tab:red", label="train loss")
+    (b,) = ax2.plot(steps, [h["loss"] for h in history], "s--", color="tab:red", label="train loss")
     ax2.set_ylabel("loss")
     ax.set_title("embedded planner fine-tuning")
-    fig.legend(loc="lower center", ncol=2, fontsize=8)
+    ax.legend(handles=[a, b], loc="center right", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -200,6 +200,7 @@ class Tuner:
             for r, i in enumerate(idx):
                 hs[i] = h[r, : len(enc[i][0])].to(torch.bfloat16).clone()
             self.say(Progress(step=j, total=len(order)), f"caching {name}")
+        self.say(Progress(step=len(order), total=len(order)), f"caching {name}")
         tmp = path.with_suffix(".tmp")
         save_file({str(i): h for i, h in enumerate(hs)}, str(tmp))
         os.replace(tmp, path)
