@@ -160,7 +160,20 @@ def main(argv=None) -> int:
     if a.limit:
         entries = entries[: a.limit]
     worlds = worlds_for(entries, a.seed)
-    report: dict = {"n_entries": len(entries), "seed": a.seed, "threads": a.threads, "routes": {}}
+    import subprocess
+    from datetime import datetime
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    report: dict = {
+        "n_entries": len(entries),
+        "seed": a.seed,
+        "threads": a.threads,
+        "date": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "git_commit": commit,
+        "routes": {},
+    }
     load_s = None
     for route in a.routes.split(","):
         spec = (

@@ -502,10 +502,11 @@ def _render_planner(L: list[str], S: dict) -> None:
     if not sec:
         return
     L.append("## Planner on free language\n")
-    L.append(f"`{sec['command']}`\n")
+    d = sec.get("data") or {}
+    when = f" (measured {d['date']}, commit {d.get('git_commit', '?')})" if d.get("date") else ""
+    L.append(f"`{sec['command']}`{when}\n")
     if _failed(L, sec):
         return
-    d = sec["data"]
     L.append(
         f"The hand-written test set (`tests/planner/data/freeform.yaml`, {d['n_entries']} "
         "instructions written apart from the training corpus), each plan judged by its "
