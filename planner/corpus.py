@@ -1155,6 +1155,22 @@ def _join(r: random.Random, parts: list[str], style: str) -> str:
         return r.choice([". ", ", ", "; "]).join(out)
     if style == "list":
         return r.choice([", ", "; ", " / ", " | "]).join(parts)
+    if style == "goal_list":
+        head = r.choice(
+            [
+                "final state:",
+                "end state:",
+                "target configuration:",
+                "I want:",
+                "goal:",
+                "the end result should be:",
+                "what I need:",
+                "to do:",
+                "desired layout:",
+                "when you're done,",
+            ]
+        )
+        return f"{head} " + r.choice([", ", "; ", " and ", ". "]).join(parts)
     sep = r.choice(_JOINS)
     return sep.join(parts)
 
@@ -1180,7 +1196,12 @@ def _reordered(r: random.Random, w: Writer, a: Clause, b: Clause) -> str:
     )
 
 
-def sample(r: random.Random) -> dict:
+#: Corpus profiles: ``base`` (the first stage) and ``lists`` (more multi-item instructions:
+#: lists, goal-state lists and ordering, for a second stage from the first's adapter).
+PROFILES = ("base", "lists")
+
+
+def sample(r: random.Random, profile: str = "base") -> dict:
     """One (instruction, scene, command, category) sample."""
     k = r.random()
     if k < 0.10:
@@ -1209,7 +1230,8 @@ def sample(r: random.Random) -> dict:
         if r.random() < 0.3:
             clauses.append(Clause("home"))
     else:
-        n = r.choices([1, 2, 3, 4], weights=[45, 35, 15, 5])[0]
+        counts = [45, 35, 15, 5] if profile == "base" else [20, 38, 30, 12]
+        n = r.choices([1, 2, 3, 4], weights=counts)[0]
         used: set[str] = set()
         bases: set[str] = set()
         clauses = []
@@ -1225,13 +1247,13 @@ def sample(r: random.Random) -> dict:
         text = _reordered(r, w, clauses[0], clauses[1])
         cat = "ordering"
     else:
-        style = (
-            r.choices(
-                ["plain", "list", "numbered", "bullets", "ordinal"], weights=[60, 12, 8, 6, 14]
-            )[0]
-            if len(clauses) > 1
-            else "plain"
-        )
+        styles = ["plain", "list", "numbered", "bullets", "ordinal"]
+        weights = [60, 12, 8, 6, 14]
+        if profile == "lists":
+            styles.append("goal_list")
+            weights = [35, 18, 9, 8, 12, 18]
+            w.p_goal = max(w.p_goal, 0.5)
+        style = r.choices(styles, weights=weights)[0] if len(clauses) > 1 else "plain"
         parts = [w.clause(c) for c in clauses]
         text = _join(r, parts, style)
         cat = "list" if style != "plain" else "plain"
@@ -1276,14 +1298,14 @@ def _finish(
     return {"instruction": text, "scene": scene.line(), "command": cmd, "category": cat}
 
 
-def generate(n: int, seed: int = 0) -> list[dict]:
+def generate(n: int, seed: int = 0, profile: str = "base") -> list[dict]:
     """``n`` samples, reproducible from ``seed``; duplicates of an instruction are dropped
     (so the held-out split never contains a training instruction word for word)."""
     r = random.Random(seed)
     out: list[dict] = []
     seen: set[str] = set()
     while len(out) < n:
-        s = sample(r)
+        s = sample(r, profile)
         key = s["instruction"].lower()
         if key in seen:
             continue

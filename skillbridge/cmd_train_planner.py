@@ -43,6 +43,16 @@ def train_planner(
     resume: bool = typer.Option(False, "--resume", help="Continue the run with these settings."),
     install: bool = typer.Option(False, "--install", help="Make the result the shipped adapter."),
     threads: int = typer.Option(2, "--threads", min=1, max=256, help="torch threads."),
+    profile: str = typer.Option(
+        "base",
+        "--profile",
+        help="Corpus profile: base, or lists (more multi-item instructions, for a second stage).",
+    ),
+    init: Path = typer.Option(
+        None,
+        "--init",
+        help="Start from this adapter folder (a second stage; same --layers and --rank).",
+    ),
 ):
     """Fine-tune the embedded planner model (LoRA on its top layers) on a generated corpus.
 
@@ -52,6 +62,7 @@ def train_planner(
     from planner.embedded.finetune import TuneConfig, Tuner, export
     from planner.errors import PlannerError
 
+    init_file = _stage(profile, init, rank, layers)
     cfg = TuneConfig(
         seed=seed,
         corpus_size=corpus_size,
@@ -62,8 +73,11 @@ def train_planner(
         batch=batch,
         eval_every=eval_every,
         threads=threads,
+        profile=profile,
+        init=init_file,
     )
-    run_dir = Path(logdir) / f"seed{seed}-n{corpus_size}-l{layers}-r{rank}"
+    stage = "" if init is None else f"-{profile}-from-{Path(init).name}"
+    run_dir = Path(logdir) / f"seed{seed}-n{corpus_size}-l{layers}-r{rank}{stage}"
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         probe = run_dir / ".write-test"
@@ -141,6 +155,30 @@ def train_planner(
             shutil.rmtree(SHIPPED)
         tmp.rename(SHIPPED)
         echo(f"installed as the shipped adapter: {SHIPPED}")
+
+
+def _stage(profile: str, init: Path | None, rank: int, layers: int) -> str | None:
+    """The corpus profile checked, and the adapter file a second stage starts from."""
+    from planner.corpus import PROFILES
+    from planner.errors import PlannerError
+
+    if profile not in PROFILES:
+        raise UserError(f"--profile must be one of {', '.join(PROFILES)}, not {profile!r}", 2)
+    if init is None:
+        return None
+    from planner.embedded.model import read_manifest
+
+    try:
+        m = read_manifest(init)
+    except PlannerError as e:
+        raise UserError(str(e), 2) from None
+    if m.lora.rank != rank or m.lora.first_layer != 30 - layers:
+        raise UserError(
+            f"{safe(str(init))} has rank {m.lora.rank} on layers {m.lora.first_layer}-29; "
+            "pass the same --rank and --layers",
+            2,
+        )
+    return str(Path(init) / "adapter.safetensors")
 
 
 def _asdict(cfg) -> dict:

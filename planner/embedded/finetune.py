@@ -49,6 +49,10 @@ class TuneConfig:
     eval_every: int = 50
     threads: int = 2
     max_tokens: int = 160
+    #: corpus profile (planner.corpus.PROFILES)
+    profile: str = "base"
+    #: an adapter.safetensors to start from (a second stage), or None
+    init: str | None = None
 
 
 @dataclass
@@ -232,9 +236,11 @@ class Tuner:
         torch.set_num_threads(cfg.threads)
         (self.dir / "config.json").write_text(json.dumps(asdict(cfg), indent=2))
         base = load_base(cfg.threads)
-        samples = corpus.generate(cfg.corpus_size, cfg.seed)
+        samples = corpus.generate(cfg.corpus_size, cfg.seed, cfg.profile)
         train, held = corpus.split(samples, cfg.held_out)
         stack = TopStack(base.model, cfg.layers, cfg.rank, cfg.alpha, cfg.seed)
+        if cfg.init:
+            stack.load_state({k: v.float() for k, v in load_file(cfg.init).items()})
         enc_t = encode(base.tokenizer, train, cfg.max_tokens)
         enc_h = encode(base.tokenizer, held, cfg.max_tokens)
         hs_t = self._cache(stack, enc_t, "train")
@@ -351,6 +357,7 @@ def export(result: dict, cfg: TuneConfig, out_dir: Path) -> Path:
             "generator": "planner.corpus",
             "seed": cfg.seed,
             "size": cfg.corpus_size,
+            "profile": cfg.profile,
             "held_out": result["held_out_n"],
             "train": result["train_n"],
         },
