@@ -142,7 +142,13 @@ def load_base(threads: int | None = None) -> BaseModel:
     dest = cache_root() / f"smollm2-135m-{sha[:16]}"
     converted = False
     if not (dest / "model.safetensors").is_file():
-        _convert(gguf, dest)
+        try:
+            _convert(gguf, dest)
+        except (ImportError, ValueError, OSError, RuntimeError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise PlannerError(
+                f"could not read the planner's base model {gguf.name}: {first}"
+            ) from None
         converted = True
     try:
         from safetensors.torch import load_model

