@@ -361,6 +361,9 @@ def export(result: dict, cfg: TuneConfig, out_dir: Path) -> Path:
             "held_out": result["held_out_n"],
             "train": result["train_n"],
         },
+        "init_sha256": (
+            hashlib.sha256(Path(cfg.init).read_bytes()).hexdigest() if cfg.init else None
+        ),
         "training": {**asdict(cfg), "steps": result["steps"], "wall_s": round(result["wall_s"], 1)},
         "eval": {
             "held_out_exact": round(result["held_out_exact"], 4),
