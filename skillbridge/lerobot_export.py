@@ -145,8 +145,10 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def check_out(out: Path, force: bool) -> None:
-    """Refuse an output that would replace something other than an earlier export."""
+def check_target(out: Path, force: bool, earlier: bool, what: str) -> None:
+    """Refuse an output folder that would replace something other than an earlier export:
+    a link, a file, a non-empty folder without ``--force``, or (with it) a folder that is
+    not ``earlier`` export of this kind (``what`` names it in the message)."""
     if os.path.islink(out):
         raise ExportError(f"--out {out} is a symbolic link; not writing through it")
     if not out.exists():
@@ -159,10 +161,14 @@ def check_out(out: Path, force: bool) -> None:
         raise ExportError(
             f"--out {out} exists and is not empty (--force replaces an earlier export)"
         )
-    if not (out / "meta" / "info.json").is_file() or os.path.lexists(out / META):
-        raise ExportError(
-            f"--out {out} is not a LeRobot dataset; --force only replaces an earlier export"
-        )
+    if not earlier:
+        raise ExportError(f"--out {out} {what}; --force only replaces an earlier export")
+
+
+def check_out(out: Path, force: bool) -> None:
+    """Refuse an output that would replace something other than an earlier export."""
+    earlier = (out / "meta" / "info.json").is_file() and not os.path.lexists(out / META)
+    check_target(out, force, earlier, "is not a LeRobot dataset")
 
 
 # ----------------------------------------------------------------------------- frames

@@ -27,7 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from skillbridge.episode import Episode, EpisodeError, load
-from skillbridge.lerobot_export import ExportError, ExportResult, Layout, find_episodes, qpos_of
+from skillbridge.lerobot_export import (
+    ExportError,
+    ExportResult,
+    Layout,
+    check_target,
+    find_episodes,
+    qpos_of,
+)
 
 DATASET_ID = "skillbridge/tabletop-v0"
 _ID = re.compile(r"[A-Za-z0-9_]+/[A-Za-z0-9_]+(-[A-Za-z0-9_]+)*-v\d+")
@@ -45,23 +52,8 @@ def _minari():
 
 
 def check_out(out: Path, dataset_id: str, force: bool) -> None:
-    if os.path.islink(out):
-        raise ExportError(f"--out {out} is a symbolic link; not writing through it")
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise ExportError(f"--out {out} exists and is not a folder")
-    if not any(out.iterdir()):
-        return
-    if not force:
-        raise ExportError(
-            f"--out {out} exists and is not empty (--force replaces an earlier export)"
-        )
-    if not (out / dataset_id / "data" / "metadata.json").is_file():
-        raise ExportError(
-            f"--out {out} does not hold the Minari dataset {dataset_id}; --force "
-            "only replaces an earlier export"
-        )
+    earlier = (out / dataset_id / "data" / "metadata.json").is_file()
+    check_target(out, force, earlier, f"does not hold the Minari dataset {dataset_id}")
 
 
 def _usable(paths: list[Path]) -> tuple[list[Episode], list[str]]:
