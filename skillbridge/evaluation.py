@@ -366,6 +366,33 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
             p.join(timeout=2.0)
 
 
+class Collector:
+    """Where finished episodes go, in job order, for every job runner (the process pool
+    here, Ray in :mod:`skillbridge.ray_eval`): the sink sees each at once, the progress
+    callback counts them across a resumed eval."""
+
+    def __init__(
+        self,
+        n: int,
+        progress: ProgressFn | None,
+        sink: SinkFn | None,
+        done_before: int = 0,
+        total: int | None = None,
+    ):
+        self.results: list[dict | None] = [None] * n
+        self.total = n + done_before if total is None else total
+        self.done = done_before
+        self.progress, self.sink = progress, sink
+
+    def finish(self, i: int, rec: dict) -> None:
+        self.results[i] = rec
+        self.done += 1
+        if self.sink:
+            self.sink(i, rec)
+        if self.progress:
+            self.progress(rec, self.done, self.total)
+
+
 def run_jobs(  # noqa: C901 - pool supervision: timeouts, crashes, restarts, resume
     jobs: list[dict],
     workers: int,
@@ -383,18 +410,8 @@ def run_jobs(  # noqa: C901 - pool supervision: timeouts, crashes, restarts, res
     failed episodes. ``sink(i, rec)`` sees each result as it arrives, so a caller keeps the
     finished episodes when a KeyboardInterrupt ends the run. ``stats`` (if given) counts
     the jobs rerun after a lost worker and the pools rebuilt, for the report."""
-    results: list[dict | None] = [None] * len(jobs)
-    total = len(jobs) + done_before if total is None else total
-    done = done_before
-
-    def finish(i: int, rec: dict) -> None:
-        nonlocal done
-        results[i] = rec
-        done += 1
-        if sink:
-            sink(i, rec)
-        if progress:
-            progress(rec, done, total)
+    collect = Collector(len(jobs), progress, sink, done_before, total)
+    results, finish = collect.results, collect.finish
 
     if workers <= 1 or len(jobs) <= 1:
         for i, job in enumerate(jobs):

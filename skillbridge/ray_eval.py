@@ -227,19 +227,11 @@ def ray_runner(address: str, policy_source: str, job_fn: str = JOB_FN):
         total: int | None = None,
         stats: dict | None = None,
     ):
-        ray = ray_module()
-        results: list[dict | None] = [None] * len(jobs)
-        total = len(jobs) + done_before if total is None else total
-        done = done_before
+        from skillbridge.evaluation import Collector
 
-        def finish(i: int, rec: dict) -> None:
-            nonlocal done
-            results[i] = rec
-            done += 1
-            if sink:
-                sink(i, rec)
-            if progress:
-                progress(rec, done, total)
+        ray = ray_module()
+        collect = Collector(len(jobs), progress, sink, done_before, total)
+        results, finish = collect.results, collect.finish
 
         if not jobs:
             return results, {}
