@@ -91,17 +91,22 @@ def export(
     )
 
 
-def _run(lx, runs, out, opts, c):
+def _progress(c):
+    """The transient bar both ``export`` and the Rerun logging show on ``c``."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    with Progress(
+    return Progress(
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=c,
         transient=True,
-    ) as bar:
+    )
+
+
+def _run(lx, runs, out, opts, c):
+    with _progress(c) as bar:
         task = bar.add_task("exporting frames", total=None)
         return lx.export_lerobot(
             runs,
@@ -133,20 +138,11 @@ def replay_rerun(ep, save: Path | None, c) -> dict:
 
 
 def _rerun(eps: list, save: Path | None, c, opts=None) -> dict:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
     from skillbridge import viewer as vw
 
     total = sum(len(e.all_states()) for e in eps)
     try:
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=c,
-            transient=True,
-        ) as bar:
+        with _progress(c) as bar:
             task = bar.add_task("logging to Rerun", total=total)
 
             def step(n: int) -> None:
