@@ -635,7 +635,8 @@ def export_lerobot(
 
     model = physics.load_model()
     _check_cameras(model, opts.cameras)
-    other = sum(e.meta.get("model_hash") != physics.model_hash() for e in eps)
+    here = physics.model_hash()
+    other = sum(e.meta.get("model_hash") != here for e in eps)
     warnings = (
         [
             f"{other} of {len(eps)} episodes were recorded with another scene model or MuJoCo "
@@ -648,12 +649,13 @@ def export_lerobot(
     fps_value = fps.pop()
     feats = features_of(layout, opts, fps_value)
     tmp = _temp_dir(out)
+    schema = data_schema(pa, feats)
     st = _State(
         root=tmp,
         opts=opts,
         pa=pa,
-        schema=data_schema(pa, feats),
-        data=_DataWriter(tmp, data_schema(pa, feats)),
+        schema=schema,
+        data=_DataWriter(tmp, schema),
         videos={
             f"observation.images.{c}": _VideoStream(tmp, f"observation.images.{c}", fps_value)
             for c in opts.cameras
