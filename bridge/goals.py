@@ -154,10 +154,11 @@ def parse_goal(texts: Iterable[str]) -> tuple[Literal_, ...]:
 def absent_names(lit: Literal_, world: WorldState) -> list[tuple[str, str]]:
     """(kind, name) of the literal's names this particular world does not have (a scene
     name can be absent from a scene, e.g. a cube parked off the table)."""
-    return [(k, n) for k, n in lit.names() if n not in _domain(k, world)]
+    return [(k, n) for k, n in lit.names() if n not in names_of(k, world)]
 
 
-def _domain(kind: str, world: WorldState) -> list[str]:
+def names_of(kind: str, world: WorldState) -> list[str]:
+    """The names of that kind (object, bin, region) present in ``world``."""
     if kind == OBJ:
         return world.object_names
     if kind == BIN:
@@ -198,7 +199,7 @@ def _evaluate(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
     def with_any(bound: list[str]) -> bool:
         if not any_slots:
             return _atom(pred, tuple(bound), world)
-        pools = [_domain(kinds[i], world) for i in any_slots]
+        pools = [names_of(kinds[i], world) for i in any_slots]
         for combo in itertools.product(*pools):
             b = list(bound)
             for i, name in zip(any_slots, combo, strict=False):
@@ -209,7 +210,7 @@ def _evaluate(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
 
     if not all_slots:
         return with_any(list(args))
-    pools = [_domain(kinds[i], world) for i in all_slots]
+    pools = [names_of(kinds[i], world) for i in all_slots]
     for combo in itertools.product(*pools):
         b = list(args)
         for i, name in zip(all_slots, combo, strict=False):

@@ -447,11 +447,7 @@ def _goal_reasons(goal: Any, world: WorldState) -> tuple[list[G.Literal_], list[
         try:
             lit = G.parse_literal(text)
         except G.GoalUnknownName as e:
-            valid = {
-                "object": world.object_names,
-                "bin": world.bin_names,
-                "region": world.region_names,
-            }.get(e.kind, [])
+            valid = G.names_of(e.kind, world)
             out.append(
                 Reason(
                     R.GOAL_UNKNOWN_OBJECT,
@@ -467,11 +463,7 @@ def _goal_reasons(goal: Any, world: WorldState) -> tuple[list[G.Literal_], list[
         missing = G.absent_names(lit, world)
         if missing:
             kind, name = missing[0]
-            valid = {
-                "object": world.object_names,
-                "bin": world.bin_names,
-                "region": world.region_names,
-            }[kind]
+            valid = G.names_of(kind, world)
             out.append(
                 Reason(
                     R.GOAL_UNKNOWN_OBJECT,
