@@ -477,7 +477,7 @@ def _goal_reasons(goal: Any, world: WorldState) -> tuple[list[G.Literal_], list[
     return lits, out[:MAX_REASONS]
 
 
-def _goal_unmet(goal: list[G.Literal_], texts: list, predicted: WorldState) -> list[Reason]:
+def _goal_unmet(goal: list[G.Literal_], predicted: WorldState) -> list[Reason]:
     missed = [(i, lit) for i, lit in enumerate(goal) if not lit.holds(predicted)]
     if not missed:
         return []
@@ -654,7 +654,7 @@ def _validate(raw: Any, world: WorldState, max_steps: int) -> BridgeResult:
     if reasons:
         return _reject(ex.text, reasons)
     if goal_texts is not None:
-        reasons = _goal_unmet(goal, goal_texts, predicted)
+        reasons = _goal_unmet(goal, predicted)
         if reasons:
             return _reject(ex.text, reasons)
         stated, source = [str(lit) for lit in goal], "plan"
