@@ -75,6 +75,13 @@ SETTLE_S = 0.5
 SETTLE_INDEX = -1
 
 
+def _goal_met(evaluation: list | None) -> bool | None:
+    """Whether every predicate of a goal evaluation holds (None without a goal)."""
+    if evaluation is None:
+        return None
+    return all(e["met"] for e in evaluation)
+
+
 @dataclass
 class RunConfig:
     task: str
@@ -135,9 +142,7 @@ class RunResult:
 
     @property
     def goal_met(self) -> bool | None:
-        if self.goal_evaluation is None:
-            return None
-        return all(e["met"] for e in self.goal_evaluation)
+        return _goal_met(self.goal_evaluation)
 
     @property
     def exit_code(self) -> int:
@@ -417,14 +422,14 @@ class Runner:
                     "goal": loop.goal,
                     "goal_source": loop.goal_source,
                     "goal_evaluation": goal_eval,
-                    "goal_met": None if goal_eval is None else all(e["met"] for e in goal_eval),
+                    "goal_met": _goal_met(goal_eval),
                     "goal_replans": loop.goal_replans,
                     "faults": self.faults,
                 },
             )
             self.timings["recording"] += time.perf_counter() - t0
             run_s = time.perf_counter() - t_loop
-            result = self._result(loop, final_world, run_s, t_start)
+            result = self._result(loop, final_world, goal_eval, run_s, t_start)
         except (OSError, EpisodeError) as e:
             # the disk filled up mid-run (or the folder went away): one line, not a chain of
             # tracebacks; what reached the disk stays a readable episode marked incomplete
@@ -655,7 +660,9 @@ class Runner:
             self._log(kind, f"{kind}: {data}", **data)
             self._emit(kind, data)
 
-    def _result(self, loop, final_world, run_s: float, t_start: float) -> RunResult:
+    def _result(
+        self, loop, final_world, goal_eval: list | None, run_s: float, t_start: float
+    ) -> RunResult:
         steps = self.writer.steps
         timings = {k: round(v, 4) for k, v in self.timings.items()}
         accounted = sum(self.timings.values())
@@ -687,7 +694,7 @@ class Runner:
             episode=str(self.writer.path),
             goal=loop.goal,
             goal_source=loop.goal_source,
-            goal_evaluation=self._final_goal(loop, final_world),
+            goal_evaluation=goal_eval,
             goal_replans=loop.goal_replans,
             faults=list(self.faults),
         )
