@@ -347,6 +347,12 @@ class Episode:
     def n_steps(self) -> int:
         return int(self.actions.shape[0])
 
+    @property
+    def result(self) -> dict:
+        """meta.json's ``result`` (the run's outcome), ``{}`` when absent or malformed."""
+        res = self.meta.get("result")
+        return res if isinstance(res, dict) else {}
+
     def all_states(self) -> np.ndarray:
         """Every recorded state in time order, the final one included when present."""
         if self.final_state is None:

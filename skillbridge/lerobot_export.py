@@ -566,7 +566,7 @@ def _add_episode(ep: Episode, st: _State, model, layout: Layout, on_frame) -> No
         st.columns.setdefault(name, []).append(v)
         for k, s in feature_stats(v).items():
             row[f"stats/{name}/{k}"] = s.tolist()
-    res = ep.meta.get("result") if isinstance(ep.meta.get("result"), dict) else {}
+    res = ep.result
     row.update(
         {
             "meta/episodes/chunk_index": 0,

@@ -75,7 +75,7 @@ def _usable(paths: list[Path]) -> tuple[list[Episode], list[str]]:
 def _buffer(EpisodeBuffer, i: int, ep: Episode, model, layout: Layout):
     q = qpos_of(model, ep.all_states())
     n = ep.n_steps
-    res = ep.meta.get("result") if isinstance(ep.meta.get("result"), dict) else {}
+    res = ep.result
     ok = res.get("status") == "success"
     rewards = np.zeros(n)
     rewards[-1] = float(ok)

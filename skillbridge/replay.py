@@ -82,7 +82,7 @@ def _labels(ep: Episode) -> list[str]:
         out.append(plain(f"[{i + 1}] {names.get(i, f'subgoal {i}')}"))
     extra = len(ep.all_states()) - n
     if extra:
-        res = ep.meta.get("result") if isinstance(ep.meta.get("result"), dict) else {}
+        res = ep.result
         end = res.get("status") or ("incomplete" if not ep.complete else "done")
         out.extend([plain(f"end: {end}") if n else "start"] * extra)
     return out
@@ -335,7 +335,7 @@ def print_timeline(ep: Episode, console=None) -> None:
 
     c = console or Console()
     m = ep.meta
-    res = m.get("result") if isinstance(m.get("result"), dict) else {}
+    res = ep.result
     planner = m.get("planner") if isinstance(m.get("planner"), dict) else {}
     c.print(
         f"[bold]{safe(m.get('task'))}[/bold]  seed {safe(m.get('seed'))}, planner "

@@ -193,7 +193,7 @@ def _facts(world) -> set[str]:
 
 
 def _goal(ep: Episode) -> list[str]:
-    res = ep.meta.get("result") if isinstance(ep.meta.get("result"), dict) else {}
+    res = ep.result
     goal = res.get("goal")
     if not isinstance(goal, list) or not all(isinstance(g, str) for g in goal):
         return []
