@@ -222,7 +222,7 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         if outcome.plan is None:
             return finish(FAILED, f"no plan ({outcome.decision})")
         safe = _is_safe_stop(outcome)
-        if not safe and outcome.plan is not None:
+        if not safe:
             adopt(getattr(outcome.plan, "goal", None), getattr(outcome.plan, "goal_source", None))
         if not steps:
             return finish(SUCCESS if not safe else SAFE_STOP, "nothing left to do")
