@@ -209,6 +209,7 @@ class HybridPlanner:
         self.rules = rules or RulesPlanner()
         self.rules_proposer = RulesProposer(self.rules)
         self.rules_fallback_proposer = RulesProposer(self.rules, as_fallback=True)
+        self.rules_hint_proposer = RulesProposer(self.rules, no_model_hint=True)
         self.safe_stop = safe_stop
         self.rules_fallback = rules_fallback
         self.max_steps = max_steps
@@ -246,7 +247,7 @@ class HybridPlanner:
         r = self.rules.parse(task, world)
         if self.route == "rules" or (self.route == "hybrid" and (r.confident or self.llm is None)):
             if self.llm is None and not r.confident:
-                return "rules", [RulesProposer(self.rules, no_model_hint=True)], r
+                return "rules", [self.rules_hint_proposer], r
             return "rules", [self.rules_proposer], r
         chain = [self.llm]
         if self.rules_fallback:

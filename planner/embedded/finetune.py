@@ -18,6 +18,7 @@ import json
 import math
 import os
 import random
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -29,6 +30,7 @@ from safetensors.torch import load_file, save_file
 from planner import corpus
 from planner.embedded import prompt as fmt
 from planner.embedded.base import BASE_NAME, load_base
+from sim.util import sha256_file
 
 TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -325,8 +327,6 @@ class Tuner:
             os.replace(ckpt, old)
         os.replace(tmp, ckpt)
         if old.exists():
-            import shutil
-
             shutil.rmtree(old, ignore_errors=True)
 
 
@@ -338,9 +338,7 @@ def export(result: dict, cfg: TuneConfig, out_dir: Path) -> Path:
     tmp.mkdir(parents=True, exist_ok=True)
     weights = {k: v.to(torch.float16).contiguous() for k, v in result["adapter"].items()}
     save_file(weights, str(tmp / "adapter.safetensors"))
-    import hashlib
-
-    digest = hashlib.sha256((tmp / "adapter.safetensors").read_bytes()).hexdigest()
+    digest = sha256_file(tmp / "adapter.safetensors")
     manifest = {
         "format": "skillbridge-planner-adapter",
         "format_version": fmt.FORMAT_VERSION,
@@ -361,9 +359,7 @@ def export(result: dict, cfg: TuneConfig, out_dir: Path) -> Path:
             "held_out": result["held_out_n"],
             "train": result["train_n"],
         },
-        "init_sha256": (
-            hashlib.sha256(Path(cfg.init).read_bytes()).hexdigest() if cfg.init else None
-        ),
+        "init_sha256": (sha256_file(cfg.init) if cfg.init else None),
         "training": {**asdict(cfg), "steps": result["steps"], "wall_s": round(result["wall_s"], 1)},
         "eval": {
             "held_out_exact": round(result["held_out_exact"], 4),
@@ -373,8 +369,6 @@ def export(result: dict, cfg: TuneConfig, out_dir: Path) -> Path:
     }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     if out_dir.exists():
-        import shutil
-
         old = out_dir.with_name(out_dir.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
         os.replace(out_dir, old)

@@ -10,20 +10,19 @@ parses the command against the scene and the bridge validates the plan.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.embedded import prompt as fmt
 from planner.embedded.base import load_base
 from planner.errors import BackendUnavailable, PlannerError
+from sim.util import sha256_bytes
 
 #: The adapter shipped with the package.
 SHIPPED = Path(__file__).resolve().parent.parent / "pretrained" / "smollm2-135m-commands"
@@ -132,7 +131,7 @@ class EmbeddedModel:
         from safetensors.torch import load_file
 
         data = path.read_bytes() if path.is_file() else b""
-        if hashlib.sha256(data).hexdigest() != self.manifest.adapter_sha256:
+        if sha256_bytes(data) != self.manifest.adapter_sha256:
             raise PlannerError(f"{path}: adapter weights do not match their manifest's sha256")
         weights = load_file(str(path))
         lora = self.manifest.lora
@@ -225,12 +224,3 @@ def available(adapter_dir: Path | None = None) -> bool:
         if importlib.util.find_spec(module) is None:
             return False
     return (Path(adapter_dir) if adapter_dir else SHIPPED).joinpath("manifest.json").is_file()
-
-
-def describe(m: Any) -> dict:
-    return {
-        "adapter": str(m.adapter_dir),
-        "base_sha256": m.base_sha256,
-        "load_s": round(m.load_s, 3),
-        "threads": m.threads,
-    }

@@ -19,12 +19,14 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
+from planner import rules
 from planner.embedded.model import EmbeddedModel, get_model
+from planner.embedded.prompt import scene_of, user_text
+from planner.rules import MAX_REFUSAL
 
 #: Temperature of regenerations (the first answer is greedy).
 REGEN_TEMPERATURE = 0.7
 REFUSE_PREFIX = "refuse:"
-MAX_REFUSAL = 200
 
 
 class EmbeddedChatModel(BaseChatModel):
@@ -64,13 +66,11 @@ class EmbeddedChatModel(BaseChatModel):
 
 def command_to_plan(command: str, world) -> tuple[dict, dict]:
     """(plan JSON, notes) for a command: a refusal, or what the rules planner makes of it."""
-    from planner.rules import RulesPlanner
-
     text = command.strip()
     if text.lower().startswith(REFUSE_PREFIX):
         why = text[len(REFUSE_PREFIX) :].strip() or "the request cannot be done here"
         return {"steps": [], "refuse": why[:MAX_REFUSAL]}, {"refused_by": "model"}
-    r = RulesPlanner().parse(text, world)
+    r = rules.parse(text, world)
     if r.confident:
         return r.to_dict(), {"rules_notes": list(r.notes)}
     # the model wrote something the command grammar does not cover: an empty plan, which
@@ -99,8 +99,6 @@ class EmbeddedProposer:
         t0 = time.monotonic()
         attempt = int(getattr(request, "attempt", 0) or 0)
         kw = {"temperature": REGEN_TEMPERATURE, "seed": attempt} if attempt else {}
-        from planner.embedded.prompt import scene_of, user_text
-
         user = user_text(request.task, scene_of(request.world))
         msg = self.chat.invoke([HumanMessage(content=user)], **kw)
         command = str(msg.content)
