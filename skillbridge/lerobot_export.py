@@ -672,7 +672,7 @@ def export_lerobot(
         for v in st.videos.values():
             v.close()
         _write_meta(pa, pq, st, feats, fps_value)
-        _publish(tmp, out, opts.force)
+        publish(tmp, out, lambda: check_out(out, opts.force))
     except BaseException as e:
         with contextlib.suppress(Exception):
             st.data.close()
@@ -743,12 +743,13 @@ def _write_meta(pa, pq, st: _State, feats: dict, fps: int) -> None:
     (root / "meta" / "info.json").write_text(json.dumps(info, indent=4) + "\n")
 
 
-def _publish(tmp: Path, out: Path, force: bool) -> None:
-    """Rename the finished dataset into place (replacing an earlier export with --force)."""
+def publish(tmp: Path, out: Path, recheck: Callable[[], None]) -> None:
+    """Rename the finished dataset into place, replacing an earlier export (``recheck``
+    raises unless ``out`` still holds one that may be replaced)."""
     old = None
     if out.exists():
         if any(out.iterdir()):
-            check_out(out, force)  # still an earlier export
+            recheck()  # still an earlier export
             old = out.parent / f".{out.name}.old{os.getpid()}"
             os.rename(out, old)
         else:

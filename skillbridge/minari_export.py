@@ -33,6 +33,7 @@ from skillbridge.lerobot_export import (
     Layout,
     check_target,
     find_episodes,
+    publish,
     qpos_of,
 )
 
@@ -155,7 +156,7 @@ def export_minari(
                 description="Episodes recorded by skillbridge in its MuJoCo tabletop scene.",
                 data_format="arrow",
             )
-        _publish(tmp, out, dataset_id, force)
+        publish(tmp, out, lambda: check_out(out, dataset_id, force))
     except BaseException as e:
         shutil.rmtree(tmp, ignore_errors=True)
         if isinstance(e, OSError):
@@ -171,17 +172,3 @@ def export_minari(
         time.perf_counter() - t0,
         fmt=f"minari {dataset_id}",
     )
-
-
-def _publish(tmp: Path, out: Path, dataset_id: str, force: bool) -> None:
-    old = None
-    if out.exists():
-        if any(out.iterdir()):
-            check_out(out, dataset_id, force)
-            old = out.parent / f".{out.name}.old{os.getpid()}"
-            os.rename(out, old)
-        else:
-            out.rmdir()
-    os.rename(tmp, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
