@@ -167,14 +167,19 @@ class TabletopEnv(gym.Env):
                 else:
                     raise ValueError(f"pose of {n} must be [x, y], [x, y, yaw] or [x, y, z, yaw]")
         for i, n in enumerate(scene.CUBE_NAMES):
-            a = self._cube_qadr[n]
             if n in poses:
                 x, y, z, yaw = poses[n]
             else:  # parked on the floor far from the table, out of the scene
                 x, y, z, yaw = 2.0 + 0.2 * i, 2.0, -0.75 + scene.CUBE_HALF, 0.0
-            self.data.qpos[a : a + 3] = (x, y, z)
-            self.data.qpos[a + 3 : a + 7] = (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2))
-            self.data.qvel[self._cube_dadr[n] : self._cube_dadr[n] + 6] = 0.0
+            self.put_cube(n, (x, y, z), (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)))
+
+    def put_cube(self, name: str, pos, quat) -> None:
+        """Set cube ``name``'s free joint to ``pos`` and ``quat`` (w, x, y, z), at rest.
+        Derived quantities are not recomputed (see :meth:`set_state`)."""
+        a, d = self._cube_qadr[name], self._cube_dadr[name]
+        self.data.qpos[a : a + 3] = pos
+        self.data.qpos[a + 3 : a + 7] = quat
+        self.data.qvel[d : d + 6] = 0.0
 
     @staticmethod
     def _sample_xy(rng: np.random.Generator, placed: list[np.ndarray]) -> np.ndarray:

@@ -26,11 +26,9 @@ FAULT_KINDS = ("teleport", "topple")
 def move_cube(env, name: str, xy, yaw: float = 0.0, z: float = scene.CUBE_HALF) -> None:
     """Put cube ``name`` at rest at ``(x, y, z)``; derived quantities follow (as after a
     state restore)."""
-    a = env._cube_qadr[name]
-    d = env._cube_dadr[name]
-    env.data.qpos[a : a + 3] = (float(xy[0]), float(xy[1]), z)
-    env.data.qpos[a + 3 : a + 7] = (math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2))
-    env.data.qvel[d : d + 6] = 0.0
+    env.put_cube(
+        name, (float(xy[0]), float(xy[1]), z), (math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2))
+    )
     env.set_state(env.get_state())
 
 
