@@ -590,15 +590,20 @@ def _global_stats(st: _State) -> dict:
     return stats
 
 
-def _usable(paths: list[Path], opts: ExportOptions) -> tuple[list[Episode], list[str]]:
+def usable(
+    paths: list[Path], incomplete: Callable[[Episode], str | None]
+) -> tuple[list[Episode], list[str]]:
+    """The episodes at ``paths`` worth exporting, and why the others were skipped: those
+    ``incomplete`` gives a reason for, and those without a control step."""
     eps, skipped = [], []
     for p in paths:
         try:
             ep = load(p)
         except EpisodeError as e:
             raise ExportError(str(e)) from None
-        if not ep.complete and not opts.include_incomplete:
-            skipped.append(f"{p}: incomplete episode (--include-incomplete exports it)")
+        why = incomplete(ep)
+        if why is not None:
+            skipped.append(f"{p}: {why}")
         elif ep.n_steps == 0:
             skipped.append(f"{p}: no control steps (a refused or empty run)")
         else:
@@ -622,7 +627,14 @@ def export_lerobot(
         raise ExportError(f"--dtype must be float32 or float64, not {opts.dtype!r}")
     pa, pq = _pyarrow()
     check_out(out, opts.force)
-    eps, skipped = _usable(find_episodes(paths), opts)
+    eps, skipped = usable(
+        find_episodes(paths),
+        lambda ep: (
+            None
+            if ep.complete or opts.include_incomplete
+            else "incomplete episode (--include-incomplete exports it)"
+        ),
+    )
     if not eps:
         raise ExportError("nothing to export: " + "; ".join(skipped or ["no episode"]))
     fps = {fps_of(e) for e in eps}

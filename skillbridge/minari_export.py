@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skillbridge.episode import Episode, EpisodeError, load
+from skillbridge.episode import Episode
 from skillbridge.lerobot_export import (
     ExportError,
     ExportResult,
@@ -35,6 +35,7 @@ from skillbridge.lerobot_export import (
     find_episodes,
     publish,
     qpos_of,
+    usable,
 )
 
 DATASET_ID = "skillbridge/tabletop-v0"
@@ -55,22 +56,6 @@ def _minari():
 def check_out(out: Path, dataset_id: str, force: bool) -> None:
     earlier = (out / dataset_id / "data" / "metadata.json").is_file()
     check_target(out, force, earlier, f"does not hold the Minari dataset {dataset_id}")
-
-
-def _usable(paths: list[Path]) -> tuple[list[Episode], list[str]]:
-    eps, skipped = [], []
-    for p in paths:
-        try:
-            ep = load(p)
-        except EpisodeError as e:
-            raise ExportError(str(e)) from None
-        if not ep.complete or ep.final_state is None:
-            skipped.append(f"{p}: incomplete episode (no state after the last action)")
-        elif ep.n_steps == 0:
-            skipped.append(f"{p}: no control steps (a refused or empty run)")
-        else:
-            eps.append(ep)
-    return eps, skipped
 
 
 def _buffer(EpisodeBuffer, i: int, ep: Episode, model, layout: Layout):
@@ -126,7 +111,14 @@ def export_minari(
         raise ExportError(f"--dataset-id {dataset_id!r}: give NAMESPACE/NAME-vN, e.g. {DATASET_ID}")
     minari, EpisodeBuffer = _minari()
     check_out(out, dataset_id, force)
-    eps, skipped = _usable(find_episodes(paths))
+    eps, skipped = usable(
+        find_episodes(paths),
+        lambda ep: (
+            None
+            if ep.complete and ep.final_state is not None
+            else "incomplete episode (no state after the last action)"
+        ),
+    )
     if not eps:
         raise ExportError("nothing to export: " + "; ".join(skipped or ["no episode"]))
     model = physics.load_model()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -195,8 +196,6 @@ def new_run_dir(logdir: Path, algo: str, skill: str, setup: Callable[[Path], Non
     base = check_log_folder(logdir, algo)
     tmp = base / f".{skill}.tmp{os.getpid()}"
     try:
-        import shutil
-
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         setup(tmp)
@@ -213,8 +212,6 @@ def new_run_dir(logdir: Path, algo: str, skill: str, setup: Callable[[Path], Non
         raise TrainError(f"cannot set up a run folder under {base}: {e.strerror or e}") from None
     finally:
         if tmp.exists():
-            import shutil
-
             shutil.rmtree(tmp, ignore_errors=True)
 
 
