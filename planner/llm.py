@@ -37,11 +37,8 @@ def is_transient(exc: BaseException) -> bool:
     """Whether a provider error is worth retrying (timeouts, 429, 5xx, connection drops)."""
     if isinstance(exc, (TimeoutError, concurrent.futures.TimeoutError, ConnectionError)):
         return True
-    status = getattr(exc, "status_code", None)
-    if status is None:
-        resp = getattr(exc, "response", None)
-        status = getattr(resp, "status_code", None)
-    if isinstance(status, int):
+    status = _status(exc)
+    if status is not None:
         return status in TRANSIENT_STATUS or status >= 500
     name = type(exc).__name__
     return any(k in name for k in _TRANSIENT_NAMES)
@@ -58,6 +55,7 @@ REGEN_TEMPERATURE = 0.7
 
 
 def _status(exc: BaseException) -> int | None:
+    """The HTTP status an SDK error carries (on itself or its response), if any."""
     status = getattr(exc, "status_code", None)
     if status is None:
         status = getattr(getattr(exc, "response", None), "status_code", None)
