@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -164,6 +164,15 @@ def _read(path: Path, limit: int, what: str) -> bytes:
         raise PolicyError(f"{path}: cannot read the {what} ({e.strerror or e})") from None
 
 
+def first_error(e: ValidationError, whole: str) -> tuple[str, str, Any]:
+    """Where (dotted, ``whole`` for the top level), what and the value of a validation
+    error's first complaint, for a one-line message."""
+    err = e.errors()[0]
+    loc = ".".join(str(x) for x in err.get("loc", ())) or whole
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    return loc, msg, err.get("input")
+
+
 def load_manifest(directory: str | Path) -> dict:
     """Read and validate ``manifest.json`` (a regular file, bounded size, bounded fields)."""
     path = Path(directory) / "manifest.json"
@@ -181,9 +190,7 @@ def load_manifest(directory: str | Path) -> dict:
     try:
         checked = Manifest.model_validate(manifest)
     except ValidationError as e:
-        err = e.errors()[0]
-        loc = ".".join(str(x) for x in err.get("loc", ())) or "manifest"
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        loc, msg, _ = first_error(e, "manifest")
         raise PolicyError(f"{path}: {loc}: {msg}") from None
     return {**manifest, **checked.model_dump(include=set(Manifest.model_fields))}
 

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from sim import util
 from skills.bc import collect, fit, normaliser
 from skills.evaluate import evaluate_policy
-from skills.policy import MLPPolicy, PolicyError, load_policy, save_policy
+from skills.policy import MLPPolicy, PolicyError, first_error, load_policy, save_policy
 from skills.registry import get
 from skills.skill_env import SkillEnv
 from skills.trainers import OFF_POLICY, ON_POLICY, make_trainer
@@ -143,10 +143,8 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
     try:
         TrainConfig.model_validate(cfg)
     except ValidationError as e:
-        err = e.errors()[0]
-        loc = ".".join(str(x) for x in err.get("loc", ())) or "config"
-        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
-        raise TrainError(f"{path}: {loc}: {msg} (got {err.get('input')!r:.60})") from None
+        loc, msg, got = first_error(e, "config")
+        raise TrainError(f"{path}: {loc}: {msg} (got {got!r:.60})") from None
     return cfg
 
 
