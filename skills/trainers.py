@@ -10,7 +10,6 @@ state, npz for the replay buffer).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -80,10 +79,13 @@ class Trainer:
 
     def save_checkpoint(self, ck: Path, progress: dict) -> None:
         ck.mkdir(exist_ok=True)
-        save_file(_state(self.model.policy), str(ck / ".policy.tmp"))
-        torch.save({k: o.state_dict() for k, o in self._optimizers().items()}, ck / ".optim.tmp")
-        os.replace(ck / ".policy.tmp", ck / "policy.safetensors")
-        os.replace(ck / ".optim.tmp", ck / "optimizers.pt")
+        # both written before either is renamed into place (the policy first)
+        with (
+            util.atomic_path(ck / "optimizers.pt") as tmp_o,
+            util.atomic_path(ck / "policy.safetensors") as tmp_p,
+        ):
+            save_file(_state(self.model.policy), str(tmp_p))
+            torch.save({k: o.state_dict() for k, o in self._optimizers().items()}, tmp_o)
         util.atomic_write_json(
             ck / "progress.json", {**progress, "num_timesteps": self.num_timesteps}, indent=None
         )
