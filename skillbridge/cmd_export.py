@@ -140,7 +140,7 @@ def replay_rerun(ep, save: Path | None, c) -> dict:
 def _rerun(eps: list, save: Path | None, c, opts=None) -> dict:
     from skillbridge import viewer as vw
 
-    total = sum(len(e.all_states()) for e in eps)
+    total = sum(e.n_states for e in eps)
     try:
         with _progress(c) as bar:
             task = bar.add_task("logging to Rerun", total=total)

@@ -353,6 +353,15 @@ class Episode:
         res = self.meta.get("result")
         return res if isinstance(res, dict) else {}
 
+    @property
+    def n_states(self) -> int:
+        """``len(self.all_states())`` without building the array."""
+        if self.final_state is None:
+            return (
+                1 if not len(self.states) and self.initial_state is not None else len(self.states)
+            )
+        return len(self.states) + 1
+
     def all_states(self) -> np.ndarray:
         """Every recorded state in time order, the final one included when present."""
         if self.final_state is None:

@@ -80,7 +80,7 @@ def _labels(ep: Episode) -> list[str]:
     for k in range(n):
         i = int(ep.subgoals[k])
         out.append(plain(f"[{i + 1}] {names.get(i, f'subgoal {i}')}"))
-    extra = len(ep.all_states()) - n
+    extra = ep.n_states - n
     if extra:
         res = ep.result
         end = res.get("status") or ("incomplete" if not ep.complete else "done")
