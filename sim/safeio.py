@@ -8,6 +8,7 @@ blocking, checks that what it opened is a regular file, and reads at most ``limi
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -30,9 +31,13 @@ def check_regular(path: str | Path) -> os.stat_result:
     """lstat ``path`` and raise :class:`UnsafeFile` unless it is a regular file (not a link,
     device, FIFO or socket). FileNotFoundError passes through."""
     st = os.lstat(path)
+    _require_regular(path, st)
+    return st
+
+
+def _require_regular(path: str | Path, st: os.stat_result) -> None:
     if not stat.S_ISREG(st.st_mode):
         raise UnsafeFile(f"{path} is {describe_mode(st.st_mode)}, not a regular file")
-    return st
 
 
 def describe_mode(mode: int) -> str:
@@ -58,15 +63,12 @@ def read_regular(path: str | Path, limit: int) -> bytes:
     try:
         fd = os.open(path, _open_flags())
     except OSError as e:
-        import errno
-
         if e.errno == errno.ELOOP:  # O_NOFOLLOW on a symlink
             raise UnsafeFile(f"{path} is a symbolic link, not a regular file") from None
         raise
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise UnsafeFile(f"{path} is {describe_mode(st.st_mode)}, not a regular file")
+        _require_regular(path, st)
         if st.st_size > limit:
             raise UnsafeFile(f"{path} is {st.st_size} bytes, more than the {limit} allowed")
         chunks, total = [], 0
