@@ -319,7 +319,7 @@ def replay(
         "episode": str(ep.path),
         "status": ep.meta.get("status"),
         "steps": ep.n_steps,
-        "outcome": (ep.meta.get("result") or {}).get("status"),
+        "outcome": ep.result.get("status"),
     }
     if timeline and not as_json:
         rp.print_timeline(ep, c)
