@@ -368,8 +368,6 @@ def eval_skill(
     _check_skill(skill, allow_chain=True)
     from skills.chain import CHAIN
 
-    if seed < 0 or seed > SEED_MAX:
-        raise UserError(f"--seed must be between 0 and {SEED_MAX}, not {seed}")
     if skill == CHAIN and policy_dir is not None:
         raise UserError(
             f"-f/--policy does not apply to {CHAIN}: it chains the installed pick "
