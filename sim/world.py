@@ -24,6 +24,28 @@ FALLEN_Z = -0.05
 ABSENT_X = 1.5  # cubes parked beyond this x are not part of the scene
 REACH_MIN_R, REACH_MAX_R = 0.16, 0.70  # grip-site horizontal distance from the arm base
 
+#: The gripper around a cube it is about to grasp, relative to the grasp point (the cube's
+#: centre). The controller keeps the fingers along world y whatever the cube's yaw, so a
+#: finger comes down on each side of the cube along y and closes onto it: it sweeps x within
+#: +-FINGER_X_HALF and |y| from the cube's half-width across the fingers out to
+#: FINGER_OUTER (the narrowest opening the pick approach descends with, ``DESCEND_OPENING``
+#: / 2, plus the finger's thickness), its tip FINGER_TIP_DZ below the grasp point. The palm
+#: spans x +-PALM_HALF[0], y +-PALM_HALF[1], from PALM_DZ above it.
+FINGER_X_HALF = 0.012
+FINGER_OUTER = 0.042
+FINGER_TIP_DZ = -0.015
+PALM_HALF = (0.02, 0.06)
+PALM_DZ = 0.055
+#: How far a neighbouring cube gives way under a descending finger (m): the fingers still
+#: get down with a neighbour 2 cm away along y, not with one 1.6 cm away (measured with the
+#: scripted expert and the shipped policy; ``scripts/affordance.py verify``). Walls do not.
+CUBE_GIVE = 0.002
+#: A cube is grasped with the grip site up to this far from its centre (the pads are 2.2 cm
+#: wide, the fingers open 2 cm wider than a cube): a cube this far past the workspace box,
+#: where the grip site is clipped, can still be picked.
+GRASP_SLACK = 0.01
+BIN_WALL_THICKNESS = 0.008  # the walls' thickness in sim/assets/tabletop.xml
+
 
 class ObjectState(BaseModel):
     """One cube as seen from physics."""
@@ -113,6 +135,22 @@ class WorldState(BaseModel):
         o = self.object(name)
         return o is not None and o.reachable
 
+    def grasp_blockers(self, name: str) -> list[str]:
+        """What stands where a finger (or the palm) must go to grasp ``name``: other cubes
+        and bin walls (``"<bin> wall"``), computed from the poses alone, so it holds for a
+        predicted world as well as for one extracted from physics."""
+        o = self.object(name)
+        if o is None or o.held or o.fallen:
+            return []
+        return grasp_blockers(o, self.objects, self.bins)
+
+    def graspable(self, name: str) -> bool:
+        """The cube is reachable and both fingers can come down beside it (along world y)
+        with nothing in the way: no touching neighbour along the finger axis, no bin wall.
+        A cube with another stacked on it is judged by ``under``, not here."""
+        o = self.object(name)
+        return o is not None and o.reachable and not o.fallen and not self.grasp_blockers(name)
+
     def under(self, name: str) -> str | None:
         """The cube stacked on ``name``, if any."""
         return next((o.name for o in self.objects if o.on == name), None)
@@ -141,6 +179,10 @@ class WorldState(BaseModel):
             else:
                 where = f"at ({o.pos[0]:+.2f}, {o.pos[1]:+.2f}, {o.pos[2]:+.2f})"
             extra = "" if o.reachable else ", unreachable"
+            if extra == "" and not o.held:
+                blockers = self.grasp_blockers(o.name)
+                if blockers:
+                    extra = f", not graspable (blocked by {', '.join(blockers)})"
             lines.append(f"- {o.name}: {where}{extra}")
         lines.append("bins: " + ", ".join(self.bin_names))
         lines.append("table regions: " + ", ".join(self.region_names))
@@ -189,6 +231,85 @@ def reachable_xy(x: float, y: float) -> bool:
     r = math.hypot(x - _BASE_X, y - _BASE_Y)
     in_box = _LOW[0] - 1e-9 <= x <= _HIGH[0] + 1e-9 and _LOW[1] - 1e-9 <= y <= _HIGH[1] + 1e-9
     return in_box and REACH_MIN_R <= r <= REACH_MAX_R
+
+
+def _square(cx: float, cy: float, half: float, yaw: float) -> list[tuple[float, float]]:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return [
+        (cx + c * dx - s * dy, cy + s * dx + c * dy)
+        for dx, dy in ((half, half), (-half, half), (-half, -half), (half, -half))
+    ]
+
+
+def _box(x0: float, x1: float, y0: float, y1: float) -> list[tuple[float, float]]:
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+def _overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool:
+    """Whether two convex polygons (corner lists) overlap: no separating edge normal."""
+    for poly in (a, b):
+        for i in range(len(poly)):
+            (x0, y0), (x1, y1) = poly[i], poly[(i + 1) % len(poly)]
+            nx, ny = y0 - y1, x1 - x0
+            pa = [nx * x + ny * y for x, y in a]
+            pb = [nx * x + ny * y for x, y in b]
+            if max(pa) <= min(pb) or max(pb) <= min(pa):
+                return False
+    return True
+
+
+def bin_walls(b: BinState) -> list[list[tuple[float, float]]]:
+    """The four walls of a bin as footprints (their top is ``scene.BIN_WALL_HEIGHT``)."""
+    x, y, i, o = b.pos[0], b.pos[1], b.inner_half, b.inner_half + BIN_WALL_THICKNESS
+    return [
+        _box(x - o, x + o, y + i, y + o),
+        _box(x - o, x + o, y - o, y - i),
+        _box(x + i, x + o, y - i, y + i),
+        _box(x - o, x - i, y - i, y + i),
+    ]
+
+
+def grasp_blockers(o: ObjectState, objects: list[ObjectState], bins: list[BinState]) -> list[str]:
+    """Cubes and bin walls in the way of the fingers or the palm grasping cube ``o``."""
+    gx, gy, gz = o.pos
+    phi = abs(o.yaw) % (math.pi / 2)
+    inner = scene.CUBE_HALF * (math.cos(phi) + math.sin(phi))  # half its width along y
+    fingers = [
+        _box(gx - FINGER_X_HALF, gx + FINGER_X_HALF, gy + inner, gy + FINGER_OUTER),
+        _box(gx - FINGER_X_HALF, gx + FINGER_X_HALF, gy - FINGER_OUTER, gy - inner),
+    ]
+    palm = _box(gx - PALM_HALF[0], gx + PALM_HALF[0], gy - PALM_HALF[1], gy + PALM_HALF[1])
+    tip_z, palm_z = gz + FINGER_TIP_DZ, gz + PALM_DZ
+    out = []
+    for n in objects:
+        if n.name == o.name or n.held or n.fallen:
+            continue
+        if abs(n.pos[0] - gx) > 0.15 or abs(n.pos[1] - gy) > 0.15:
+            continue
+        top = n.pos[2] + scene.CUBE_HALF
+        foot = _square(n.pos[0], n.pos[1], scene.CUBE_HALF - CUBE_GIVE, n.yaw)
+        if (top > tip_z and any(_overlap(f, foot) for f in fingers)) or (
+            top > palm_z and _overlap(palm, foot)
+        ):
+            out.append(n.name)
+    for b in bins:
+        if abs(b.pos[0] - gx) > 0.2 or abs(b.pos[1] - gy) > 0.2:
+            continue
+        top = scene.BIN_WALL_HEIGHT
+        walls = bin_walls(b)
+        if (top > tip_z and any(_overlap(f, w) for f in fingers for w in walls)) or (
+            top > palm_z and any(_overlap(palm, w) for w in walls)
+        ):
+            out.append(f"{b.name} wall")
+    return out
+
+
+def cube_reachable(x: float, y: float) -> bool:
+    """Whether the arm can grasp a cube centred at (x, y): the grip site reaches a point
+    within ``GRASP_SLACK`` of it (the workspace box clips the grip site, not the cube)."""
+    px = min(max(x, _LOW[0]), _HIGH[0])
+    py = min(max(y, _LOW[1]), _HIGH[1])
+    return math.hypot(px - x, py - y) <= GRASP_SLACK and reachable_xy(px, py)
 
 
 def _held_cube(ix: _SceneIndex, data: mujoco.MjData) -> str | None:
@@ -288,7 +409,7 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
                 on_table=bool(on_table),
                 in_bin=in_bin,
                 on=on,
-                reachable=bool(not fallen and reachable_xy(float(p[0]), float(p[1]))),
+                reachable=bool(not fallen and cube_reachable(float(p[0]), float(p[1]))),
                 fallen=fallen,
             )
         )
