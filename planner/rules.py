@@ -752,6 +752,8 @@ class RulesPlanner:
             prev_verb = c.verb if c.verb != HOME else prev_verb
             self._check_exists(c, world)
             plan.last = self._emit(c, plan)
+        if plan.steps:
+            plan.steps = _separate_before_picks(plan.steps, world, plan.notes)
         if unknown:
             return RulesResult(
                 steps=plan.steps,
@@ -1017,6 +1019,41 @@ class RulesPlanner:
                 raise _Unsure("which block?")
             return f"{t.colors[0]}_block"
         raise _Unsure("no destination understood")
+
+
+#: At most this many pushes are inserted into one plan to free cubes for picking.
+MAX_SEPARATIONS = 4
+
+
+def _separate_before_picks(steps: list[dict], world: WorldState, notes: list[str]) -> list[dict]:
+    """Insert, before each pick whose cube the fingers cannot get around (a touching
+    neighbour along the finger axis), the push that frees it (the repair the bridge's
+    ``not_graspable`` hint names). A pick no push can free is left as it is, for the bridge
+    to refuse with its reason."""
+    from bridge.reasons import NOT_GRASPABLE
+    from bridge.validate import simulate
+    from skills.affordance import separation_push
+
+    steps = list(steps)
+    for _ in range(MAX_SEPARATIONS):
+        try:
+            _, reasons = simulate(world, steps)
+        except Exception:  # a step the bridge will reject anyway, with its own reason
+            return steps
+        if not reasons or reasons[0].code != NOT_GRASPABLE:
+            return steps
+        i = int(reasons[0].path.split("/")[2])
+        before, _ = simulate(world, steps[:i])
+        obj = steps[i]["object"]
+        fix = separation_push(before, obj)
+        if fix is None:
+            notes.append(f"{obj} cannot be grasped and no push frees it")
+            return steps
+        steps.insert(i, fix)
+        notes.append(
+            f"{obj} cannot be grasped where it is: push {fix['object']} to {fix['target']} first"
+        )
+    return steps
 
 
 def _at_home(world: WorldState) -> bool:

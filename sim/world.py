@@ -253,7 +253,8 @@ def _overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool
             nx, ny = y0 - y1, x1 - x0
             pa = [nx * x + ny * y for x, y in a]
             pb = [nx * x + ny * y for x, y in b]
-            if max(pa) <= min(pb) or max(pb) <= min(pa):
+            eps = 1e-6 * math.hypot(nx, ny)  # touching (to rounding) is not overlapping
+            if max(pa) <= min(pb) + eps or max(pb) <= min(pa) + eps:
                 return False
     return True
 

@@ -45,6 +45,7 @@ PRECONDITION = "precondition_violated"
 UNREACHABLE = "unreachable"
 OUT_OF_WORKSPACE = "out_of_workspace"
 NO_EFFECT = "no_effect"
+NOT_GRASPABLE = "not_graspable"
 
 
 class Skill:

@@ -9,6 +9,7 @@ from sim import scene, scripted
 from sim.world import WorldState
 from skills.base import (
     DOMAIN_OBJECT,
+    NOT_GRASPABLE,
     PRECONDITION,
     Binding,
     Skill,
@@ -35,6 +36,30 @@ class PickParams(SkillParams):
     )
 
 
+def not_graspable(world: WorldState, obj: str, blockers: list[str]) -> Violation:
+    """The violation of a pick the fingers cannot make, with the push that would free it."""
+    from skills.affordance import separation_push  # it imports push, which needs base only
+
+    fix = separation_push(world, obj)
+    if fix is not None:
+        x, y = fix["target"]
+        hint = (
+            f'insert {{"skill": "push", "object": "{fix["object"]}", '
+            f'"target": [{x}, {y}]}} before this pick to separate the cubes'
+        )
+    else:
+        hint = (
+            f"no push frees {obj}: every approach to it is blocked; "
+            "move the cubes around it first, or choose another cube"
+        )
+    return Violation(
+        NOT_GRASPABLE,
+        f"{obj} cannot be grasped: {', '.join(blockers)} in the way of the fingers (along y)",
+        hint,
+        "object",
+    )
+
+
 class Pick(Skill):
     name = "pick"
     description = "Grasp a cube with the gripper and lift it above the table."
@@ -42,6 +67,7 @@ class Pick(Skill):
     precondition_text = (
         "the gripper is empty",
         "the cube is reachable and has no other cube on top of it",
+        "the fingers fit beside the cube along y: no touching neighbour or bin wall there",
     )
     step_budget = 80
 
@@ -69,6 +95,9 @@ class Pick(Skill):
                     "object",
                 )
             )
+        blockers = world.grasp_blockers(params.object)
+        if not out and blockers:
+            out.append(not_graspable(world, params.object, blockers))
         return out
 
     def effect(self, world: WorldState, params: PickParams) -> WorldState:

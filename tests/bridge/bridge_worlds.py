@@ -90,7 +90,27 @@ def _worlds() -> dict[str, WorldState]:
         held="red_block",
         grip=(0.05, -0.16, 0.12),
     )
+    # red and blue touching along the finger axis (y); a push of red frees it
+    touching = make_world(
+        [
+            cube("red_block", xy=(0.0, -0.08)),
+            cube("green_block"),
+            cube("blue_block", xy=(0.0, -0.0395)),
+            cube("yellow_block"),
+        ]
+    )
+    # a 2x2 block of touching cubes: no push can come down behind any of them
+    block = make_world(
+        [
+            cube("red_block", xy=(0.0, -0.08)),
+            cube("green_block", xy=(0.0405, -0.08)),
+            cube("blue_block", xy=(0.0, -0.0395)),
+            cube("yellow_block", xy=(0.0405, -0.0395)),
+        ]
+    )
     return {
+        "touching": touching,
+        "block": block,
         "fresh": fresh,
         "red_held": red_held,
         "stacked": stacked,

@@ -226,6 +226,8 @@ REJECT = [
         "/steps/0/target",
     ),
     (R.NO_EFFECT, "fresh", P([{"skill": "home"}]), "/steps/0"),
+    (R.NOT_GRASPABLE, "touching", P([{"skill": "pick", "object": "red_block"}]), "/steps/0/object"),
+    (R.NOT_GRASPABLE, "block", P([{"skill": "pick", "object": "red_block"}]), "/steps/0/object"),
     (
         R.NO_EFFECT,
         "fresh",
@@ -402,3 +404,34 @@ def test_result_serialises(world):
     assert d["accepted"] and d["plan"] == [
         {"skill": "push", "object": "red_block", "target": [0.1, 0.1]}
     ]
+
+
+def test_not_graspable_hint_names_the_push_that_frees_the_cube():
+    """The hint carries a push subgoal; inserted before the pick, the plan is accepted."""
+    w = WORLDS["touching"]
+    res = validate(P([{"skill": "pick", "object": "red_block"}]), w)
+    (reason,) = res.reasons
+    assert reason.code == R.NOT_GRASPABLE and "blue_block" in reason.message
+    push = json.loads(reason.hint[reason.hint.index("{") : reason.hint.rindex("}") + 1])
+    assert push["skill"] == "push" and push["object"] in ("red_block", "blue_block")
+    fixed = validate(P([push, {"skill": "pick", "object": "red_block"}]), w)
+    assert fixed.accepted, fixed.reasons
+    assert fixed.predicted.graspable("red_block")
+
+
+def test_not_graspable_without_a_repair_says_so():
+    res = validate(P([{"skill": "pick", "object": "red_block"}]), WORLDS["block"])
+    assert res.codes == [R.NOT_GRASPABLE]
+    assert "no push frees red_block" in res.reasons[0].hint
+
+
+def test_a_pick_after_the_neighbour_leaves_is_accepted():
+    """Graspability is judged in the simulated world before each step."""
+    plan = [
+        {"skill": "pick", "object": "blue_block"},
+        {"skill": "place", "target": "blue_bin"},
+        {"skill": "pick", "object": "red_block"},
+    ]
+    assert not validate(P(plan), WORLDS["touching"]).accepted  # blue is blocked by red too
+    plan.insert(0, {"skill": "push", "object": "blue_block", "target": [-0.1, -0.04]})
+    assert validate(P(plan), WORLDS["touching"]).accepted
