@@ -363,10 +363,23 @@ def eval_skill(
         "--replace",
         help="With --record: overwrite an evaluation the manifest already records.",
     ),
+    split: str = typer.Option(
+        None,
+        "--split",
+        metavar="SPLIT",
+        help="nominal, perturbed or all: each condition of the perturbation split "
+        "(skills/perturb.py), policy and scripted expert paired on the same starts; "
+        "-n episodes per condition.",
+    ),
 ):
     """Success rate (95% Wilson interval) of a skill from its chained start distribution."""
     _check_skill(skill, allow_chain=True)
     from skills.chain import CHAIN
+
+    if split is not None:
+        _check_split(skill, split, expert, record)
+        _eval_split(skill, split, episodes, seed, policy_dir, as_json)
+        return
 
     if skill == CHAIN and policy_dir is not None:
         raise UserError(
@@ -447,6 +460,66 @@ def eval_skill(
                 f"  target {kind}: {r['success_rate']:.3f} over {r['episodes']} "
                 f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
             )
+
+
+def _check_split(skill: str, split: str, expert: bool, record: bool) -> None:
+    from skills.chain import CHAIN
+    from skills.perturb import SPLITS
+
+    if split not in SPLITS:
+        raise UserError(f"--split must be one of {', '.join(SPLITS)}, not {split!r}")
+    if skill == CHAIN:
+        raise UserError(f"--split measures one skill; {CHAIN} has no perturbation split")
+    if expert:
+        raise UserError(
+            "--split already reports the scripted expert beside the policy: drop --expert"
+        )
+    if record:
+        raise UserError("--record stores the nominal figure: run it without --split")
+
+
+def _eval_split(
+    skill: str, split: str, episodes: int, seed: int, policy_dir: Path | None, as_json: bool
+) -> None:
+    """``eval-skill SKILL --split ...``: a table of conditions, policy beside expert."""
+    import torch
+
+    import sim  # noqa: F401
+    from skills.perturb import conditions_for, evaluate_split, expert_actor, policy_actor
+    from skills.policy import PolicyError, load_policy, pretrained_dir
+    from skills.registry import get
+
+    torch.set_num_threads(1)
+    try:
+        policy, _ = load_policy(policy_dir or pretrained_dir(skill), skill)
+    except PolicyError as e:
+        raise UserError(str(e)) from None
+    s = get(skill)
+    actors = {"policy": policy_actor(s, policy), "expert": expert_actor(s)}
+    conds = conditions_for(skill, split)
+    with _bar(Console(stderr=True) if as_json else None) as bar:
+        task = bar.add_task(f"eval {skill} ({split})", total=episodes * len(conds))
+        result = evaluate_split(
+            skill, split, actors, episodes, seed, progress=lambda c, ep: bar.advance(task)
+        )
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    t = Table(title=f"{skill}: {split} split, {episodes} episodes per condition, seed {seed}")
+    for col in ("condition", "policy (95% CI)", "expert (95% CI)", "only pol/exp", "aborted"):
+        t.add_column(col)
+    for r in result["conditions"]:
+        p, e, pr = r["policy"], r["expert"], r["paired"]
+        name = r["condition"] + ("" if r["feasible"] else " (infeasible)")
+        ab = "-" if not p["aborted"] else f"{p['aborted']} @ step {p['mean_abort_steps']}"
+        t.add_row(
+            name,
+            f"{p['successes']}/{p['episodes']} ({p['ci95'][0]:.2f}-{p['ci95'][1]:.2f})",
+            f"{e['successes']}/{e['episodes']} ({e['ci95'][0]:.2f}-{e['ci95'][1]:.2f})",
+            f"{pr['policy_only']}/{pr['expert_only']}",
+            ab,
+        )
+    console.print(t)
 
 
 def _figure(ev: dict, seed) -> str:

@@ -94,6 +94,27 @@ class Skill:
         """Put ``env`` in a start state from the chained distribution; None to resample."""
         raise NotImplementedError
 
+    #: At most this many scripted control steps after success (see :meth:`retreat`).
+    retreat_steps: ClassVar[int] = 0
+
+    def retreat(self, obs: dict, b: Binding) -> np.ndarray | None:
+        """A scripted action that moves the arm clear after success, or None once clear.
+
+        The learned policy's episode ends at the success test; a skill whose success leaves
+        the gripper against what it moved (push ends with the fingers on the cube) lifts
+        it clear with this fixed motion, so that the next skill starts from a clean state.
+        It needs no learning, so it is not part of the policy."""
+        return None
+
+    def doomed(
+        self, before: WorldState, now: WorldState, params: SkillParams, b: Binding
+    ) -> str | None:
+        """Why success has become impossible mid-skill (the held cube is gone, the cube fell
+        off the table), or None. The executor stops at once with this reason, so the runner
+        replans without waiting out the step budget. Only what no controller can undo
+        counts: a cube that is merely displaced is the policy's to chase."""
+        return None
+
     def catalogue_entry(self) -> dict:
         schema = self.Params.model_json_schema()
         return {
@@ -138,6 +159,17 @@ def check_object(world: WorldState, name: str, field: str) -> list[Violation]:
     if o.fallen or not o.reachable:
         return [Violation(UNREACHABLE, f"{name} is out of the arm's reach", "", field)]
     return []
+
+
+def lost(world: WorldState, name: str, what: str = "") -> str | None:
+    """Why cube ``name`` can no longer be acted on (gone, fallen, out of reach), or None."""
+    o = world.object(name)
+    label = f"{what}{name}"
+    if o is None or o.fallen:
+        return f"{label} fell off the table"
+    if not o.reachable:
+        return f"{label} is out of the arm's reach"
+    return None
 
 
 def in_workspace(xy) -> bool:

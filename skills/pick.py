@@ -18,6 +18,7 @@ from skills.base import (
     check_object,
     cube_yaw,
     grip_of,
+    lost,
     moved,
     opening_of,
     proprio_features,
@@ -108,6 +109,9 @@ class Pick(Skill):
     def success(self, before: WorldState, after: WorldState, params: PickParams) -> bool:
         o = after.object(params.object)
         return o is not None and after.held(params.object) and o.pos[2] >= LIFT_Z
+
+    def doomed(self, before, now, params: PickParams, b) -> str | None:
+        return lost(now, params.object)
 
     # ------------------------------------------------------------------ execution side
     obs_dim = 13

@@ -17,6 +17,7 @@ from skills.base import (
     Violation,
     cube_yaw,
     grip_of,
+    lost,
     moved,
     opening_of,
     proprio_features,
@@ -41,6 +42,11 @@ class PlaceParams(SkillParams):
 #: let go and backed off, so the cube has settled and the next skill starts clear.
 CLEARANCE = 0.05
 KINDS = ("bin", "cube", "region")
+#: A cube resting this far from the grip site is out of the gripper (m) ...
+DROP_GRIP = 0.06
+#: ... and, this far from its target (a bin's inner half width plus a margin), was dropped
+#: short of it: the place can no longer succeed.
+DROP_TARGET = 0.075
 
 
 def placed_ok(world: WorldState, obj: str, target: str) -> bool:
@@ -135,6 +141,31 @@ class Place(Skill):
         if before.held_object is None:
             return False
         return placed_ok(after, before.held_object, params.target)
+
+    def doomed(self, before, now, params: PlaceParams, b) -> str | None:
+        """The held cube fell off the table, or came to rest out of the gripper away from
+        the target (knocked out, dropped on the way): place cannot pick it up again. A cube
+        target that fell or went out of reach ends it too."""
+        h = before.held_object
+        if h is None:
+            return None
+        why = lost(now, h)
+        if why is None and b.target_cube is not None:
+            why = lost(now, params.target, "the target ")
+        if why is not None:
+            return why
+        o = now.object(h)
+        if o.held or not (o.on_table or o.in_bin is not None or o.on is not None):
+            return None  # in the gripper, or still falling
+        if float(np.linalg.norm(np.asarray(o.pos) - np.asarray(now.grip_pos))) < DROP_GRIP:
+            return None  # just released, or slipping between the fingers
+        if b.target_cube is not None:
+            goal = np.asarray(now.object(params.target).pos[:2])
+        else:
+            goal = np.asarray(b.target_xyz[:2])
+        if float(np.hypot(*(np.asarray(o.pos[:2]) - goal))) > DROP_TARGET:
+            return f"{h} left the gripper away from {params.target}"
+        return None
 
     # ------------------------------------------------------------------ execution side
     obs_dim = 18

@@ -20,6 +20,7 @@ from skills.base import (
     check_object,
     grip_of,
     in_workspace,
+    lost,
     moved,
     proprio_features,
     random_cubes,
@@ -28,6 +29,8 @@ from skills.base import (
     sample_arm_start,
 )
 
+#: After a push, the grip site is lifted to this height: the fingertips clear the cube.
+RETREAT_Z = 0.09
 #: A push succeeds when the cube ends within this distance of a point target (m).
 POINT_TOLERANCE = scene.REGION_RADIUS
 
@@ -130,11 +133,27 @@ class Push(Skill):
         o = world.object(params.object)
         goal = resolve_xy(world, params.target)
         new = moved(o, on_table=True, pos=(float(goal[0]), float(goal[1]), scene.CUBE_HALF))
-        beside = (new.pos[0], new.pos[1], new.pos[2])
-        return replace_object(world, new, held=world.held_object, grip=beside)
+        above = (new.pos[0], new.pos[1], RETREAT_Z)
+        return replace_object(world, new, held=world.held_object, grip=above)
 
     def success(self, before: WorldState, after: WorldState, params: PushParams) -> bool:
         return after.held_object is None and pushed_ok(after, params.object, params.target)
+
+    retreat_steps = 12
+
+    def retreat(self, obs: dict, b: Binding) -> np.ndarray | None:
+        """Lift the closed fingers straight up off the pushed cube, so a following pick
+        does not drag it into a neighbour (the success test fires with them touching it)."""
+        grip = grip_of(obs)
+        if grip[2] >= RETREAT_Z - 0.005:
+            return None
+        return scripted._move(grip, np.array([grip[0], grip[1], RETREAT_Z]), scripted.CLOSE)
+
+    def doomed(self, before, now, params: PushParams, b) -> str | None:
+        why = lost(now, params.object)
+        if why is None and now.object(params.object).in_bin is not None:
+            why = f"{params.object} was pushed into {now.object(params.object).in_bin}"
+        return why
 
     # ------------------------------------------------------------------ execution side
     obs_dim = 12

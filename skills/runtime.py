@@ -20,6 +20,8 @@ from skills.registry import get
 #: Policy sources: the shipped neural policies, or the scripted experts (a baseline and a
 #: debugging aid; never the default).
 SOURCES = ("pretrained", "scripted")
+#: Prefix of the reason of a subgoal stopped early by the skill's ``doomed`` test.
+IMPOSSIBLE = "impossible: "
 
 
 @dataclass
@@ -113,5 +115,27 @@ class SkillExecutor:
             env.step_physics(action)
             after = env.world_state()
             if skill.success(before, after, params):
-                return SkillOutcome(name, pdict, True, step, before, after)
+                return self._retreat(env, skill, binding, params, before, step, on_step)
+            why = skill.doomed(before, after, params, binding)
+            if why is not None:  # stop now: the runner replans at once
+                return SkillOutcome(name, pdict, False, step, before, after, f"{IMPOSSIBLE}{why}")
         return SkillOutcome(name, pdict, False, budget, before, after, "step budget exhausted")
+
+    @staticmethod
+    def _retreat(env, skill, binding, params, before, steps, on_step) -> SkillOutcome:
+        """After success, the skill's scripted retreat (recorded like any step); the
+        outcome is the success test on the world the next skill starts from."""
+        for _ in range(skill.retreat_steps):
+            action = skill.retreat(env.observe(), binding)
+            if action is None:
+                break
+            if on_step is not None:
+                on_step(action)
+            env.step_physics(action)
+            steps += 1
+        after = env.world_state()
+        ok = skill.success(before, after, params)
+        pdict = params.model_dump(mode="json")
+        return SkillOutcome(
+            skill.name, pdict, ok, steps, before, after, None if ok else "undone by the retreat"
+        )

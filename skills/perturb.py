@@ -1,0 +1,512 @@
+"""The perturbation split: seeded conditions off a skill's nominal start distribution.
+
+A skill's nominal evaluation (:mod:`skills.evaluate`) draws starts from its own chained
+distribution. This module measures it off that distribution, condition by condition, for
+the policy *and* the scripted expert on the same starts (paired): each episode's start is
+built once, saved with :meth:`TabletopEnv.get_state`, and restored for both controllers,
+which also share the episode's noise and disturbance draws. Everything is a function of
+``(seed, condition, episode)``, so a figure is reproducible bit for bit.
+
+Conditions (see :data:`CONDITIONS`):
+
+- start layout: the full cube yaw range and its hard band, cubes on the spawn-area edges,
+  touching neighbours (a row across the finger axis; a 2x2 block), a cube against a bin
+  wall (along or across the finger axis);
+- dynamics: cube mass and friction scaled;
+- sensing and acting: Gaussian noise on the observed cube positions (2 mm, 5 mm), on the
+  commanded motion;
+- mid-skill disturbances: the cube displaced, the gripper forced open, the held cube
+  knocked out, the target cube moved.
+
+A condition lists the skills it applies to and those for which *no* controller can succeed
+(``infeasible``: a place whose cube was knocked out of the gripper); there the figure that
+matters is how soon the skill notices, through :meth:`skills.base.Skill.doomed`, which ends
+the episode with a reason (reported as ``aborted`` and ``abort_steps``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from sim import scene, scripted
+from sim.env import TabletopEnv
+from sim.util import wilson
+from sim.world import WorldState
+from skills.base import Binding, Skill, SkillParams, cube_yaw, grip_of, opening_of
+from skills.registry import get
+
+SPLITS = ("nominal", "perturbed", "all")
+#: Starts are resampled this often before a condition is declared unusable for a skill.
+MAX_RESAMPLE = 200
+#: Hard band of cube yaw: the cube's corners, not its faces, meet a square approach.
+YAW_HIGH = (0.45, float(np.pi / 4))
+
+MOTION = ("pick", "place", "push")
+ALL = (*MOTION, "home")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One perturbation. Unset fields leave that part of the world nominal."""
+
+    name: str
+    description: str
+    skills: tuple[str, ...] = MOTION
+    infeasible: tuple[str, ...] = ()  # skills no controller can succeed at here
+    yaw: tuple[float, float] | None = None  # |yaw| band every cube is turned into at reset
+    #: "edges" (at reset), "row" | "block" | "wall_y" | "wall_x" (after the start)
+    layout: str | None = None
+    mass: float = 1.0  # cube mass scale
+    friction: float = 1.0  # cube sliding friction scale
+    obs_noise: float = 0.0  # std (m) of noise on the observed cube positions, per step
+    action_noise: float = 0.0  # std of noise on the commanded motion (action units), per step
+    event: str | None = None  # "displace" | "open" | "knock" | "move_target"
+
+
+CONDITIONS: tuple[Condition, ...] = (
+    Condition("nominal", "the skill's own chained start distribution", ALL),
+    Condition("yaw_full", "every cube turned uniformly in [-pi/4, pi/4]", yaw=(0.0, np.pi / 4)),
+    Condition("yaw_high", "every cube turned 0.45-0.785 rad, either sign", yaw=YAW_HIGH),
+    Condition("edges", "free cubes on the edges of the spawn area", layout="edges"),
+    Condition(
+        "row",
+        "a touching row of cubes across the finger axis (neighbours along x)",
+        ("pick", "push"),
+        layout="row",
+    ),
+    Condition(
+        "block",
+        "a touching 2x2 block: a neighbour along the finger axis",
+        ("pick", "push"),
+        infeasible=("pick",),
+        layout="block",
+    ),
+    Condition(
+        "wall_y",
+        "the cube touching the table-side wall of a bin (along the finger axis)",
+        ("pick", "push"),
+        infeasible=("pick",),
+        layout="wall_y",
+    ),
+    Condition(
+        "wall_x",
+        "the cube touching the outer side wall of the red bin (across the finger axis)",
+        ("pick", "push"),
+        layout="wall_x",
+    ),
+    Condition("heavy_slippery", "cube mass x3, friction x0.5", mass=3.0, friction=0.5),
+    Condition("light_grippy", "cube mass x0.5, friction x2", mass=0.5, friction=2.0),
+    Condition("obs_noise_2mm", "observed cube positions + N(0, 2 mm)", ALL, obs_noise=0.002),
+    Condition("obs_noise_5mm", "observed cube positions + N(0, 5 mm)", ALL, obs_noise=0.005),
+    Condition("action_noise", "commanded motion + N(0, 0.2) per axis", ALL, action_noise=0.2),
+    Condition(
+        "displaced", "the cube moved 3-6 cm early in the skill", ("pick", "push"), event="displace"
+    ),
+    Condition(
+        "forced_open",
+        "the gripper forced open for 6 steps once the cube is held",
+        ("pick", "place"),
+        infeasible=("place",),
+        event="open",
+    ),
+    Condition(
+        "knocked_out",
+        "the held cube knocked out of the gripper onto the table",
+        ("pick", "place"),
+        infeasible=("place",),
+        event="knock",
+    ),
+    Condition(
+        "target_moved",
+        "the target cube moved 3-6 cm during the carry",
+        ("place",),
+        event="move_target",
+    ),
+)
+BY_NAME = {c.name: c for c in CONDITIONS}
+
+
+def conditions_for(skill: str, split: str) -> list[Condition]:
+    """The conditions of ``split`` that apply to ``skill``."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    out = [c for c in CONDITIONS if skill in c.skills]
+    if split == "nominal":
+        return out[:1]
+    if split == "perturbed":
+        return out[1:]
+    return out
+
+
+# ---------------------------------------------------------------------- the perturbed env
+class PerturbedEnv(TabletopEnv):
+    """A :class:`TabletopEnv` whose cube dynamics are scaled and whose reset may re-lay the
+    cubes (yaw band, spawn-area edges) before the arm moves, so a skill's own
+    ``sample_start`` (a place start picks the cube up first) runs on the perturbed layout."""
+
+    def __init__(self, cond: Condition):
+        super().__init__()
+        self.cond = cond
+        self.layout_rng = np.random.default_rng(0)
+        m = self.model
+        for n in scene.CUBE_NAMES:
+            m.body_mass[m.body(n).id] *= cond.mass
+            m.body_inertia[m.body(n).id] *= cond.mass
+            m.geom_friction[m.geom(f"{n}_geom").id, 0] *= cond.friction
+        mujoco.mj_setConst(m, self.data)  # derived masses and inverse weights
+
+    def _place_cubes(self, spec) -> None:
+        super()._place_cubes(spec)
+        rng, c = self.layout_rng, self.cond
+        if c.layout == "edges":
+            _to_edges(self, rng)
+        if c.yaw is not None:
+            for n in self.present:
+                lo, hi = c.yaw
+                yaw = rng.uniform(lo, hi) * rng.choice([-1.0, 1.0])
+                a = self._cube_qadr[n]
+                self.data.qpos[a + 3 : a + 7] = (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2))
+
+    def cube_xy(self, name: str) -> np.ndarray:
+        a = self._cube_qadr[name]
+        return self.data.qpos[a : a + 2].copy()
+
+    def move_cube(self, name: str, xy, z: float = scene.CUBE_HALF, yaw: float | None = None):
+        """Put cube ``name`` at rest at ``(x, y, z)`` (keeping its yaw unless given)."""
+        a = self._cube_qadr[name]
+        quat = self.data.qpos[a + 3 : a + 7].copy()
+        if yaw is not None:
+            quat = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+        self.put_cube(name, (float(xy[0]), float(xy[1]), z), quat)
+        mujoco.mj_forward(self.model, self.data)
+
+
+def _free_table_cubes(env: PerturbedEnv) -> list[str]:
+    """Present cubes resting alone on the table (not stacked, not in or beside a bin)."""
+    out = []
+    for n in env.present:
+        a = env._cube_qadr[n]
+        p = env.data.qpos[a : a + 3]
+        if abs(p[2] - scene.CUBE_HALF) > 0.003 or p[1] > scene.SPAWN_HIGH[1] + 0.02:
+            continue
+        stacked = any(m != n and np.hypot(*(env.cube_xy(m) - p[:2])) < 0.03 for m in env.present)
+        if not stacked:
+            out.append(n)
+    return out
+
+
+def _to_edges(env: PerturbedEnv, rng: np.random.Generator) -> None:
+    """Move every free table cube onto the spawn rectangle's perimeter, kept apart."""
+    lo, hi = scene.SPAWN_LOW, scene.SPAWN_HIGH
+    movers = _free_table_cubes(env)
+    fixed = [env.cube_xy(n) for n in env.present if n not in movers]
+    placed: list[np.ndarray] = []
+    for n in movers:
+        for _ in range(200):
+            side = int(rng.integers(4))
+            t = rng.uniform(0, 1)
+            xy = np.array(
+                [
+                    (lo[0], lo[1] + t * (hi[1] - lo[1])),
+                    (hi[0], lo[1] + t * (hi[1] - lo[1])),
+                    (lo[0] + t * (hi[0] - lo[0]), lo[1]),
+                    (lo[0] + t * (hi[0] - lo[0]), hi[1]),
+                ][side]
+            )
+            if all(np.linalg.norm(xy - q) >= scene.SPAWN_MIN_DIST for q in fixed + placed):
+                placed.append(xy)
+                env.move_cube(n, xy)
+                break
+
+
+def _cluster(env: PerturbedEnv, subject: str, kind: str, rng: np.random.Generator) -> bool:
+    """Bring the other cubes (absent ones too) into touch with ``subject`` on the table:
+    ``row`` puts neighbours along x (across the finger axis), ``block`` makes a 2x2 square
+    (one neighbour along the finger axis, y). False if there is no room."""
+    gap = 2 * scene.CUBE_HALF + 0.001
+    others = [n for n in scene.CUBE_NAMES if n != subject]
+    if kind == "row":
+        offsets = [(gap, 0.0), (-gap, 0.0)]
+    else:
+        sx, sy = rng.choice([-1.0, 1.0], 2)
+        offsets = [(sx * gap, 0.0), (0.0, sy * gap), (sx * gap, sy * gap)]
+    base = env.cube_xy(subject)
+    pts = [base + np.array(o) for o in offsets]
+    lo, hi = scene.SPAWN_LOW - 0.02, scene.SPAWN_HIGH + 0.02
+    if not all(np.all(p >= lo) and np.all(p <= hi) for p in pts):
+        return False
+    grip = env.grip_pos
+    if any(np.hypot(*(p - grip[:2])) < 0.05 and grip[2] < 0.1 for p in pts):
+        return False
+    env.present = scene.CUBE_NAMES  # a cluster needs its neighbours on the table
+    movers = others[: len(pts)]
+    spare = [n for n in others if n not in movers]
+    env.move_cube(subject, base, yaw=0.0)  # squared up: turned cubes this close would overlap
+    for n, p in zip(movers, pts, strict=True):
+        env.move_cube(n, p, yaw=0.0)
+    for i, n in enumerate(spare):  # not part of the cluster: well away from it
+        x = scene.SPAWN_HIGH[0] if base[0] < 0 else scene.SPAWN_LOW[0]
+        env.move_cube(n, np.array([x, scene.SPAWN_LOW[1] + 0.1 * i]))
+    return True
+
+
+def _against_wall(env: PerturbedEnv, subject: str, side: str, rng) -> bool:
+    """Move ``subject`` to touch a bin wall from outside: ``wall_y`` the table-side (south)
+    wall of a random bin, ``wall_x`` the outer (west) wall of the red bin."""
+    out = scene.BIN_INNER_HALF + 0.008 + scene.CUBE_HALF + 0.001  # bin centre to cube centre
+    if side == "wall_y":
+        bx, by = env.model.body(str(rng.choice(scene.BIN_NAMES))).pos[:2]
+        xy = np.array([bx + rng.uniform(-0.04, 0.04), by - out])
+    else:
+        bx, by = env.model.body("red_bin").pos[:2]
+        xy = np.array([bx - out, by + rng.uniform(-0.05, 0.03)])
+    for n in env.present:
+        if n != subject and np.hypot(*(env.cube_xy(n) - xy)) < scene.SPAWN_MIN_DIST:
+            return False
+    env.move_cube(subject, xy, yaw=rng.uniform(-0.2, 0.2))
+    return True
+
+
+def sample_start(
+    skill: Skill, env: PerturbedEnv, rng: np.random.Generator
+) -> tuple[SkillParams, WorldState] | None:
+    """A start of ``skill`` under ``env.cond``, or None to resample."""
+    c = env.cond
+    env.layout_rng = np.random.default_rng(rng.integers(2**63))
+    params = skill.sample_start(env, rng)
+    if params is None:
+        return None
+    subject = getattr(params, "object", None)
+    if c.layout in ("row", "block", "wall_y", "wall_x") and subject is not None:
+        ok = (
+            _cluster(env, subject, c.layout, rng)
+            if c.layout in ("row", "block")
+            else _against_wall(env, subject, c.layout, rng)
+        )
+        if not ok:
+            return None
+        for _ in range(5):  # settle the new contacts under the holding controller
+            env.step_physics(np.array([0.0, 0.0, 0.0, -1.0]))
+    world = env.world_state()
+    # not skill.preconditions: where the world state already calls a layout infeasible
+    # (touching neighbours), the split still measures what the controllers do there
+    if skill.doomed(world, world, params, skill.bind(world, params)) is not None:
+        return None
+    if c.event == "move_target" and getattr(params, "target", None) not in world.object_names:
+        return None  # only a cube target can move
+    return params, world
+
+
+# ---------------------------------------------------------------------- mid-skill events
+def _free_spot(env: PerturbedEnv, rng, avoid: list[np.ndarray], near=None, dist=(0.03, 0.06)):
+    """A table point in the spawn area clear of ``avoid`` (and ``dist`` from ``near``)."""
+    for _ in range(200):
+        if near is None:
+            xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
+        else:
+            ang, r = rng.uniform(0, 2 * np.pi), rng.uniform(*dist)
+            xy = np.asarray(near) + r * np.array([np.cos(ang), np.sin(ang)])
+            if np.any(xy < scene.SPAWN_LOW) or np.any(xy > scene.SPAWN_HIGH):
+                continue
+        if all(np.hypot(*(xy - q)) > 0.065 for q in avoid):
+            return xy
+    return None
+
+
+class Event:
+    """A disturbance that fires once during an episode; it may override the gripper."""
+
+    def __init__(self, kind: str | None, cube: str | None, target: str | None, rng):
+        self.kind, self.cube, self.target, self.rng = kind, cube, target, rng
+        self.at = int(rng.integers(6, 14))  # step of the time-triggered events
+        self.fired = False
+        self.open_left = 0
+
+    def before_step(self, env: PerturbedEnv, step: int, obs: dict, b: Binding) -> None:
+        if self.kind is None or self.fired:
+            return
+        held = b.cube is not None and scripted.is_grasped(
+            grip_of(obs), opening_of(obs), obs["object_pos"][b.cube], cube_yaw(obs, b.cube)
+        )
+        lifted = held and obs["object_pos"][b.cube][2] > scene.CUBE_HALF + 0.02
+        others = [env.cube_xy(n) for n in env.present if n != self.cube]
+        grip = env.grip_pos[:2]
+        if self.kind == "displace" and step == self.at:
+            xy = _free_spot(env, self.rng, [*others, grip], near=env.cube_xy(self.cube))
+            if xy is not None:
+                env.move_cube(self.cube, xy)
+            self.fired = True
+        elif self.kind == "open" and lifted and step >= self.at:
+            self.open_left, self.fired = 6, True
+        elif self.kind == "knock" and lifted and step >= self.at:
+            xy = _free_spot(env, self.rng, [*others, grip])
+            if xy is not None:
+                env.move_cube(self.cube, xy)
+            self.fired = True
+        elif self.kind == "move_target" and step == self.at and self.target in env.present:
+            avoid = [env.cube_xy(n) for n in env.present if n != self.target] + [grip]
+            xy = _free_spot(env, self.rng, avoid, near=env.cube_xy(self.target))
+            if xy is not None:
+                env.move_cube(self.target, xy)
+            self.fired = True
+
+    def gripper(self, action: np.ndarray) -> np.ndarray:
+        if self.open_left > 0:
+            self.open_left -= 1
+            action = action.copy()
+            action[3] = scripted.OPEN
+        return action
+
+
+# ---------------------------------------------------------------------- rollouts
+#: A controller: the policy's or the expert's action from the observation dict.
+Actor = Callable[[dict, Binding], np.ndarray]
+
+
+def policy_actor(skill: Skill, policy) -> Actor:
+    return lambda obs, b: np.asarray(policy.act(skill.observe(obs, b)), dtype=np.float64)
+
+
+def expert_actor(skill: Skill) -> Actor:
+    return lambda obs, b: np.asarray(skill.expert(obs, b), dtype=np.float64)
+
+
+@dataclass
+class Outcome:
+    success: bool
+    steps: int
+    aborted: str | None = None  # the skill's doomed() reason, if it stopped early
+
+
+def rollout(
+    skill: Skill,
+    env: PerturbedEnv,
+    params: SkillParams,
+    before: WorldState,
+    actor: Actor,
+    rng: np.random.Generator,
+) -> Outcome:
+    """One episode from the env's current state, under ``env.cond``'s noise and event."""
+    c = env.cond
+    b = skill.bind(before, params)
+    cube = scene.CUBE_NAMES[b.cube] if b.cube is not None else None
+    target = getattr(params, "target", None)
+    event = Event(c.event, cube, target if isinstance(target, str) else None, rng)
+    noise_rng = np.random.default_rng(rng.integers(2**63))
+    for step in range(1, skill.step_budget + 1):
+        obs = env.observe()
+        event.before_step(env, step, obs, b)
+        obs = env.observe()
+        if c.obs_noise > 0:
+            obs["object_pos"] = obs["object_pos"] + noise_rng.normal(0, c.obs_noise, (4, 3))
+        a = np.clip(actor(obs, b), -1.0, 1.0)
+        if c.action_noise > 0:
+            a[:3] = np.clip(a[:3] + noise_rng.normal(0, c.action_noise, 3), -1.0, 1.0)
+        env.step_physics(event.gripper(a))
+        world = env.world_state()
+        if skill.success(before, world, params):
+            return Outcome(True, step)
+        why = skill.doomed(before, world, params, b)
+        if why is not None:
+            return Outcome(False, step, why)
+    return Outcome(False, skill.step_budget)
+
+
+def _rate(outs: list[Outcome]) -> dict:
+    n = len(outs)
+    k = sum(o.success for o in outs)
+    lo, hi = wilson(k, n)
+    aborted = [o.steps for o in outs if o.aborted]
+    steps = [o.steps for o in outs if o.success]
+    return {
+        "successes": k,
+        "episodes": n,
+        "success_rate": k / max(n, 1),
+        "ci95": [round(lo, 4), round(hi, 4)],
+        "mean_steps": round(float(np.mean(steps)), 1) if steps else None,
+        "aborted": len(aborted),
+        "mean_abort_steps": round(float(np.mean(aborted)), 1) if aborted else None,
+    }
+
+
+def evaluate_condition(
+    skill_name: str,
+    cond: Condition,
+    actors: dict[str, Actor],
+    episodes: int,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> dict:
+    """Every actor on the same ``episodes`` starts of ``cond`` (paired)."""
+    skill = get(skill_name)
+    env = PerturbedEnv(cond)
+    index = CONDITIONS.index(cond)
+    outs: dict[str, list[Outcome]] = {k: [] for k in actors}
+    reasons: dict[str, int] = {}
+    for ep in range(episodes):
+        rng = np.random.default_rng([seed, index, ep])
+        for _ in range(MAX_RESAMPLE):
+            start = sample_start(skill, env, rng)
+            if start is not None:
+                break
+        else:
+            raise RuntimeError(f"no start of {skill_name} under condition {cond.name}")
+        params, before = start
+        state, present = env.get_state(), env.present
+        run_seed = int(rng.integers(2**63))
+        for name, actor in actors.items():
+            env.set_state(state)
+            env.present = present
+            o = rollout(skill, env, params, before, actor, np.random.default_rng(run_seed))
+            outs[name].append(o)
+            if o.aborted:
+                key = f"{name}: {o.aborted}"
+                reasons[key] = reasons.get(key, 0) + 1
+        if progress:
+            progress(ep)
+    env.close()
+    out = {
+        "condition": cond.name,
+        "description": cond.description,
+        "feasible": skill_name not in cond.infeasible,
+        **{k: _rate(v) for k, v in outs.items()},
+    }
+    if len(actors) == 2:
+        (na, a), (nb, b) = outs.items()
+        pairs = [(x.success, y.success) for x, y in zip(a, b, strict=True)]
+        out["paired"] = {
+            "both": sum(x and y for x, y in pairs),
+            f"{na}_only": sum(x and not y for x, y in pairs),
+            f"{nb}_only": sum(y and not x for x, y in pairs),
+        }
+    if reasons:
+        out["abort_reasons"] = reasons
+    return out
+
+
+def evaluate_split(
+    skill_name: str,
+    split: str,
+    actors: dict[str, Actor],
+    episodes: int,
+    seed: int = 0,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict:
+    """Each condition of ``split`` for ``skill_name``, every actor paired on its starts."""
+    conds = conditions_for(skill_name, split)
+    rows = []
+    for c in conds:
+        hook = (lambda ep, c=c: progress(c.name, ep)) if progress else None
+        rows.append(evaluate_condition(skill_name, c, actors, episodes, seed, hook))
+    return {
+        "skill": skill_name,
+        "split": split,
+        "seed": seed,
+        "episodes_per_condition": episodes,
+        "actors": list(actors),
+        "conditions": rows,
+    }
