@@ -9,7 +9,9 @@ Every number on the page comes from a command printed beside it, so anyone can r
     python scripts/make_benchmarks.py --skip suite,skills --out /tmp/B.md
 
 Sections: simulator (``bench_sim.py``), bridge (``bench_bridge.py``), runner and replay
-(``bench_run.py``), skills (``skillbridge eval-skill SKILL -n N --json``) and the task suite
+(``bench_run.py``), skills (``skillbridge eval-skill SKILL -n N --json``), the perturbation
+split (``skillbridge eval-skill SKILL --split all --json``; ``--split-extra
+SKILL:LABEL:DIR`` adds another policy's column, e.g. the one shipped before) and the task suite
 (``skillbridge eval --json``). Each is run in its own process; one that fails is reported as
 failed on the page (with its error line) and the rest still run. The raw JSON of every
 section is written beside the page (``benchmarks.json``).
@@ -29,7 +31,9 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("sim", "bridge", "run", "skills", "learning", "planner", "suite")
+SECTIONS = ("sim", "bridge", "run", "skills", "split", "learning", "planner", "suite")
+#: Skills measured on the perturbation split (``eval-skill SKILL --split all``).
+SPLIT_SKILLS = ("pick", "place", "push")
 SKILLS = ("pick", "place", "push", "home", "pick-place")
 
 #: (full, quick) sizes
@@ -38,6 +42,7 @@ SIZES = {
     "bridge_cases": (10000, 1000),
     "run_repeats": (5, 1),
     "skill_episodes": (200, 20),
+    "split_episodes": (50, 10),
     "suite_seeds": (3, 1),
 }
 
@@ -199,6 +204,8 @@ def bench(args) -> dict:  # noqa: C901 - one branch per optional section
                 "wall_s": round(wall, 1),
             }
         S["skills"] = skills
+    if "split" not in skip:
+        S["split"] = _bench_split(size["split_episodes"], args.split_extra or [])
     if "learning" not in skip:
         section("learning", [_py(), str(ROOT / "scripts/bench_skills.py"), "--json"], 600)
     if "planner" not in skip:
@@ -236,6 +243,28 @@ def bench(args) -> dict:  # noqa: C901 - one branch per optional section
             full = d / "report" / "report.json"
             if full.exists():
                 S["suite"]["data"] = json.loads(full.read_text())
+    return out
+
+
+def _bench_split(episodes: int, extra: list[str]) -> dict:
+    """Each skill's perturbation split: the shipped policy and the expert, paired, and each
+    ``SKILL:LABEL:DIR`` policy of ``extra`` on the same starts."""
+    runs: list[tuple[str, str, str | None]] = [(sk, "shipped", None) for sk in SPLIT_SKILLS]
+    for spec in extra:
+        sk, label, d = spec.split(":", 2)
+        runs.append((sk, label, d))
+    out: dict = {}
+    for sk, label, d in runs:
+        cmd = [*_cli(), "eval-skill", sk, "--split", "all", "-n", str(episodes)]
+        cmd += ["--seed", "777", "--json"] + (["-f", d] if d else [])
+        print(f"[make_benchmarks] split {sk} ({label}): {_shown(cmd)}", file=sys.stderr)
+        data, err, wall = run_json(cmd, 3600)
+        out.setdefault(sk, {})[label] = {
+            "command": _shown(cmd),
+            "data": data,
+            "error": err,
+            "wall_s": round(wall, 1),
+        }
     return out
 
 
@@ -407,6 +436,48 @@ def _render_skills(L: list[str], S: dict) -> None:
         L.append("")
 
 
+def _cell(r: dict) -> str:
+    lo, hi = r["ci95"]
+    ab = f", {r['aborted']} stopped early @ {r['mean_abort_steps']}" if r.get("aborted") else ""
+    return f"{r['successes']}/{r['episodes']} [{lo:.2f}, {hi:.2f}]{ab}"
+
+
+def _render_split(L: list[str], S: dict) -> None:
+    """Per skill: each condition of the perturbation split, the policies beside the expert."""
+    if "split" not in S:
+        return
+    L.append("## Skills off their training distribution\n")
+    L.append(
+        "The perturbation split of `skills/perturb.py`: each condition on the same seeded "
+        "starts for every policy column and for the scripted expert (paired: each episode's "
+        "start is saved and restored, with the same noise and disturbance draws). "
+        "*Infeasible*: no controller of this gripper can succeed there (a neighbour or a "
+        "wall along the finger axis; a place whose cube left the gripper); what matters there "
+        "is that the skill stops early with a reason (`Skill.doomed`). `shipped` is the "
+        "policy in `skills/pretrained/`; other columns are named with their folders below.\n"
+    )
+    for sk, cols in S["split"].items():
+        ok = {k: v for k, v in cols.items() if v.get("data")}
+        L.append(f"### {sk}\n")
+        for k, v in cols.items():
+            L.append(
+                f"- {k}: `{v['command']}` ({v['wall_s']} s)"
+                + ("" if v.get("data") else f": failed: {v.get('error')}")
+            )
+        L.append("")
+        if not ok:
+            continue
+        labels = list(ok)
+        L.append("| condition | " + " | ".join(labels) + " | expert |")
+        L.append("|---" * (len(labels) + 2) + "|")
+        first = ok[labels[0]]["data"]["conditions"]
+        for i, c in enumerate(first):
+            name = c["condition"] + ("" if c["feasible"] else " (infeasible)")
+            cells = [_cell(ok[k]["data"]["conditions"][i]["policy"]) for k in labels]
+            L.append(f"| {name} | " + " | ".join(cells) + f" | {_cell(c['expert'])} |")
+        L.append("")
+
+
 def _render_learning(L: list[str], S: dict) -> None:
     """Inference cost and learning speed of the skill policies."""
     if "learning" in S:
@@ -563,6 +634,7 @@ def render(b: dict) -> str:
     _render_headline(L, S)
     _render_sim_bridge_run(L, S)
     _render_skills(L, S)
+    _render_split(L, S)
     _render_learning(L, S)
     _render_planner(L, S)
     _render_suite(L, S)
@@ -583,6 +655,13 @@ def main(argv=None) -> int:
     ap.add_argument("--skill-episodes", type=int, help="episodes per skill (overrides the size)")
     ap.add_argument("--workers", type=int, default=2, help="suite worker processes")
     ap.add_argument(
+        "--split-extra",
+        action="append",
+        metavar="SKILL:LABEL:DIR",
+        help="also measure the policy in DIR on SKILL's perturbation split, as column LABEL "
+        "(repeatable; e.g. the policy shipped before, or a run's bc/ warm start)",
+    )
+    ap.add_argument(
         "--policy-source",
         choices=("pretrained", "scripted"),
         default="pretrained",
@@ -598,6 +677,13 @@ def main(argv=None) -> int:
     )
     args = ap.parse_args(argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)
+    for spec in args.split_extra or []:
+        parts = spec.split(":", 2)
+        if len(parts) != 3 or parts[0] not in SPLIT_SKILLS or not all(parts):
+            ap.error(
+                f"--split-extra {spec!r}: expected SKILL:LABEL:DIR with SKILL one of "
+                f"{', '.join(SPLIT_SKILLS)}"
+            )
     if args.skip:
         bad = {s.strip() for s in args.skip.split(",")} - set(SECTIONS)
         if bad:

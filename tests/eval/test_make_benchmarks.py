@@ -100,3 +100,64 @@ def test_from_json(tmp_path):
     code = _module().main(["--from-json", str(src), "--out", str(out)])
     assert out.read_text().startswith("# Benchmarks")
     assert code == 1  # the bridge section failed, and the exit code says so
+
+
+def _split_cond(name: str, feasible: bool, pol: int, exp: int, aborted: int = 0) -> dict:
+    def r(k: int, ab: int) -> dict:
+        return {
+            "successes": k,
+            "episodes": 10,
+            "ci95": [0.1, 0.9],
+            "aborted": ab,
+            "mean_abort_steps": 4.0 if ab else None,
+        }
+
+    return {"condition": name, "feasible": feasible, "policy": r(pol, aborted), "expert": r(exp, 0)}
+
+
+def test_render_split_section_with_a_before_column():
+    b = _bench()
+    shipped = {
+        "conditions": [
+            _split_cond("nominal", True, 10, 10),
+            _split_cond("knocked_out", False, 0, 0, 10),
+        ]
+    }
+    before = {
+        "conditions": [_split_cond("nominal", True, 9, 10), _split_cond("knocked_out", False, 0, 0)]
+    }
+    b["sections"]["split"] = {
+        "place": {
+            "shipped": {
+                "command": "skillbridge eval-skill place --split all",
+                "wall_s": 1.0,
+                "error": "",
+                "data": shipped,
+            },
+            "before": {
+                "command": "skillbridge eval-skill place --split all -f old",
+                "wall_s": 1.0,
+                "error": "",
+                "data": before,
+            },
+        },
+        "push": {
+            "shipped": {"command": "c", "wall_s": 1.0, "error": "exit 2: no policy", "data": None}
+        },
+    }
+    page = _module().render(b)
+    assert "## Skills off their training distribution" in page
+    assert "| condition | shipped | before | expert |" in page
+    assert "| nominal | 10/10 [0.10, 0.90] | 9/10 [0.10, 0.90] | 10/10 [0.10, 0.90] |" in page
+    assert "| knocked_out (infeasible) | 0/10 [0.10, 0.90], 10 stopped early @ 4.0 |" in page
+    assert "- shipped: `c` (1.0 s): failed: exit 2: no policy" in page
+
+
+def test_split_extra_must_name_a_skill_label_and_folder(capsys):
+    import pytest
+
+    for bad in ("place:before", "home:x:dir", "place::dir"):
+        with pytest.raises(SystemExit) as e:
+            _module().main(["--split-extra", bad, "--from-json", "none.json"])
+        assert e.value.code == 2
+        assert "--split-extra" in capsys.readouterr().err
