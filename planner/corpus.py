@@ -424,8 +424,10 @@ class Writer:
         knowledge: float,
         goal_state: float,
         casual: bool,
+        things: dict[str, list[str]] | None = None,
     ):
         self.r = rng
+        self.things = WORLD_THINGS if things is None else things
         self.p_syn = synonyms
         self.p_know = knowledge
         self.p_goal = goal_state
@@ -442,8 +444,8 @@ class Writer:
     def block(self, c: str, *, allow_bare: bool = True) -> str:
         """A noun phrase naming the block of colour ``c``."""
         r = self.r
-        if c in WORLD_THINGS and r.random() < self.p_know:
-            thing = self.pick(WORLD_THINGS[c])
+        if c in self.things and r.random() < self.p_know:
+            thing = self.pick(self.things[c])
             noun = self.pick(["block", "cube", "one", "brick"])
             bare = thing.split(" ", 1)[-1] if thing.startswith(("a ", "an ", "the ")) else thing
             return self.pick(
@@ -467,8 +469,8 @@ class Writer:
 
     def bin(self, c: str) -> str:
         r = self.r
-        if c in WORLD_THINGS and r.random() < self.p_know * 0.7:
-            thing = self.pick(WORLD_THINGS[c])
+        if c in self.things and r.random() < self.p_know * 0.7:
+            thing = self.pick(self.things[c])
             noun = self.pick(["bin", "box", "basket", "container"])
             bare = thing.split(" ", 1)[-1] if thing.startswith(("a ", "an ", "the ")) else thing
             return self.pick(
@@ -1196,21 +1198,184 @@ def _reordered(r: random.Random, w: Writer, a: Clause, b: Clause) -> str:
     )
 
 
-#: Corpus profiles: ``base`` (the first stage) and ``lists`` (more multi-item instructions:
-#: lists, goal-state lists and ordering, for a second stage from the first's adapter).
-PROFILES = ("base", "lists")
+#: Corpus profiles: ``base`` (the first stage), ``lists`` (more multi-item instructions:
+#: lists, goal-state lists and ordering, for a second stage from the first's adapter) and
+#: ``phrasing`` (a third stage: shared destinations, bins as subjects, bare-colour
+#: shorthand, "the same bin as", "out of one bin and into another", goal states with a
+#: gripper or home clause, more things of a colour; mixed with the ``lists`` samples).
+PROFILES = ("base", "lists", "phrasing")
+
+#: More things of a colour, for the ``phrasing`` profile (kept apart so that the ``base``
+#: and ``lists`` corpora stay the same for the same seed).
+MORE_THINGS = {
+    "red": ["a christmas bauble", "a lobster", "a chili pepper", "a post box", "lipstick"],
+    "green": ["a christmas tree", "a traffic light's go signal", "an avocado", "a pea", "mint"],
+    "blue": ["a police light", "the deep sea", "a bluejay", "blue ink", "a swimming pool"],
+    "yellow": ["a lemon peel", "a yield sign", "a daffodil", "mustard", "a bumblebee stripe"],
+}
 
 
-def sample(r: random.Random, profile: str = "base") -> dict:
-    """One (instruction, scene, command, category) sample."""
+def _shorthand(w: Writer, c: Clause) -> str:
+    """A clause in bare colours: "red in green", "blue on red", "yellow -> blue bin"."""
+    p = w.pick
+    o = w.colour(c.obj) if c.obj else ""
+    if c.kind == "move":
+        d = w.colour(c.dest)
+        return p(
+            [
+                f"{o} {p(['in', 'into', 'to'])} {d}",
+                f"{o} {p(['in', 'into', 'to', '->', '→'])} {d} {p(['bin', 'box', 'bin'])}",
+                f"{o} {p(['block', 'cube', 'one'])} {p(['in', 'into', '->', '→', 'to'])} {d}",
+                f"{o}: {d} {p(['bin', 'box'])}",
+            ]
+        )
+    if c.kind == "stack":
+        d = w.colour(c.dest)
+        return p(
+            [f"{o} on {d}", f"{o} onto {d}", f"{o} on top of {d}", f"{o} {p(['->', '→'])} on {d}"]
+        )
+    return w.clause(c)
+
+
+def phrasing(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:  # noqa: C901 - one table of forms
+    """Phrasings the first stages lacked (see ``PROFILES``)."""
+    p = r.choice
+    k = r.randrange(7)
+    a, c = r.sample(CUBES, 2)
+    b, b2 = r.sample(BINS, 2)
+    sc = random_scene(r, (a, c))
+    sc.in_bin, sc.on, sc.held = {}, {}, None
+    A, C, B = w.block(a), w.block(c), w.bin(b)
+    if k == 0:  # two blocks, one destination
+        into = p(["in", "into", "to", "inside"])
+        text = p(
+            [
+                f"{A} and {C} both {into} {B}",
+                f"{A} n {C} {into} {B}",
+                f"{A} n {C} both {into} {B}",
+                f"put {A} w/ {C} {into} {B}",
+                f"{A} w/ {C} {into} {B}",
+                f"{p(MOVE_VERBS)} {A} along with {C} {into} {B}",
+                f"{p(MOVE_VERBS)} {A} as well as {C} {into} {B}",
+                f"{p(MOVE_VERBS)} both {A} and {C} {into} {B}",
+                f"{A} & {C} {p(['->', '→', 'into'])} {B}",
+                f"{p(MOVE_VERBS)} {A} together with {C} {into} {B}",
+                f"{A}, {C}: {B}",
+                f"{A} plus {C} {into} {B}",
+            ]
+        )
+        return text, [Clause("move", a, b), Clause("move", c, b)], sc
+    if k == 1:  # bins as the subject
+        gets = p(["gets", "should contain", "should hold", "receives", "takes", "is for", "needs"])
+        bw = p([B, f"{w.colour(b)} bin", f"the {w.colour(b)} one", w.colour(b)])
+        if r.random() < 0.5:
+            text = p([f"{bw} {gets} {A}", f"{B} {gets} {A}", f"in {B}: {A}", f"{B} <- {A}"])
+            return text, [Clause("move", a, b)], sc
+        if r.random() < 0.5:
+            text = f"{p(['afterwards', 'at the end', 'when done', ''])} {B} {gets} {A} and {C}"
+            return text.strip(), [Clause("move", a, b), Clause("move", c, b)], sc
+        bw2 = p([w.bin(b2), f"{w.colour(b2)} bin", w.colour(b2)])
+        head = p(["bins:", "bins -", "", "for the bins:"])
+        text = f"{head} {bw} {gets} {A}{p([', ', '; ', ' and '])}{bw2} {gets} {C}".strip()
+        return text, [Clause("move", a, b), Clause("move", c, b2)], sc
+    if k == 2:  # bare colours
+        n = r.choices([1, 2, 3], weights=[3, 5, 3])[0]
+        used: set[str] = set()
+        bases: set[str] = set()
+        clauses = []
+        for i in range(n):
+            cl = random_clause(r, used, bases, last=i == n - 1)
+            if cl.kind not in ("move", "stack"):
+                cl = Clause("move", cl.obj, r.choice(BINS))
+            used.add(cl.obj)
+            if cl.kind == "stack":
+                bases.add(cl.dest)
+            clauses.append(cl)
+        parts = [_shorthand(w, cl) for cl in clauses]
+        text = r.choice([", ", "; ", " / ", " | ", ". ", " and ", ", then "]).join(parts)
+        return text, clauses, random_scene(r)
+    if k == 3:  # the same bin as a named block
+        sc.in_bin = {c: b}
+        text = p(
+            [
+                f"put {A} in the same {p(['bin', 'box', 'container'])} as {C}",
+                f"{A} goes in the same bin as {C}",
+                f"{A} in the same bin as {C}",
+                f"{p(MOVE_VERBS)} {A} {p(['into', 'to', 'in'])} whichever bin {C} is in",
+                f"put {A} where {C} is",
+                f"{A} should join {C} in its bin",
+                f"put {A} in with {C}",
+            ]
+        )
+        return text, [Clause("move", a, b)], sc
+    if k == 4:  # out of one bin, into another
+        sc.in_bin = {a: b}
+        B2 = w.bin(b2)
+        text = p(
+            [
+                f"take {A} out of {B} and put it in {B2}",
+                f"I need {A} out of {B} and in {B2} instead",
+                f"{A} should be in {B2}, not {B}",
+                f"{p(['move', 'transfer', 'shift'])} {A} from {B} to {B2}",
+                f"{A}: {B} -> {B2}",
+                f"{A} is in the wrong bin, it belongs in {B2}",
+                f"get {A} out of {B} and into {B2}",
+                f"swap {A} from {B} over to {B2}",
+            ]
+        )
+        return text, [Clause("move", a, b2)], sc
+    if k == 5:  # an end state with a gripper or home clause
+        home = r.random() < 0.45
+        extra = p(
+            ["arm at home", "robot back home", "arm back in its home pose", "arm parked"]
+            if home
+            else [
+                "gripper empty",
+                "nothing in the gripper",
+                "hand empty",
+                "nothing held",
+                "gripper open",
+            ]
+        )
+        head = p(
+            ["target configuration -", "final state:", "goal:", "end state:", "desired:", "I want"]
+        )
+        body = p([f"{A} in {B}", f"{A} inside {B}", f"{A} sitting in {B}"])
+        text = f"{head} {body}{p([', ', '; ', ' and ', ', with '])}{extra}"
+        clauses = [Clause("move", a, b)] + ([Clause("home")] if home else [])
+        return text, clauses, sc
+    # a block named by something of its colour, from the extra table
+    w2 = Writer(
+        r, synonyms=0.0, knowledge=1.0, goal_state=w.p_goal, casual=False, things=MORE_THINGS
+    )
+    if r.random() < 0.5:
+        return w2.clause(Clause("move", a, b)), [Clause("move", a, b)], sc
+    return w2.clause(Clause("stack", a, c)), [Clause("stack", a, c)], sc
+
+
+def sample(r: random.Random, profile: str = "base", *, typos: bool = True) -> dict:
+    """One (instruction, scene, command, category) sample (``typos=False``: no keyboard
+    slips, for :func:`words`; the random stream is otherwise the same)."""
     k = r.random()
     if k < 0.10:
         text, cmd = refusal(r)
-        return _finish(r, text, cmd, "refuse", random_scene(r), noise=r.random() < 0.3)
+        return _finish(r, text, cmd, "refuse", random_scene(r), noise=r.random() < 0.3, typos=typos)
     if k < 0.16:
         text, cmd = absent(r)
-        return _finish(r, text, cmd, "absent", random_scene(r), noise=r.random() < 0.3)
+        return _finish(r, text, cmd, "absent", random_scene(r), noise=r.random() < 0.3, typos=typos)
     casual = r.random() < 0.2
+    if profile == "phrasing" and r.random() < 0.45:
+        w = Writer(
+            r,
+            synonyms=r.choice([0.0, 0.3]),
+            knowledge=r.choice([0.0, 0.3]),
+            goal_state=r.choice([0.0, 0.5]),
+            casual=casual,
+        )
+        text, clauses, sc = phrasing(r, w)
+        return _finish(
+            r, text, command(clauses), "phrasing", sc, noise=True, casual=casual, typos=typos
+        )
     w = Writer(
         r,
         synonyms=r.choice([0.0, 0.0, 0.3, 0.6]),
@@ -1220,7 +1385,9 @@ def sample(r: random.Random, profile: str = "base") -> dict:
     )
     if k < 0.27:
         text, clauses, sc = reference(r, w)
-        return _finish(r, text, command(clauses), "reference", sc, noise=True, casual=casual)
+        return _finish(
+            r, text, command(clauses), "reference", sc, noise=True, casual=casual, typos=typos
+        )
     if k < 0.36:
         clauses = [_quantified(r)]
         if r.random() < 0.25:
@@ -1230,7 +1397,7 @@ def sample(r: random.Random, profile: str = "base") -> dict:
         if r.random() < 0.3:
             clauses.append(Clause("home"))
     else:
-        counts = [45, 35, 15, 5] if profile == "base" else [20, 38, 30, 12]
+        counts = [45, 35, 15, 5] if profile == "base" else [20, 38, 30, 12]  # lists, phrasing
         n = r.choices([1, 2, 3, 4], weights=counts)[0]
         used: set[str] = set()
         bases: set[str] = set()
@@ -1249,7 +1416,7 @@ def sample(r: random.Random, profile: str = "base") -> dict:
     else:
         styles = ["plain", "list", "numbered", "bullets", "ordinal"]
         weights = [60, 12, 8, 6, 14]
-        if profile == "lists":
+        if profile in ("lists", "phrasing"):
             styles.append("goal_list")
             weights = [35, 18, 9, 8, 12, 18]
             w.p_goal = max(w.p_goal, 0.5)
@@ -1263,7 +1430,7 @@ def sample(r: random.Random, profile: str = "base") -> dict:
         sc.held = held
         sc.in_bin.pop(held, None)
         sc.on = {a: b for a, b in sc.on.items() if held not in (a, b)}
-    return _finish(r, text, command(clauses), cat, sc, noise=True, casual=casual)
+    return _finish(r, text, command(clauses), cat, sc, noise=True, casual=casual, typos=typos)
 
 
 def _finish(
@@ -1275,6 +1442,7 @@ def _finish(
     *,
     noise: bool,
     casual: bool = False,
+    typos: bool = True,
 ) -> dict:
     """Register, politeness, verbosity and typos, applied to the whole instruction."""
     if noise:
@@ -1286,7 +1454,7 @@ def _finish(
             text = f"{r.choice(VERBOSE_PRE)} {text}. {r.choice(VERBOSE_POST)}"
         if casual:
             text = casualise(text, r)
-        if r.random() < 0.3:
+        if r.random() < 0.3 and typos:
             text = add_typos(text, r, r.choice([1, 1, 2, 3]))
     if r.random() < 0.5:
         text = text[0].upper() + text[1:]
@@ -1342,3 +1510,20 @@ def command_texts() -> list[str]:
     out += ["refuse: " + why for _, why in FIXED_REFUSALS]
     out.append("refuse: " + INJECTION_REASON)
     return out + [", then ".join(out[i : i + 2]) for i in range(0, len(out) - 1, 2)]
+
+
+def words(n: int = 4000, seed: int = 0, *, refusals: bool = True) -> dict[str, int]:
+    """How often each lower-case word occurs in ``n`` clean samples (no keyboard slips), plus
+    every command word: the vocabulary that :mod:`planner.spelling` repairs typos towards.
+    ``refusals=False``: only the words of doable requests and their commands."""
+    r = random.Random(seed)
+    counts: dict[str, int] = {}
+    samples = [sample(r, profile, typos=False) for profile in PROFILES for _ in range(n // 2)]
+    texts = [
+        s["instruction"] for s in samples if refusals or not s["command"].startswith("refuse:")
+    ]
+    cmds = [c for c in command_texts() if refusals or not c.startswith("refuse:")]
+    for text in texts + cmds:
+        for w in re.findall(r"[a-z]+", text.lower()):
+            counts[w] = counts.get(w, 0) + 1
+    return counts

@@ -699,6 +699,24 @@ class RulesPlanner:
     name = "rules"
 
     def parse(self, task: str, world: WorldState) -> RulesResult:
+        """What the instruction means here. An unsure parse is retried once on the text with
+        its typos repaired (:mod:`planner.spelling`: "stcak red on grene"), so a slip in a
+        plain command needs no model."""
+        r = self._parse_once(task, world)
+        if r.confident or not task:
+            return r
+        from planner import spelling
+
+        fixed = spelling.repair(task)
+        if fixed == task:
+            return r
+        r2 = self._parse_once(fixed, world)
+        if not r2.confident:
+            return r
+        r2.notes.append(f"read as: {fixed}"[:200])
+        return r2
+
+    def _parse_once(self, task: str, world: WorldState) -> RulesResult:
         try:
             return self._parse(task, world)
         except _Refuse as e:

@@ -46,7 +46,9 @@ def train_planner(
     profile: str = typer.Option(
         "base",
         "--profile",
-        help="Corpus profile: base, or lists (more multi-item instructions, for a second stage).",
+        help="Corpus profile: base; lists (more multi-item instructions, a second stage); "
+        "phrasing (shared destinations, bins as subjects, shorthand, bin references: a third "
+        "stage).",
     ),
     init: Path = typer.Option(
         None,

@@ -120,6 +120,8 @@ class EmbeddedModel:
         self.base_sha256 = base.sha256
         self._merge(self.adapter_dir / "adapter.safetensors")
         self.end_id = self.tok(fmt.END, add_special_tokens=False)["input_ids"][0]
+        #: first token of "refuse:", banned at the first step of a no_refusal rewrite
+        self.refuse_id = self.tok("refuse:", add_special_tokens=False)["input_ids"][0]
         allowed = torch.tensor(command_vocabulary(self.tok))
         self.mask = torch.full((self.model.config.vocab_size,), float("-inf"))
         self.mask[allowed] = 0.0
@@ -166,9 +168,12 @@ class EmbeddedModel:
         temperature: float = 0.0,
         seed: int = 0,
         max_new_tokens: int = fmt.MAX_NEW_TOKENS,
+        no_refusal: bool = False,
     ) -> Rewrite:
         """The user message (:func:`prompt.user_text`: scene line and instruction, or a bare
-        instruction) in the command language (greedy, or sampled when regenerating)."""
+        instruction) in the command language (greedy, or sampled when regenerating).
+        ``no_refusal``: the best command that is not a refusal (a second opinion when a
+        refusal's reason does not fit the words; see :mod:`planner.embedded.refusal`)."""
         import torch
 
         t0 = time.monotonic()
@@ -184,8 +189,11 @@ class EmbeddedModel:
             res = self.model(input_ids=ids, use_cache=True)
             past = res.past_key_values
             logits = res.logits[0, -1]
-            for _ in range(max_new_tokens):
+            for step in range(max_new_tokens):
                 logits = logits.float() + self.mask
+                if no_refusal and step == 0:
+                    logits[self.refuse_id] = float("-inf")
+                    logits[self.end_id] = float("-inf")
                 if temperature > 0:
                     probs = torch.softmax(logits / temperature, dim=-1)
                     nxt = int(torch.multinomial(probs, 1, generator=gen))

@@ -5,6 +5,12 @@ planner grounds that command in the scene (which cubes exist, what is already do
 "every block" covers) and writes the plan JSON, goal included; the bridge then validates the
 plan like any model's. A regeneration samples (temperature 0.7, a new seed per attempt), so
 it is never the same answer word for word.
+
+Two cheap checks around the model (first attempt only): typos in words outside English and
+outside the robot's vocabulary are repaired before the model reads them
+(:mod:`planner.spelling`), and a command that drops a colour the user named, or that the
+rules cannot parse, is replaced by the item-by-item rewrite of a plain list
+(:mod:`planner.embedded.coverage`) when that keeps every colour.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict
 
-from planner import rules
+from planner import rules, spelling
+from planner.embedded import coverage, refusal
 from planner.embedded.model import EmbeddedModel, get_model
 from planner.embedded.prompt import scene_of, user_text
 from planner.rules import MAX_REFUSAL
@@ -50,7 +57,10 @@ class EmbeddedChatModel(BaseChatModel):
     ) -> ChatResult:
         text = next((str(m.content) for m in reversed(messages) if m.type == "human"), "")
         r = self.engine().rewrite(
-            text, temperature=float(kwargs.get("temperature", 0.0)), seed=int(kwargs.get("seed", 0))
+            text,
+            temperature=float(kwargs.get("temperature", 0.0)),
+            seed=int(kwargs.get("seed", 0)),
+            no_refusal=bool(kwargs.get("no_refusal", False)),
         )
         msg = AIMessage(
             content=r.text,
@@ -99,15 +109,24 @@ class EmbeddedProposer:
         t0 = time.monotonic()
         attempt = int(getattr(request, "attempt", 0) or 0)
         kw = {"temperature": REGEN_TEMPERATURE, "seed": attempt} if attempt else {}
-        user = user_text(request.task, scene_of(request.world))
-        msg = self.chat.invoke([HumanMessage(content=user)], **kw)
+        # the model saw few all-capitals instructions; their lower case means the same
+        task = request.task.lower() if request.task.isupper() else request.task
+        task = spelling.repair(task)
+        scene = scene_of(request.world)
+        msg = self.chat.invoke([HumanMessage(content=user_text(task, scene))], **kw)
         command = str(msg.content)
         plan, notes = command_to_plan(command, request.world)
-        usage = msg.usage_metadata or {}
+        tokens = _tokens(msg)
+        if not attempt:
+            second = self._second_look(task, command, scene, request.world, tokens)
+            if second is not None:
+                command, plan, notes = second
+        if task != request.task:
+            notes["repaired"] = task
         return Proposal(
             raw=json.dumps(plan, separators=(",", ":")),
-            tokens_in=int(usage.get("input_tokens", 0)),
-            tokens_out=int(usage.get("output_tokens", 0)),
+            tokens_in=tokens[0],
+            tokens_out=tokens[1],
             latency_s=time.monotonic() - t0,
             meta={
                 "source": "model",
@@ -118,3 +137,76 @@ class EmbeddedProposer:
                 **notes,
             },
         )
+
+    def _ask(self, text: str, scene: str, tokens: list[int], **kw) -> str:
+        if kw.get("no_refusal") and not isinstance(self.chat, EmbeddedChatModel):
+            kw = {"extra_body": {"no_refusal": True}}  # the embedded model's HTTP server
+        msg = self.chat.invoke([HumanMessage(content=user_text(text, scene))], **kw)
+        t = _tokens(msg)
+        tokens[0] += t[0]
+        tokens[1] += t[1]
+        return str(msg.content).strip()
+
+    def _second_look(self, task, command, scene, world, tokens: list[int]):
+        """(command, plan, notes) that replace the first answer, or ``None`` to keep it.
+
+        A plain list is rewritten item by item (short inputs are the model's best case) and
+        that answer wins when every item gives a command, together they keep every colour the
+        user named, and the rules planner grounds them. A refusal is only reconsidered when
+        :func:`_overridable`."""
+        refused = command.lower().startswith(REFUSE_PREFIX)
+        if refused and not _overridable(command, task):
+            return None
+        items = coverage.items(task)
+        if items:
+            cmds = [self._checked(item, scene, tokens) for item in items]
+            if any(not c or c.lower().startswith(REFUSE_PREFIX) for c in cmds):
+                return None
+            again = ", then ".join(cmds)
+        elif refused:
+            again = self._ask(task, scene, tokens, no_refusal=True)
+        else:
+            return None
+        if again.lower().startswith(REFUSE_PREFIX) or coverage.missing(task, again):
+            return None
+        plan, notes = command_to_plan(again, world)
+        if not plan.get("steps"):
+            return None
+        notes["first_command"] = command
+        if items:
+            notes["items"] = items
+        return again, plan, notes
+
+    def _checked(self, text: str, scene: str, tokens: list[int]) -> str:
+        """The command for one item of a list the model did not refuse as a whole. An item's
+        refusal is asked again with refusals ruled out unless its reason is checkable and
+        fits, or the item holds a word no doable request uses; the second answer is kept
+        when it names every colour of the item."""
+        cmd = self._ask(text, scene, tokens)
+        reason = cmd[len(REFUSE_PREFIX) :]
+        if (
+            cmd.lower().startswith(REFUSE_PREFIX)
+            and not (refusal.checkable(reason) and refusal.supported(reason, text))
+            and refusal.known_words(text)
+            and coverage.colours(text)
+        ):
+            again = self._ask(text, scene, tokens, no_refusal=True)
+            if not coverage.missing(text, again):
+                return again
+        return cmd
+
+
+def _overridable(command: str, text: str) -> bool:
+    """A refusal may be reconsidered only when its reason does not fit the words
+    (:func:`refusal.supported`), every word is one of doable requests, and a colour is named."""
+    reason = command.strip()[len(REFUSE_PREFIX) :]
+    return (
+        not refusal.supported(reason, text)
+        and refusal.known_words(text)
+        and bool(coverage.colours(text))
+    )
+
+
+def _tokens(msg) -> list[int]:
+    usage = msg.usage_metadata or {}
+    return [int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))]

@@ -74,7 +74,9 @@ def make_handler(engine):
                 return self._error(400, "expected {messages: [{role: user, content}]}")
             if not 0.0 <= temperature <= 2.0:
                 return self._error(400, "temperature must be in [0, 2]")
-            r = engine.rewrite(text, temperature=temperature, seed=seed)
+            r = engine.rewrite(
+                text, temperature=temperature, seed=seed, no_refusal=bool(req.get("no_refusal"))
+            )
             self._send(
                 200,
                 {

@@ -1,0 +1,106 @@
+"""Typo repair towards the words robot instructions are made of.
+
+Why: people type "stcak red on grene" and "the blue blok". The embedded model saw keyboard
+slips in training, but a 135M-parameter model generalises poorly to slips it never saw, and
+one wrong colour makes a wrong plan. Repairing a word is cheap and exact when the vocabulary
+is small, and the vocabulary here is the corpus's (:func:`planner.corpus.words`).
+
+Deliberately conservative, because a wrong repair is worse than none:
+
+- only words outside the vocabulary *and* outside common English (pyspellchecker's word
+  frequencies, seen at least :data:`ENGLISH_MIN_COUNT` times) change, so "nothing" never
+  becomes "thing" and "stacking" never "starting";
+- words shorter than four letters stay as typed ("rde" could be many things);
+- one edit (insert, delete, substitute, swap neighbours) for words up to six letters, two for
+  longer ones; up to five letters the first letter must agree (slips rarely hit it, and "glue"
+  must not become "blue");
+- among equally close candidates the most frequent corpus word wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+MIN_LEN = 4
+#: How often a word must occur in pyspellchecker's English frequency list to count as a real
+#: word (misspellings that made it into the list, such as "blok", occur far less often).
+ENGLISH_MIN_COUNT = 100
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def distance(a: str, b: str, limit: int = 2) -> int:
+    """Optimal-string-alignment distance (Damerau-Levenshtein without repeated edits of one
+    substring), or ``limit + 1`` once it is certainly larger than ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+@functools.lru_cache(maxsize=1)
+def vocabulary() -> dict[str, int]:
+    """The corpus vocabulary with counts (built once per process, about 0.5 s)."""
+    from planner import corpus
+
+    return corpus.words()
+
+
+@functools.lru_cache(maxsize=1)
+def doable_vocabulary() -> frozenset[str]:
+    """The words of doable requests only (no refusal's words: "paint", "throw", "fridge")."""
+    from planner import corpus
+
+    return frozenset(corpus.words(refusals=False))
+
+
+@functools.lru_cache(maxsize=1)
+def _english():
+    from spellchecker import SpellChecker
+
+    return SpellChecker().word_frequency
+
+
+def is_english(word: str) -> bool:
+    """Whether ``word`` (lower case) is a common English word."""
+    return _english()[word] >= ENGLISH_MIN_COUNT
+
+
+def repair_word(word: str, vocab: dict[str, int] | None = None) -> str:
+    """``word`` as the vocabulary word it was probably meant to be, or unchanged."""
+    vocab = vocabulary() if vocab is None else vocab
+    low = word.lower()
+    if len(low) < MIN_LEN or low in vocab or is_english(low):
+        return word
+    limit = 1 if len(low) <= 6 else 2
+    best: tuple[int, int, str] | None = None
+    for cand, count in vocab.items():
+        if len(cand) < MIN_LEN - 1 or (len(low) <= 5 and cand[0] != low[0]):
+            continue
+        d = distance(low, cand, limit)
+        if d <= limit and (best is None or (d, -count) < best[:2]):
+            best = (d, -count, cand)
+    if best is None:
+        return word
+    fixed = best[2]
+    if word.isupper():
+        return fixed.upper()
+    return fixed.capitalize() if word[0].isupper() else fixed
+
+
+def repair(text: str, vocab: dict[str, int] | None = None) -> str:
+    """``text`` with each out-of-vocabulary word repaired where a close vocabulary word
+    exists; everything else (spacing, punctuation, case) is kept."""
+    return _WORD.sub(lambda m: repair_word(m.group(0), vocab), text)
