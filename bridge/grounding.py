@@ -6,7 +6,8 @@ the schema or the simulation objects. So every cube a model's plan moves and eve
 cube it places onto must be *grounded* in the instruction's words: named by its colour (or a
 synonym, or a thing of that colour: "the colour of grass"), possibly misspelt by a letter,
 or covered by a quantifier ("every block", "sort the blocks"), or by a pronoun for the
-block already in the gripper. Regions need a region word. Rules plans are built from the
+block already in the gripper, or named through a named neighbour in the scene ("the block on
+the blue one", "the cube in the green bin", "the same bin as the red block"). Regions need a region word. Rules plans are built from the
 words themselves and are not checked.
 
 The lexicon is deliberately generous (a false "grounded" only lets a valid plan through to
@@ -60,6 +61,14 @@ MATCHING = frozenset(
 )
 #: Words for the block in the gripper.
 PRONOUNS = frozenset("""it them this that holding held hand gripper grip one""".split())
+#: Words that point from a named cube or bin to its neighbour: "the block on the blue one",
+#: "the one under red", "the cube in the green bin", "the same bin as the red block".
+ON_CUES = frozenset("""on onto top atop sitting resting above stacked""".split())
+UNDER_CUES = frozenset("""under underneath below beneath bottom supporting""".split())
+IN_CUES = frozenset("""in inside from out within""".split())
+SAME_BIN_CUES = frozenset(
+    """same with where whichever containing contains has holding join joins""".split()
+)
 REGION_CUES = frozenset(
     """left right center centre middle front back rear central
     leftmost rightmost""".split()
@@ -165,11 +174,12 @@ def check(task: str, steps: list[dict[str, Any]], world: WorldState) -> list[Rea
     def colour_of(name: str) -> str:
         return name.split("_", 1)[0]
 
+    related = _related(words, named, world)
     for i, step in enumerate(steps):
         skill = step.get("skill")
         obj = step.get("object")
         if isinstance(obj, str):
-            ok = colour_of(obj) in objects or quant or (pronoun and obj == held)
+            ok = colour_of(obj) in objects or quant or (pronoun and obj == held) or obj in related
             if not ok:
                 out.append(
                     Reason(
@@ -186,6 +196,7 @@ def check(task: str, steps: list[dict[str, Any]], world: WorldState) -> list[Rea
             else:
                 ok = (
                     colour_of(tgt) in named
+                    or tgt in related
                     or (tgt.endswith("_bin") and matching)
                     or (tgt.endswith("_bin") and len(getattr(world, "bins", []) or []) == 1)
                 )
@@ -208,6 +219,27 @@ def check(task: str, steps: list[dict[str, Any]], world: WorldState) -> list[Rea
                         "push to a region the instruction names",
                     )
                 )
+    return out
+
+
+def _related(words: list[str], named: set[str], world: WorldState) -> set[str]:
+    """Cubes and bins the text names through a named neighbour in this scene: the cube on
+    (or under) a named cube, the cube in a named bin, the bin that holds a named cube."""
+    w = set(words)
+    out: set[str] = set()
+    for o in getattr(world, "objects", []) or []:
+        below = getattr(o, "on", None)
+        if below and below.split("_", 1)[0] in named and w & ON_CUES:
+            out.add(o.name)
+        if below and o.name.split("_", 1)[0] in named and w & UNDER_CUES:
+            out.add(below)
+        if below and w & {"top"}:
+            out.add(o.name)  # "the one on top"
+        b = getattr(o, "in_bin", None)
+        if b and b.split("_", 1)[0] in named and w & IN_CUES:
+            out.add(o.name)
+        if b and o.name.split("_", 1)[0] in named and w & SAME_BIN_CUES:
+            out.add(b)
     return out
 
 

@@ -132,3 +132,59 @@ def test_slips_plurals_and_box_for_a_cube_are_grounded(task, steps):
 def test_the_word_colour_alone_grounds_no_bin():
     steps = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]
     assert check("put the red cube in the bin the colour of a banana", steps, make_world())
+
+
+def _scene(**kw):
+    """red on blue, yellow in the blue bin, green on the table."""
+    from bridge_worlds import cube
+
+    objs = [
+        cube("red_block", on="blue_block", on_table=False),
+        cube("green_block"),
+        cube("blue_block"),
+        cube("yellow_block", in_bin="blue_bin", on_table=False),
+    ]
+    return make_world(objs)
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        (
+            "take the block that's sitting on the blue one and put it in the green bin",
+            [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}],
+        ),
+        (
+            "put the one on top in the green bin",
+            [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}],
+        ),
+        (
+            "move the cube in the blue bin to the red bin",
+            [{"skill": "pick", "object": "yellow_block"}, {"skill": "place", "target": "red_bin"}],
+        ),
+        (
+            "put the green block in the same bin as the yellow block",
+            [{"skill": "pick", "object": "green_block"}, {"skill": "place", "target": "blue_bin"}],
+        ),
+    ],
+)
+def test_a_cube_or_bin_named_through_a_named_neighbour_is_grounded(task, steps):
+    assert check(task, steps, _scene()) == []
+
+
+@pytest.mark.parametrize(
+    ("task", "steps"),
+    [
+        # green is on the table: nothing relates it to the blue block or the blue bin
+        (
+            "take the block that's sitting on the blue one and put it in the green bin",
+            [{"skill": "pick", "object": "green_block"}, {"skill": "place", "target": "green_bin"}],
+        ),
+        (
+            "move the cube in the blue bin to the red bin",
+            [{"skill": "pick", "object": "green_block"}, {"skill": "place", "target": "red_bin"}],
+        ),
+    ],
+)
+def test_a_neighbour_grounds_only_what_is_really_next_to_it(task, steps):
+    assert {r.code for r in check(task, steps, _scene())} == {R.NOT_GROUNDED}
