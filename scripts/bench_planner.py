@@ -135,6 +135,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--routes", default="rules,model,hybrid")
     ap.add_argument("--limit", type=int, default=0, help="first N entries only")
+    ap.add_argument(
+        "--set",
+        default=None,
+        help="test set YAML (default: tests/planner/data/freeform.yaml; a second, untuned "
+        "set is tests/planner/data/freeform_b.yaml)",
+    )
     ap.add_argument("--seed", type=int, default=0, help="scene seed")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--adapter", default=None, help="adapter folder (default: shipped)")
@@ -148,7 +154,7 @@ def main(argv=None) -> int:
     from planner.hybrid import HybridPlanner
     from tests.planner.freeform import load_freeform
 
-    entries = load_freeform()
+    entries = load_freeform(Path(a.set)) if a.set else load_freeform()
     if a.limit:
         entries = entries[: a.limit]
     worlds = worlds_for(entries, a.seed)

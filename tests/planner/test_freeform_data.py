@@ -47,3 +47,14 @@ def test_malformed_entries_are_named(tmp_path):
     p.write_text("entries:\n  - id: x\n    instruction: hi\n    category: refuse\n")
     with pytest.raises(FreeformError, match="exactly one"):
         load_freeform(p)
+
+
+def test_the_second_set_is_well_formed_and_apart_from_the_first(entries):
+    from tests.planner.freeform import DEFAULT_PATH
+
+    second = load_freeform(DEFAULT_PATH.with_name("freeform_b.yaml"))
+    assert len(second) >= 50
+    assert {e["category"] for e in second} == set(CATEGORIES)
+    first = {" ".join(e["instruction"].lower().split()) for e in entries}
+    assert not first & {" ".join(e["instruction"].lower().split()) for e in second}
+    assert not {e["id"] for e in entries} & {e["id"] for e in second}
