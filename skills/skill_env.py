@@ -24,9 +24,25 @@ TIME_COST = 0.01
 class SkillEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 25}
 
-    def __init__(self, skill: str, render_mode: str | None = None, expert_actions: bool = False):
+    def __init__(
+        self,
+        skill: str,
+        render_mode: str | None = None,
+        expert_actions: bool = False,
+        randomize: dict[str, float] | None = None,
+    ):
         self.skill = get(skill)
         self.sim = TabletopEnv(render_mode=render_mode)
+        # domain randomisation: {condition of skills/perturb.py: probability per episode};
+        # the rest of the episodes are nominal
+        self._nominal = self.sim
+        self._randomize = dict(randomize or {})
+        self._sims: dict = {}
+        self._cond = None
+        if self._randomize:
+            from skills.perturb import BY_NAME, PerturbedEnv
+
+            self._sims = {k: PerturbedEnv(BY_NAME[k]) for k in self._randomize}
         self.render_mode = render_mode
         d = self.skill.obs_dim
         self.observation_space = spaces.Box(-np.inf, np.inf, (d,), np.float32)
@@ -38,8 +54,9 @@ class SkillEnv(gym.Env):
         super().reset(seed=seed)
         if self._rng is None or seed is not None:
             self._rng = np.random.default_rng(self.np_random.integers(2**63))
+        self._pick_condition()
         for _ in range(100):
-            params = self.skill.sample_start(self.sim, self._rng)
+            params = self._sample_start()
             if params is not None:
                 break
         else:
@@ -52,8 +69,33 @@ class SkillEnv(gym.Env):
         self._phi = self.skill.potential(raw, self.binding)
         return self._observe(raw), self._info(raw, False)
 
+    def _pick_condition(self) -> None:
+        self.sim, self._cond = self._nominal, None
+        if not self._randomize:
+            return
+        u, acc = self._rng.random(), 0.0
+        for name, p in self._randomize.items():
+            acc += p
+            if u < acc:
+                self.sim = self._sims[name]
+                self._cond = self.sim.cond
+                return
+
+    def _sample_start(self):
+        if self._cond is None or self._cond.name == "nominal":
+            return self.skill.sample_start(self.sim, self._rng)
+        from skills.perturb import sample_start
+
+        start = sample_start(self.skill, self.sim, self._rng)
+        return None if start is None else start[0]
+
     def step(self, action):
-        self.sim.step_physics(np.asarray(action, dtype=np.float64))
+        action = np.asarray(action, dtype=np.float64)
+        if self._cond is not None and self._cond.action_noise > 0:
+            action = action.copy()
+            noise = self._rng.normal(0, self._cond.action_noise, 3)
+            action[:3] = np.clip(action[:3] + noise, -1.0, 1.0)
+        self.sim.step_physics(action)
         self.steps += 1
         raw = self.sim.observe()
         success = self.skill.success(self.before, self.sim.world_state(), self.params)
@@ -72,6 +114,11 @@ class SkillEnv(gym.Env):
         return self.skill.expert(self.sim.observe(), self.binding).astype(np.float32)
 
     def _observe(self, raw) -> np.ndarray:
+        if self._cond is not None and self._cond.obs_noise > 0:  # the policy's view only
+            raw = dict(raw)
+            raw["object_pos"] = raw["object_pos"] + self._rng.normal(
+                0, self._cond.obs_noise, raw["object_pos"].shape
+            )
         return self.skill.observe(raw, self.binding).astype(np.float32)
 
     def _info(self, raw, success: bool) -> dict:
@@ -84,7 +131,9 @@ class SkillEnv(gym.Env):
         return self.sim.render_rgb()
 
     def close(self):
-        self.sim.close()
+        self._nominal.close()
+        for e in self._sims.values():
+            e.close()
 
 
 def register_skill_envs() -> None:

@@ -108,6 +108,26 @@ class TrainConfig(_Strict):
     timesteps: int = Field(ge=1, le=1_000_000_000)
     eval: _Eval
     sac: _SAC | None = None
+    #: Domain randomisation: {condition of skills/perturb.py: probability of an episode
+    #: under it}; the remaining probability is the nominal start distribution.
+    randomize: dict[str, float] | None = None
+
+    @field_validator("randomize")
+    @classmethod
+    def _conditions(cls, v: dict[str, float] | None) -> dict[str, float] | None:
+        from skills.perturb import BY_NAME
+
+        for name, p in (v or {}).items():
+            c = BY_NAME.get(name)
+            if c is None:
+                raise ValueError(f"unknown condition {name!r}; choose from {', '.join(BY_NAME)}")
+            if c.event is not None:
+                raise ValueError(f"condition {name!r} is a mid-skill event, not trainable here")
+            if not 0 <= p <= 1:
+                raise ValueError(f"probability of {name!r} must be in [0, 1]")
+        if sum((v or {}).values()) > 1 + 1e-9:
+            raise ValueError("the probabilities sum to more than 1")
+        return v
 
     @field_validator("net_arch")
     @classmethod
@@ -145,6 +165,11 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
     except ValidationError as e:
         loc, msg, got = first_error(e, "config")
         raise TrainError(f"{path}: {loc}: {msg} (got {got!r:.60})") from None
+    from skills.perturb import BY_NAME
+
+    for name in cfg.get("randomize") or {}:
+        if skill not in BY_NAME[name].skills:
+            raise TrainError(f"{path}: randomize: condition {name!r} does not apply to {skill}")
     return cfg
 
 
@@ -228,7 +253,7 @@ def warm_start(
         prog.log("warm start found, reusing bc/")
         return load_policy(run / "bc", skill)
     d = cfg["dagger"]
-    env = SkillEnv(skill)
+    env = SkillEnv(skill, randomize=cfg.get("randomize"))
     rng = np.random.default_rng(seed)
     total = d["expert_episodes"] + d["iterations"] * d["student_episodes"]
     prog.stage("demonstrations + DAgger", total)
@@ -339,7 +364,7 @@ def train(  # noqa: C901 - argument checks, then one linear run
         raise TrainError(f"cannot resume: {evals_path} is damaged ({e})".splitlines()[0]) from None
     if done_steps == 0:
         trainer.warm_up(prog)
-        r = evaluate_policy(skill, bc, n_eval, seed=10_000 + seed)
+        r = evaluate_policy(skill, bc, n_eval, seed=10_000 + seed, env=_eval_env(skill, cfg))
         evals.append({"timesteps": 0, "source": "warm start", **r})
         prog.log(f"warm-start actor: success {r['success_rate']:.2f} over {n_eval}")
         util.atomic_write_json(evals_path, evals)
@@ -352,20 +377,32 @@ def train(  # noqa: C901 - argument checks, then one linear run
         done_steps += trainer.num_timesteps - before
         prog.advance(trainer.num_timesteps - before)
         actor = trainer.export()
-        r = evaluate_policy(skill, actor, n_eval, seed=10_000 + seed)
+        r = evaluate_policy(skill, actor, n_eval, seed=10_000 + seed, env=_eval_env(skill, cfg))
         evals.append({"timesteps": done_steps, "source": algo, **r})
         util.atomic_write_json(evals_path, evals)
         prog.log(f"{done_steps} steps: success {r['success_rate']:.2f} over {n_eval}")
         wall = wall_before + time.time() - t_start
         if r["success_rate"] >= best:
             best = r["success_rate"]
-            save_policy(
-                actor, run / "best", _manifest(skill, algo, done_steps, wall, bc, bc_info, r, seed)
-            )
+            m = _manifest(skill, algo, done_steps, wall, bc, bc_info, r, seed)
+            if cfg.get("randomize"):
+                m["learning_aids"].append(
+                    "domain randomisation over skills/perturb.py conditions: "
+                    + ", ".join(f"{k} {p:g}" for k, p in cfg["randomize"].items())
+                )
+                m["randomize"] = cfg["randomize"]
+            save_policy(actor, run / "best", m)
         trainer.save_checkpoint(
             run / "checkpoint", {"timesteps": done_steps, "best_success": best, "wall_s": wall}
         )
     return run
+
+
+def _eval_env(skill: str, cfg: dict) -> SkillEnv:
+    """The periodic evaluation's env: the training distribution, randomised or not, so the
+    best checkpoint is the best on what the run trains for (the nominal figure is measured
+    apart, with ``skillbridge eval-skill``)."""
+    return SkillEnv(skill, randomize=cfg.get("randomize"))
 
 
 def _load_checkpoint(trainer, ck: Path) -> dict:

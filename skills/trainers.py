@@ -118,7 +118,9 @@ class PPOTrainer(Trainer):
         from stable_baselines3.common.env_util import make_vec_env
 
         p = cfg["ppo"]
-        venv = make_vec_env(lambda: SkillEnv(skill), n_envs=n_envs, seed=seed)
+        venv = make_vec_env(
+            lambda: SkillEnv(skill, randomize=cfg.get("randomize")), n_envs=n_envs, seed=seed
+        )
         self.model = PPO(
             "MlpPolicy",
             venv,
@@ -162,7 +164,7 @@ class PPOTrainer(Trainer):
         if not episodes:
             return
         gamma = self.cfg["ppo"]["gamma"]
-        env = SkillEnv(self.skill)
+        env = SkillEnv(self.skill, randomize=self.cfg.get("randomize"))
         pol = self.model.policy
         xs, rets = [], []
         for ep in range(episodes):
@@ -215,7 +217,9 @@ class OffPolicyTrainer(Trainer):
         else:
             from stable_baselines3 import SAC as Algo
         p = cfg.get("sac") or {}
-        venv = make_vec_env(lambda: SkillEnv(skill), n_envs=1, seed=seed)
+        venv = make_vec_env(
+            lambda: SkillEnv(skill, randomize=cfg.get("randomize")), n_envs=1, seed=seed
+        )
         kwargs = dict(
             learning_rate=p.get("learning_rate", 3e-4),
             buffer_size=p.get("buffer_size", 200_000),
@@ -261,7 +265,7 @@ class OffPolicyTrainer(Trainer):
     def warm_up(self, prog) -> None:
         p = self.cfg.get("sac") or {}
         episodes = int(p.get("demo_episodes", 30))
-        env = SkillEnv(self.skill)
+        env = SkillEnv(self.skill, randomize=self.cfg.get("randomize"))
         buf = self.model.replay_buffer
         rng = np.random.default_rng(self.seed)
         n = 0

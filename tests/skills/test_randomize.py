@@ -1,0 +1,66 @@
+"""Domain randomisation in training: the config names conditions of the perturbation
+split, and the skill env really starts, observes and acts under them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import yaml
+
+from skills.perturb import YAW_HIGH
+from skills.skill_env import SkillEnv
+from skills.train import CONFIG_DIR, TrainError, load_config
+
+
+def _config(tmp_path, randomize) -> str:
+    cfg = yaml.safe_load((CONFIG_DIR / "place.yaml").read_text())
+    cfg["randomize"] = randomize
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump(cfg))
+    return str(p)
+
+
+@pytest.mark.parametrize(
+    ("skill", "randomize", "msg"),
+    [
+        ("place", {"sideways": 0.1}, "unknown condition 'sideways'"),
+        ("place", {"knocked_out": 0.1}, "mid-skill event"),
+        ("place", {"yaw_full": 0.7, "yaw_high": 0.5}, "sum to more than 1"),
+        ("place", {"yaw_full": 1.5}, "must be in [0, 1]"),
+        ("place", {"row": 0.2}, "condition 'row' does not apply to place"),
+    ],
+)
+def test_bad_randomize_is_one_line(tmp_path, skill, randomize, msg):
+    with pytest.raises(TrainError) as e:
+        load_config(skill, _config(tmp_path, randomize))
+    assert msg in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_shipped_place_config_randomizes_yaw():
+    r = load_config("place")["randomize"]
+    assert r["yaw_full"] + r["yaw_high"] >= 0.3 and sum(r.values()) < 1
+
+
+def test_randomized_starts_turn_the_cubes():
+    env = SkillEnv("push", randomize={"yaw_high": 1.0})
+    for seed in range(3):
+        env.reset(seed=seed)
+        o = env.before.object(env.params.object)
+        assert YAW_HIGH[0] - 0.03 <= abs(o.yaw) <= YAW_HIGH[1] + 0.03
+    nominal = SkillEnv("push")
+    yaws = []
+    for seed in range(6):
+        nominal.reset(seed=seed)
+        yaws.append(abs(nominal.before.object(nominal.params.object).yaw))
+    assert max(yaws) < 0.4  # the nominal distribution stays as it was
+
+
+def test_observation_noise_reaches_the_policy_but_not_the_expert_labels():
+    env = SkillEnv("pick", randomize={"obs_noise_5mm": 1.0})
+    obs, _ = env.reset(seed=4)
+    raw = env.sim.observe()
+    clean = env.skill.observe(raw, env.binding)
+    assert 0 < np.abs(obs - clean).max() < 0.05  # the cube offsets are noisy, a few mm
+    assert np.array_equal(
+        env.expert_action(), env.skill.expert(raw, env.binding).astype(np.float32)
+    )
