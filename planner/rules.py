@@ -308,6 +308,8 @@ _PHRASES: list[tuple[str, str]] = [
     (r"\bmove (?:the arm )?(?:back )?to (?:the )?(?:home|rest)\b", " home "),
     (r"\bthe arm home\b", " home "),
     (r"\bthe robot home\b", " home "),
+    # what is left of "the rest" after the home phrases is the remaining blocks, not home
+    (r"\bthe rest\b", " the others "),
     (r"\bcolour", " color"),
     (r"\bblock's\b", " block "),
     # exclusions: "except (for)", "other than", "apart from", "excluding", and "but" after

@@ -18,6 +18,7 @@ from tests.planner.conftest import make_world
         "put the block the colour of cherries in the red bin",
         "put the red block in the same bin as the green block",
         "put the blue block in the green bin, and the yellow one in the same bin",
+        "put the green block in the blue bin and the rest in the red bin",  # not "go to rest"
     ],
 )
 def test_handed_to_a_model(task):
@@ -35,3 +36,8 @@ def test_handed_to_a_model(task):
 def test_missing_things_are_still_refused(task, word):
     r = parse(task, make_world())
     assert r.confident and word in (r.refuse or "")
+
+
+def test_returning_to_rest_is_still_home():
+    r = parse("put the red block in the red bin, then return to the rest position", make_world())
+    assert r.confident and r.steps[-1] == {"skill": "home"}
