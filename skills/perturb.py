@@ -58,7 +58,8 @@ class Condition:
     skills: tuple[str, ...] = MOTION
     infeasible: tuple[str, ...] = ()  # skills no controller can succeed at here
     yaw: tuple[float, float] | None = None  # |yaw| band every cube is turned into at reset
-    #: "edges" (at reset), "row" | "block" | "wall_y" | "wall_x" (after the start)
+    #: "edges" (at reset), "row" | "block" | "wall_y" | "wall_x" | "after_push" (after the
+    #: start)
     layout: str | None = None
     mass: float = 1.0  # cube mass scale
     friction: float = 1.0  # cube sliding friction scale
@@ -97,6 +98,12 @@ CONDITIONS: tuple[Condition, ...] = (
         "the cube touching the outer side wall of the red bin (across the finger axis)",
         ("pick", "push"),
         layout="wall_x",
+    ),
+    Condition(
+        "after_push",
+        "the cube just pushed 8-14 cm by the push skill's expert (as a chain leaves it)",
+        ("pick", "push"),
+        layout="after_push",
     ),
     Condition("heavy_slippery", "cube mass x3, friction x0.5", mass=3.0, friction=0.5),
     Condition("light_grippy", "cube mass x0.5, friction x2", mass=0.5, friction=2.0),
@@ -271,6 +278,36 @@ def _against_wall(env: PerturbedEnv, subject: str, side: str, rng) -> bool:
     return True
 
 
+def _after_push(env: PerturbedEnv, subject: str, rng: np.random.Generator) -> bool:
+    """Push ``subject`` 8-14 cm with the push skill's expert, ending with its retreat: the
+    state a ``push`` hands to the next skill (the cube turned by the push, the arm above)."""
+    push = get("push")
+    others = [env.cube_xy(n) for n in env.present if n != subject]
+    goal = None
+    for _ in range(100):
+        xy = _free_spot(env, rng, others, near=env.cube_xy(subject), dist=(0.08, 0.14))
+        if xy is not None and all(np.hypot(*(xy - q)) > scene.SPAWN_MIN_DIST for q in others):
+            goal = xy
+            break
+    if goal is None:
+        return False
+    b = Binding(cube=scene.CUBE_NAMES.index(subject), target_kind="point")
+    b.target_xyz = (float(goal[0]), float(goal[1]), scene.CUBE_HALF)
+    for _ in range(push.step_budget):
+        obs = env.observe()
+        if np.hypot(*(obs["object_pos"][b.cube][:2] - goal)) < 0.02:
+            break
+        env.step_physics(push.expert(obs, b))
+    else:
+        return False
+    for _ in range(push.retreat_steps):
+        a = push.retreat(env.observe(), b)
+        if a is None:
+            break
+        env.step_physics(a)
+    return True
+
+
 def sample_start(
     skill: Skill, env: PerturbedEnv, rng: np.random.Generator
 ) -> tuple[SkillParams, WorldState] | None:
@@ -281,12 +318,13 @@ def sample_start(
     if params is None:
         return None
     subject = getattr(params, "object", None)
-    if c.layout in ("row", "block", "wall_y", "wall_x") and subject is not None:
-        ok = (
-            _cluster(env, subject, c.layout, rng)
-            if c.layout in ("row", "block")
-            else _against_wall(env, subject, c.layout, rng)
-        )
+    if c.layout in ("row", "block", "wall_y", "wall_x", "after_push") and subject is not None:
+        if c.layout == "after_push":
+            ok = _after_push(env, subject, rng)
+        elif c.layout in ("row", "block"):
+            ok = _cluster(env, subject, c.layout, rng)
+        else:
+            ok = _against_wall(env, subject, c.layout, rng)
         if not ok:
             return None
         for _ in range(5):  # settle the new contacts under the holding controller
@@ -296,6 +334,8 @@ def sample_start(
     # (touching neighbours), the split still measures what the controllers do there
     if skill.doomed(world, world, params, skill.bind(world, params)) is not None:
         return None
+    if skill.success(world, world, params):
+        return None  # a push whose cube the chain already left at its target
     if c.event == "move_target" and getattr(params, "target", None) not in world.object_names:
         return None  # only a cube target can move
     return params, world

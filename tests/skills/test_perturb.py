@@ -147,3 +147,11 @@ def test_cli_split_json_and_bad_input(monkeypatch, capsys):
         code, out, err = run_cli(monkeypatch, capsys, "eval-skill", *args)
         assert code == 2, (args, err)
         assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_after_push_hands_over_a_pushed_cube_with_the_arm_lifted():
+    for seed in range(2):
+        env, params, world = _start("pick", "after_push", seed)
+        o = world.object(params.object)
+        assert o.on_table and world.held_object is None
+        assert world.grip_pos[2] - (o.pos[2] + scene.CUBE_HALF) > 0.03
