@@ -39,6 +39,7 @@ class SkillEnv(gym.Env):
         self._randomize = dict(randomize or {})
         self._sims: dict = {}
         self._cond = None
+        self._event = None
         if self._randomize:
             from skills.perturb import BY_NAME, PerturbedEnv
 
@@ -64,6 +65,18 @@ class SkillEnv(gym.Env):
         self.params = params
         self.before = self.sim.world_state()
         self.binding = self.skill.bind(self.before, params)
+        self._event = None
+        if self._cond is not None and self._cond.event is not None:  # a disturbance episode
+            from skills.perturb import Event
+
+            cube = self.binding.cube
+            target = getattr(params, "target", None)
+            self._event = Event(
+                self._cond.event,
+                None if cube is None else scene.CUBE_NAMES[cube],
+                target if isinstance(target, str) else None,
+                self._rng,
+            )
         self.steps = 0
         raw = self.sim.observe()
         self._phi = self.skill.potential(raw, self.binding)
@@ -95,6 +108,9 @@ class SkillEnv(gym.Env):
             action = action.copy()
             noise = self._rng.normal(0, self._cond.action_noise, 3)
             action[:3] = np.clip(action[:3] + noise, -1.0, 1.0)
+        if self._event is not None:
+            self._event.before_step(self.sim, self.steps + 1, self.sim.observe(), self.binding)
+            action = self._event.gripper(action)
         self.sim.step_physics(action)
         self.steps += 1
         raw = self.sim.observe()

@@ -109,7 +109,8 @@ class TrainConfig(_Strict):
     eval: _Eval
     sac: _SAC | None = None
     #: Domain randomisation: {condition of skills/perturb.py: probability of an episode
-    #: under it}; the remaining probability is the nominal start distribution.
+    #: under it}; the remaining probability is the nominal start distribution. A mid-skill
+    #: event makes a disturbance episode.
     randomize: dict[str, float] | None = None
 
     @field_validator("randomize")
@@ -121,8 +122,6 @@ class TrainConfig(_Strict):
             c = BY_NAME.get(name)
             if c is None:
                 raise ValueError(f"unknown condition {name!r}; choose from {', '.join(BY_NAME)}")
-            if c.event is not None:
-                raise ValueError(f"condition {name!r} is a mid-skill event, not trainable here")
             if not 0 <= p <= 1:
                 raise ValueError(f"probability of {name!r} must be in [0, 1]")
         if sum((v or {}).values()) > 1 + 1e-9:
@@ -170,6 +169,10 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
     for name in cfg.get("randomize") or {}:
         if skill not in BY_NAME[name].skills:
             raise TrainError(f"{path}: randomize: condition {name!r} does not apply to {skill}")
+        if skill in BY_NAME[name].infeasible:
+            raise TrainError(
+                f"{path}: randomize: no controller can succeed at {skill} under {name!r}"
+            )
     return cfg
 
 

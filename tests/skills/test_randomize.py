@@ -24,7 +24,7 @@ def _config(tmp_path, randomize) -> str:
     ("skill", "randomize", "msg"),
     [
         ("place", {"sideways": 0.1}, "unknown condition 'sideways'"),
-        ("place", {"knocked_out": 0.1}, "mid-skill event"),
+        ("place", {"knocked_out": 0.1}, "no controller can succeed at place"),
         ("place", {"yaw_full": 0.7, "yaw_high": 0.5}, "sum to more than 1"),
         ("place", {"yaw_full": 1.5}, "must be in [0, 1]"),
         ("place", {"row": 0.2}, "condition 'row' does not apply to place"),
@@ -64,3 +64,14 @@ def test_observation_noise_reaches_the_policy_but_not_the_expert_labels():
     assert np.array_equal(
         env.expert_action(), env.skill.expert(raw, env.binding).astype(np.float32)
     )
+
+
+def test_disturbance_episodes_fire_their_event():
+    env = SkillEnv("push", randomize={"displaced": 1.0})
+    env.reset(seed=0)
+    start = env.sim.observe()["object_pos"][env.binding.cube].copy()
+    at = env._event.at
+    for _ in range(at):
+        env.step(np.zeros(4, np.float32))  # the arm holds still: only the event moves it
+    moved = env.sim.observe()["object_pos"][env.binding.cube]
+    assert env._event.fired and 0.025 < np.hypot(*(moved[:2] - start[:2])) < 0.07
