@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = ("sim", "bridge", "run", "skills", "split", "learning", "planner", "suite")
 #: Skills measured on the perturbation split (``eval-skill SKILL --split all``).
-SPLIT_SKILLS = ("pick", "place", "push")
+SPLIT_SKILLS = ("pick", "place", "push", "pick-place")
 SKILLS = ("pick", "place", "push", "home", "pick-place")
 
 #: (full, quick) sizes

@@ -349,7 +349,11 @@ def eval_skill(
     episodes: int = typer.Option(200, "-n", "--n-episodes", min=1, help="Episodes."),
     seed: int = typer.Option(0, "--seed", help="Seed of the start states."),
     policy_dir: Path = typer.Option(
-        None, "--policy", "-f", help="Policy folder (default: pretrained)."
+        None,
+        "--policy",
+        "-f",
+        help="Policy folder (default: pretrained); with pick-place --split, a folder "
+        "holding pick/ and place/.",
     ),
     expert: bool = typer.Option(False, "--expert", help="Evaluate the scripted expert instead."),
     as_json: bool = typer.Option(
@@ -377,7 +381,7 @@ def eval_skill(
     from skills.chain import CHAIN
 
     if split is not None:
-        _check_split(skill, split, expert, record)
+        _check_split(split, expert, record)
         _eval_split(skill, split, episodes, seed, policy_dir, as_json)
         return
 
@@ -462,14 +466,11 @@ def eval_skill(
             )
 
 
-def _check_split(skill: str, split: str, expert: bool, record: bool) -> None:
-    from skills.chain import CHAIN
+def _check_split(split: str, expert: bool, record: bool) -> None:
     from skills.perturb import SPLITS
 
     if split not in SPLITS:
         raise UserError(f"--split must be one of {', '.join(SPLITS)}, not {split!r}")
-    if skill == CHAIN:
-        raise UserError(f"--split measures one skill; {CHAIN} has no perturbation split")
     if expert:
         raise UserError(
             "--split already reports the scripted expert beside the policy: drop --expert"
@@ -481,27 +482,43 @@ def _check_split(skill: str, split: str, expert: bool, record: bool) -> None:
 def _eval_split(
     skill: str, split: str, episodes: int, seed: int, policy_dir: Path | None, as_json: bool
 ) -> None:
-    """``eval-skill SKILL --split ...``: a table of conditions, policy beside expert."""
+    """``eval-skill SKILL --split ...``: a table of conditions, policy beside expert. For
+    the pick-place chain, ``-f DIR`` is a folder holding ``pick/`` and ``place/``."""
     import torch
 
     import sim  # noqa: F401
-    from skills.perturb import conditions_for, evaluate_split, expert_actor, policy_actor
+    from skills import perturb
+    from skills.chain import CHAIN
     from skills.policy import PolicyError, load_policy, pretrained_dir
     from skills.registry import get
+    from skills.runtime import SkillExecutor
 
     torch.set_num_threads(1)
     try:
-        policy, _ = load_policy(policy_dir or pretrained_dir(skill), skill)
+        if skill == CHAIN:
+            pols = {
+                k: load_policy(Path(policy_dir) / k if policy_dir else pretrained_dir(k), k)[0]
+                for k in ("pick", "place")
+            }
+            actors = {
+                "policy": SkillExecutor("pretrained", policies=pols),
+                "expert": SkillExecutor("scripted"),
+            }
+            conds = perturb.chain_conditions(split)
+        else:
+            policy, _ = load_policy(policy_dir or pretrained_dir(skill), skill)
+            s = get(skill)
+            actors = {"policy": perturb.policy_actor(s, policy), "expert": perturb.expert_actor(s)}
+            conds = perturb.conditions_for(skill, split)
     except PolicyError as e:
         raise UserError(str(e)) from None
-    s = get(skill)
-    actors = {"policy": policy_actor(s, policy), "expert": expert_actor(s)}
-    conds = conditions_for(skill, split)
     with _bar(Console(stderr=True) if as_json else None) as bar:
         task = bar.add_task(f"eval {skill} ({split})", total=episodes * len(conds))
-        result = evaluate_split(
-            skill, split, actors, episodes, seed, progress=lambda c, ep: bar.advance(task)
-        )
+        hook = lambda c, ep: bar.advance(task)  # noqa: E731
+        if skill == CHAIN:
+            result = perturb.evaluate_chain_split(split, actors, episodes, seed, progress=hook)
+        else:
+            result = perturb.evaluate_split(skill, split, actors, episodes, seed, progress=hook)
     if as_json:
         typer.echo(json.dumps(result))
         return

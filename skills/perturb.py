@@ -473,6 +473,17 @@ def _rate(outs: list[Outcome]) -> dict:
     }
 
 
+def _paired(outs: dict[str, list[Outcome]]) -> dict:
+    """Episode by episode, of two actors on the same starts: both, only one, only the other."""
+    (na, a), (nb, b) = outs.items()
+    pairs = [(x.success, y.success) for x, y in zip(a, b, strict=True)]
+    return {
+        "both": sum(x and y for x, y in pairs),
+        f"{na}_only": sum(x and not y for x, y in pairs),
+        f"{nb}_only": sum(y and not x for x, y in pairs),
+    }
+
+
 def evaluate_condition(
     skill_name: str,
     cond: Condition,
@@ -515,14 +526,8 @@ def evaluate_condition(
         "feasible": skill_name not in cond.infeasible,
         **{k: _rate(v) for k, v in outs.items()},
     }
-    if len(actors) == 2:
-        (na, a), (nb, b) = outs.items()
-        pairs = [(x.success, y.success) for x, y in zip(a, b, strict=True)]
-        out["paired"] = {
-            "both": sum(x and y for x, y in pairs),
-            f"{na}_only": sum(x and not y for x, y in pairs),
-            f"{nb}_only": sum(y and not x for x, y in pairs),
-        }
+    if len(outs) == 2:
+        out["paired"] = _paired(outs)
     if reasons:
         out["abort_reasons"] = reasons
     return out
@@ -548,5 +553,85 @@ def evaluate_split(
         "seed": seed,
         "episodes_per_condition": episodes,
         "actors": list(actors),
+        "conditions": rows,
+    }
+
+
+# ---------------------------------------------------------------------- the pick->place chain
+#: Conditions of the chain: start layouts and dynamics (the executor runs the skills as a
+#: plan does, so per-step noise and events are the single skills' business).
+CHAIN_CONDITIONS = ("nominal", "yaw_full", "yaw_high", "edges", "heavy_slippery", "light_grippy")
+
+
+def chain_conditions(split: str) -> list[Condition]:
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, not {split!r}")
+    out = [BY_NAME[n] for n in CHAIN_CONDITIONS]
+    return out[:1] if split == "nominal" else out[1:] if split == "perturbed" else out
+
+
+def evaluate_chain_condition(
+    cond: Condition,
+    executors: dict,
+    episodes: int,
+    seed: int = 0,
+    progress: Callable[[int], None] | None = None,
+) -> dict:
+    """pick(cube) then place(bin) with each :class:`~skills.runtime.SkillExecutor` of
+    ``executors`` from the same starts: random cubes laid out under ``cond``."""
+    from skills.base import random_cubes
+
+    env = PerturbedEnv(cond)
+    index = 1000 + CHAIN_CONDITIONS.index(cond.name)
+    outs: dict[str, list[Outcome]] = {k: [] for k in executors}
+    for ep in range(episodes):
+        rng = np.random.default_rng([seed, index, ep])
+        env.layout_rng = np.random.default_rng(rng.integers(2**63))
+        names = random_cubes(rng)
+        env.reset(seed=int(rng.integers(2**31)), options={"cubes": names})
+        cube, target = names[0], str(rng.choice(scene.BIN_NAMES))
+        state, present = env.get_state(), env.present
+        for name, ex in executors.items():
+            env.set_state(state)
+            env.present = present
+            a = ex.run(env, {"skill": "pick", "object": cube})
+            ok, steps, why = a.success, a.steps, a.reason
+            if ok:
+                b = ex.run(env, {"skill": "place", "target": target})
+                ok = b.success and env.world_state().in_(cube, target)
+                steps, why = steps + b.steps, b.reason
+            aborted = why if why and why.startswith("impossible") else None
+            outs[name].append(Outcome(bool(ok), steps, aborted))
+        if progress:
+            progress(ep)
+    env.close()
+    out = {
+        "condition": cond.name,
+        "description": cond.description,
+        "feasible": True,
+        **{k: _rate(v) for k, v in outs.items()},
+    }
+    if len(outs) == 2:
+        out["paired"] = _paired(outs)
+    return out
+
+
+def evaluate_chain_split(
+    split: str,
+    executors: dict,
+    episodes: int,
+    seed: int = 0,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict:
+    rows = []
+    for c in chain_conditions(split):
+        hook = (lambda ep, c=c: progress(c.name, ep)) if progress else None
+        rows.append(evaluate_chain_condition(c, executors, episodes, seed, hook))
+    return {
+        "skill": "pick-place",
+        "split": split,
+        "seed": seed,
+        "episodes_per_condition": episodes,
+        "actors": list(executors),
         "conditions": rows,
     }

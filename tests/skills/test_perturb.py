@@ -142,7 +142,7 @@ def test_cli_split_json_and_bad_input(monkeypatch, capsys):
         (["pick", "--split", "bogus"], "--split must be one of"),
         (["pick", "--split", "all", "--expert"], "drop --expert"),
         (["pick", "--split", "all", "--record"], "without --split"),
-        (["pick-place", "--split", "all"], "no perturbation split"),
+        (["pick-place", "--split", "nominal", "-f", "/nonexistent"], "nonexistent"),
     ):
         code, out, err = run_cli(monkeypatch, capsys, "eval-skill", *args)
         assert code == 2, (args, err)
@@ -155,3 +155,13 @@ def test_after_push_hands_over_a_pushed_cube_with_the_arm_lifted():
         o = world.object(params.object)
         assert o.on_table and world.held_object is None
         assert world.grip_pos[2] - (o.pos[2] + scene.CUBE_HALF) > 0.03
+
+
+def test_cli_chain_split_pairs_the_policies_with_the_experts(monkeypatch, capsys):
+    code, out, err = run_cli(
+        monkeypatch, capsys, "eval-skill", "pick-place", "--split", "nominal", "-n", "2", "--json"
+    )
+    assert code == 0, err
+    (c,) = json.loads(out)["conditions"]
+    assert c["condition"] == "nominal" and c["policy"]["successes"] == 2
+    assert c["expert"]["successes"] == 2 and c["paired"]["both"] == 2
