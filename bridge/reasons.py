@@ -33,6 +33,7 @@ UNREACHABLE = "unreachable"
 OUT_OF_WORKSPACE = "out_of_workspace"
 NO_EFFECT = "no_effect"
 NOT_GRASPABLE = "not_graspable"
+LOW_AFFORDANCE = "low_affordance"
 # -- the plan's goal: stated wrongly, or not reached by its own steps
 GOAL_SYNTAX = "goal_syntax"
 GOAL_UNKNOWN_OBJECT = "goal_unknown_object"
@@ -67,6 +68,7 @@ CODES: dict[str, str] = {
     NO_EFFECT: "a step that cannot change anything",
     NOT_GRASPABLE: "a pick whose cube the fingers cannot get around (a neighbour along the "
     "finger axis, a bin wall); the hint names a push that frees it, if one exists",
+    LOW_AFFORDANCE: "the skill's learned success predictor rates the step below its threshold",
     GOAL_SYNTAX: "the plan's goal is not a list of predicates in the goal grammar",
     GOAL_UNKNOWN_OBJECT: "a goal predicate names an object, bin or region this scene lacks",
     GOAL_NOT_ACHIEVED: "the steps, simulated, leave a predicate of the plan's goal unmet",
@@ -90,7 +92,7 @@ FORMAT_CODES = frozenset(
 )
 #: Codes found by the step-by-step symbolic simulation.
 EXECUTABILITY_CODES = frozenset(
-    {PRECONDITION_VIOLATED, UNREACHABLE, OUT_OF_WORKSPACE, NO_EFFECT, NOT_GRASPABLE}
+    {PRECONDITION_VIOLATED, UNREACHABLE, OUT_OF_WORKSPACE, NO_EFFECT, NOT_GRASPABLE, LOW_AFFORDANCE}
 )
 #: Codes about the plan's stated goal.
 GOAL_CODES = frozenset({GOAL_SYNTAX, GOAL_UNKNOWN_OBJECT, GOAL_NOT_ACHIEVED})

@@ -36,6 +36,7 @@ from bridge.reasons import Reason, clip, did_you_mean, pointer
 from bridge.schema import CompiledSchema, Vocabulary, compile_schema
 from sim import scene
 from sim.world import WorldState
+from skills.affordance import affordance_repair, low_affordance
 from skills.base import SkillParams
 from skills.registry import REGISTRY
 
@@ -528,6 +529,16 @@ def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, l
                     )
                 )
             return w, out
+        low = low_affordance(w, subgoal_json(sub))
+        if low is not None:
+            _, hint = affordance_repair(w, subgoal_json(sub))
+            msg = (
+                f"step {i} {_describe(sub)}: the {skill.name} skill is predicted to succeed "
+                f"with p={low[0]:.2f} here (threshold {low[1]:.2f})"
+            )
+            return w, [
+                Reason(R.LOW_AFFORDANCE, pointer(["steps", i]), R.bounded(msg), R.bounded(hint))
+            ]
         nxt = skill.effect(w, sub)
         if _signature(nxt) == _signature(w):
             return w, [

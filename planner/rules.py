@@ -1047,12 +1047,13 @@ MAX_SEPARATIONS = 4
 
 def _separate_before_picks(steps: list[dict], world: WorldState, notes: list[str]) -> list[dict]:
     """Insert, before each pick whose cube the fingers cannot get around (a touching
-    neighbour along the finger axis), the push that frees it (the repair the bridge's
-    ``not_graspable`` hint names). A pick no push can free is left as it is, for the bridge
-    to refuse with its reason."""
-    from bridge.reasons import NOT_GRASPABLE
+    neighbour along the finger axis) or that the pick skill's success predictor rates too
+    low, the push that makes it feasible (the repair the bridge's ``not_graspable`` and
+    ``low_affordance`` hints name). A pick no push can repair is left as it is, for the
+    bridge to refuse with its reason."""
+    from bridge.reasons import LOW_AFFORDANCE, NOT_GRASPABLE
     from bridge.validate import simulate
-    from skills.affordance import separation_push
+    from skills.affordance import affordance_repair, separation_push
 
     steps = list(steps)
     for _ in range(MAX_SEPARATIONS):
@@ -1060,18 +1061,23 @@ def _separate_before_picks(steps: list[dict], world: WorldState, notes: list[str
             _, reasons = simulate(world, steps)
         except Exception:  # a step the bridge will reject anyway, with its own reason
             return steps
-        if not reasons or reasons[0].code != NOT_GRASPABLE:
+        if not reasons or reasons[0].code not in (NOT_GRASPABLE, LOW_AFFORDANCE):
             return steps
         i = int(reasons[0].path.split("/")[2])
+        if steps[i]["skill"] != "pick":
+            return steps
         before, _ = simulate(world, steps[:i])
         obj = steps[i]["object"]
-        fix = separation_push(before, obj)
+        if reasons[0].code == NOT_GRASPABLE:
+            fix = separation_push(before, obj)
+        else:
+            fix, _ = affordance_repair(before, steps[i])
         if fix is None:
-            notes.append(f"{obj} cannot be grasped and no push frees it")
+            notes.append(f"{obj} cannot be picked where it is and no push repairs it")
             return steps
         steps.insert(i, fix)
         notes.append(
-            f"{obj} cannot be grasped where it is: push {fix['object']} to {fix['target']} first"
+            f"{obj} cannot be picked where it is: push {fix['object']} to {fix['target']} first"
         )
     return steps
 

@@ -45,6 +45,9 @@ CUBE_GIVE = 0.002
 #: where the grip site is clipped, can still be picked.
 GRASP_SLACK = 0.01
 BIN_WALL_THICKNESS = 0.008  # the walls' thickness in sim/assets/tabletop.xml
+#: Room the shipped pick policy needs between a finger and a bin wall (m): with the wall
+#: 2.2 cm from the cube's side it fails from every arm start, with 2.7 cm it succeeds.
+WALL_MARGIN = 0.003
 
 
 class ObjectState(BaseModel):
@@ -259,9 +262,11 @@ def _overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool
     return True
 
 
-def bin_walls(b: BinState) -> list[list[tuple[float, float]]]:
-    """The four walls of a bin as footprints (their top is ``scene.BIN_WALL_HEIGHT``)."""
-    x, y, i, o = b.pos[0], b.pos[1], b.inner_half, b.inner_half + BIN_WALL_THICKNESS
+def bin_walls(b: BinState, grow: float = 0.0) -> list[list[tuple[float, float]]]:
+    """The four walls of a bin as footprints (their top is ``scene.BIN_WALL_HEIGHT``),
+    each thickened by ``grow`` on both faces."""
+    x, y = b.pos[0], b.pos[1]
+    i, o = b.inner_half - grow, b.inner_half + BIN_WALL_THICKNESS + grow
     return [
         _box(x - o, x + o, y + i, y + o),
         _box(x - o, x + o, y - o, y - i),
@@ -297,7 +302,7 @@ def grasp_blockers(o: ObjectState, objects: list[ObjectState], bins: list[BinSta
         if abs(b.pos[0] - gx) > 0.2 or abs(b.pos[1] - gy) > 0.2:
             continue
         top = scene.BIN_WALL_HEIGHT
-        walls = bin_walls(b)
+        walls = bin_walls(b, WALL_MARGIN)
         if (top > tip_z and any(_overlap(f, w) for f in fingers for w in walls)) or (
             top > palm_z and any(_overlap(palm, w) for w in walls)
         ):

@@ -90,6 +90,23 @@ def _worlds() -> dict[str, WorldState]:
         held="red_block",
         grip=(0.05, -0.16, 0.12),
     )
+    return {
+        "fresh": fresh,
+        "red_held": red_held,
+        "stacked": stacked,
+        "in_bin": in_bin,
+        "far": far,
+        "three": three,
+        "held_far_target": held_far_target,
+    }
+
+
+WORLDS = _worlds()
+
+
+def _affordance_worlds() -> dict[str, WorldState]:
+    """Worlds where geometry or a learned success predictor refuses a step (not fuzzed: the
+    fuzzer's valid plans know nothing of graspability)."""
     # red and blue touching along the finger axis (y); a push of red frees it
     touching = make_world(
         [
@@ -108,17 +125,14 @@ def _worlds() -> dict[str, WorldState]:
             cube("yellow_block", xy=(0.0405, -0.0395)),
         ]
     )
-    return {
-        "touching": touching,
-        "block": block,
-        "fresh": fresh,
-        "red_held": red_held,
-        "stacked": stacked,
-        "in_bin": in_bin,
-        "far": far,
-        "three": three,
-        "held_far_target": held_far_target,
-    }
+    # red held turned 0.7 rad: the shipped place policy rarely lets such a cube go
+    held_turned = make_world(
+        [cube("red_block", pos=(0.05, -0.16, 0.12), yaw=0.7, on_table=False, held=True)]
+        + [cube(n) for n in scene.CUBE_NAMES[1:]],
+        held="red_block",
+        grip=(0.05, -0.16, 0.12),
+    )
+    return {"held_turned": held_turned, "touching": touching, "block": block}
 
 
-WORLDS = _worlds()
+AFFORDANCE_WORLDS = _affordance_worlds()

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from bridge_worlds import WORLDS
+from bridge_worlds import AFFORDANCE_WORLDS
+from bridge_worlds import WORLDS as _BASE_WORLDS
 from langchain_core.messages import AIMessage
 
 from bridge import CODES, validate
 from bridge import reasons as R
 
 P = json.dumps
+WORLDS = {**_BASE_WORLDS, **AFFORDANCE_WORLDS}
 
 ACCEPT = [
     (
@@ -228,6 +230,7 @@ REJECT = [
     (R.NO_EFFECT, "fresh", P([{"skill": "home"}]), "/steps/0"),
     (R.NOT_GRASPABLE, "touching", P([{"skill": "pick", "object": "red_block"}]), "/steps/0/object"),
     (R.NOT_GRASPABLE, "block", P([{"skill": "pick", "object": "red_block"}]), "/steps/0/object"),
+    (R.LOW_AFFORDANCE, "held_turned", P([{"skill": "place", "target": "green_bin"}]), "/steps/0"),
     (
         R.NO_EFFECT,
         "fresh",

@@ -30,7 +30,7 @@ def test_push_is_inserted_before_an_ungraspable_pick(env):
     r = parse("put the red block in the green bin", w)
     assert [s["skill"] for s in r.steps] == ["push", "pick", "place"]
     assert r.steps[0]["object"] in ("red_block", "blue_block")
-    assert any("cannot be grasped" in n for n in r.notes)
+    assert any("cannot be picked where it is" in n for n in r.notes)
     res = validate(r.to_json(), w)
     assert res.accepted, res.reasons
     assert res.goal == ["in(red_block, green_bin)"]

@@ -1,0 +1,308 @@
+"""Learned success predictors: SayCan's affordance "Can", one per skill.
+
+``P(success | world, parameters)`` for the shipped policy of a skill, fitted on that policy's
+own rollouts with outcome labels (``scripts/affordance.py``), from starts on and off its
+training distribution (:mod:`skills.affordance_data`). The features are computed from the
+symbolic world state alone, so the bridge can ask about a step in the world it *predicts*
+before that step, not only in the one physics gives now.
+
+A model is a tiny MLP in plain tensors: ``skills/predictors/<skill>.safetensors`` and a JSON
+manifest beside it (feature names and scaling, the layer sizes, the decision threshold, the
+sha256 of the weights, and the sha256 of the policy whose rollouts it learned). Nothing is
+unpickled; the weights are checked against the manifest before use.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+from safetensors.numpy import load as load_safetensors
+from safetensors.numpy import save as save_safetensors
+
+from sim import scene, util
+from sim.safeio import MiB, read_regular
+from sim.world import (
+    FINGER_TIP_DZ,
+    FINGER_X_HALF,
+    WorldState,
+    _square,
+    bin_walls,
+)
+from skills.base import SkillParams, resolve_xy
+
+FORMAT = "skillbridge.success_model/1"
+DIR = Path(__file__).resolve().parent / "predictors"
+SKILLS = ("pick", "place", "push")
+MAX_BYTES = 1 * MiB
+CAP = 0.08  # clearances beyond this are all "clear" (m)
+_BASE = scene.BASE_XY
+
+
+# ----------------------------------------------------------------------------- features
+def _fold(yaw: float) -> float:
+    """|yaw| folded into [0, pi/4]: a square cube looks the same every quarter turn."""
+    a = abs(yaw) % (math.pi / 2)
+    return min(a, math.pi / 2 - a)
+
+
+def _edge_points(poly: list[tuple[float, float]], n: int = 12) -> np.ndarray:
+    p = np.asarray(poly)
+    q = np.roll(p, -1, axis=0)
+    t = np.linspace(0.0, 1.0, n, endpoint=False)[None, :, None]
+    return (p[:, None, :] + t * (q - p)[:, None, :]).reshape(-1, 2)
+
+
+def _obstacles(world: WorldState, name: str, top_above: float) -> list[np.ndarray]:
+    """Edge points of every cube and bin wall (other than ``name``) rising above a height."""
+    out = []
+    for o in world.objects:
+        if o.name == name or o.held or o.fallen or o.pos[2] + scene.CUBE_HALF <= top_above:
+            continue
+        out.append(_edge_points(_square(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)))
+    if scene.BIN_WALL_HEIGHT > top_above:
+        for b in world.bins:
+            for w in bin_walls(b):
+                out.append(_edge_points(w))
+    return out
+
+
+def finger_gaps(world: WorldState, name: str) -> tuple[float, float]:
+    """Free room (m) beside cube ``name`` along +y and -y within the fingers' x band: from
+    the cube's side to the nearest obstacle there, capped at ``CAP``."""
+    o = world.object(name)
+    gx, gy, gz = o.pos
+    half = scene.CUBE_HALF * (math.cos(_fold(o.yaw)) + math.sin(_fold(o.yaw)))
+    pos, neg = CAP, CAP
+    for pts in _obstacles(world, name, gz + FINGER_TIP_DZ):
+        band = pts[np.abs(pts[:, 0] - gx) <= FINGER_X_HALF]
+        if not len(band):
+            continue
+        dy = band[:, 1] - gy
+        up, down = dy[dy > 0], -dy[dy < 0]
+        if len(up):
+            pos = min(pos, float(up.min()) - half)
+        if len(down):
+            neg = min(neg, float(down.min()) - half)
+    return max(pos, -0.02), max(neg, -0.02)
+
+
+def nearest(world: WorldState, name: str, xy) -> float:
+    """Distance (m) from point ``xy`` to the nearest obstacle edge other than ``name``."""
+    best = CAP * 2
+    p = np.asarray(xy, dtype=np.float64)
+    for pts in _obstacles(world, name, 0.0):
+        best = min(best, float(np.min(np.linalg.norm(pts - p, axis=1))))
+    return best
+
+
+def _reach(x: float, y: float) -> list[float]:
+    r = math.hypot(x - _BASE[0], y - _BASE[1])
+    lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
+    box = min(x - lo[0], hi[0] - x, y - lo[1], hi[1] - y)
+    return [r, min(box, 0.1), min(0.70 - r, 0.1)]
+
+
+def _pick(world: WorldState, p) -> list[float]:
+    o = world.object(p.object)
+    x, y, z = o.pos
+    g_pos, g_neg = finger_gaps(world, o.name)
+    return [
+        x,
+        y,
+        z,
+        *_reach(x, y),
+        _fold(o.yaw),
+        min(g_pos, g_neg),
+        max(g_pos, g_neg),
+        nearest(world, o.name, (x, y)),
+        float(o.in_bin is not None),
+        float(o.on is not None),
+        float(world.graspable(o.name)),
+    ]
+
+
+def _place(world: WorldState, p) -> list[float]:
+    h = world.object(world.held_object) if world.held_object else None
+    yaw = _fold(h.yaw) if h is not None else 0.0
+    t = p.target
+    kind = [float(world.bin(t) is not None), float(world.object(t) is not None)]
+    xy = resolve_xy(world, t)
+    tx, ty = (float(xy[0]), float(xy[1])) if xy is not None else (0.0, 0.0)
+    tgt = world.object(t)
+    t_yaw = _fold(tgt.yaw) if tgt is not None else 0.0
+    room = nearest(world, t if tgt is not None else "", (tx, ty)) if world.bin(t) is None else 0.0
+    in_bin = sum(1 for o in world.objects if o.in_bin == t) if world.bin(t) is not None else 0
+    return [yaw, *kind, tx, ty, *_reach(tx, ty), t_yaw, min(room, CAP), float(in_bin)]
+
+
+def _push(world: WorldState, p) -> list[float]:
+    o = world.object(p.object)
+    x, y = o.pos[0], o.pos[1]
+    xy = resolve_xy(world, p.target)
+    gx, gy = (float(xy[0]), float(xy[1])) if xy is not None else (x, y)
+    d = math.hypot(gx - x, gy - y)
+    ang = math.atan2(gy - y, gx - x)
+    u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))
+    behind = (x - 0.05 * u[0], y - 0.05 * u[1])
+    path = min(nearest(world, o.name, (x + f * (gx - x), y + f * (gy - y))) for f in (0.5, 1.0))
+    return [
+        x,
+        y,
+        *_reach(x, y),
+        gx,
+        gy,
+        *_reach(gx, gy),
+        d,
+        _fold(o.yaw),
+        _fold(o.yaw - ang),
+        nearest(world, o.name, behind),
+        path,
+        nearest(world, o.name, (x, y)),
+        *_reach(*behind)[1:],
+        u[0],
+        u[1],
+    ]
+
+
+FEATURES = {
+    "pick": (
+        "x y z reach_r reach_box_margin reach_r_margin yaw min_finger_gap max_finger_gap "
+        "nearest in_bin on_cube graspable"
+    ).split(),
+    "place": (
+        "held_yaw to_bin to_cube tx ty reach_r reach_box_margin reach_r_margin target_yaw "
+        "room cubes_in_bin"
+    ).split(),
+    "push": (
+        "x y reach_r reach_box_margin reach_r_margin gx gy goal_reach_r goal_box_margin "
+        "goal_r_margin dist yaw yaw_to_push behind_clear path_clear nearest "
+        "behind_box_margin behind_r_margin ux uy"
+    ).split(),
+}
+_FN = {"pick": _pick, "place": _place, "push": _push}
+
+
+def features(skill: str, world: WorldState, params: SkillParams) -> np.ndarray:
+    v = np.asarray(_FN[skill](world, params), dtype=np.float64)
+    assert v.shape == (len(FEATURES[skill]),)
+    return v
+
+
+# ----------------------------------------------------------------------------- model
+class Manifest(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+
+    format: str = Field(pattern=r"^skillbridge\.success_model/1$")
+    skill: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,63}$")
+    features: list[str] = Field(max_length=64)
+    mean: list[float]
+    std: list[float]
+    hidden: list[int] = Field(max_length=3)
+    threshold: float = Field(ge=0.0, le=1.0)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    policy_sha256: str | None = None
+
+
+class SuccessModel:
+    """A fitted predictor: ``prob(world, params)`` in [0, 1]. Inference is plain numpy (the
+    bridge asks it about every step; it must not need torch): tanh layers, then a logit."""
+
+    def __init__(self, manifest: Manifest, layers: list[tuple[np.ndarray, np.ndarray]]):
+        self.manifest = manifest
+        self.layers = layers
+        self._mean = np.asarray(manifest.mean)
+        self._std = np.asarray(manifest.std)
+
+    @property
+    def threshold(self) -> float:
+        return self.manifest.threshold
+
+    def prob_features(self, x: np.ndarray) -> np.ndarray:
+        h = (np.atleast_2d(np.asarray(x, dtype=np.float64)) - self._mean) / self._std
+        for i, (w, b) in enumerate(self.layers):
+            h = h @ w.T + b
+            if i < len(self.layers) - 1:
+                h = np.tanh(h)
+        return 1.0 / (1.0 + np.exp(-np.clip(h[:, 0], -60, 60)))
+
+    def prob(self, world: WorldState, params: SkillParams) -> float:
+        x = features(self.manifest.skill, world, params)
+        return float(self.prob_features(x)[0])
+
+
+def layer_names(n_layers: int) -> list[tuple[str, str]]:
+    return [(f"l{i}.weight", f"l{i}.bias") for i in range(n_layers)]
+
+
+def save(
+    skill: str, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict, directory: Path = DIR
+) -> Path:
+    """Write ``<skill>.safetensors`` (the layers, float32) and ``<skill>.json``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    state = {}
+    for (wn, bn), (w, b) in zip(layer_names(len(layers)), layers, strict=True):
+        state[wn] = np.ascontiguousarray(w, dtype=np.float32)
+        state[bn] = np.ascontiguousarray(b, dtype=np.float32)
+    blob = save_safetensors(state)
+    manifest = dict(meta, format=FORMAT, skill=skill, sha256=util.sha256_bytes(blob))
+    Manifest.model_validate(manifest)
+    util.atomic_write_bytes(directory / f"{skill}.safetensors", blob)
+    util.atomic_write_text(directory / f"{skill}.json", json.dumps(manifest, indent=1) + "\n")
+    return directory / f"{skill}.json"
+
+
+class ModelError(Exception):
+    pass
+
+
+def load(skill: str, directory: Path = DIR) -> SuccessModel:
+    """The predictor of ``skill``; ModelError if it is missing, tampered or malformed."""
+    try:
+        raw = read_regular(directory / f"{skill}.json", MAX_BYTES)
+        m = Manifest.model_validate(json.loads(raw))
+        blob = read_regular(directory / f"{skill}.safetensors", MAX_BYTES)
+    except Exception as e:
+        raise ModelError(f"{directory}/{skill}: {e}") from None
+    if m.skill != skill or len(m.mean) != len(m.features) or len(m.std) != len(m.features):
+        raise ModelError(f"{directory}/{skill}.json: inconsistent manifest")
+    if m.features != FEATURES.get(skill):
+        raise ModelError(f"{directory}/{skill}.json: features differ from this code's; refit")
+    if util.sha256_bytes(blob) != m.sha256:
+        raise ModelError(f"{directory}/{skill}.safetensors: sha256 does not match the manifest")
+    if any(not 1 <= h <= 256 for h in m.hidden) or min(m.std, default=1.0) <= 0:
+        raise ModelError(f"{directory}/{skill}.json: bad layer sizes or scaling")
+    dims = [len(m.features), *m.hidden, 1]
+    try:
+        state = load_safetensors(blob)
+        names = layer_names(len(dims) - 1)
+        if set(state) != {n for pair in names for n in pair}:
+            raise ValueError(f"tensors {sorted(state)} do not match the layer sizes")
+        layers = []
+        for (wn, bn), a, b in zip(names, dims[:-1], dims[1:], strict=True):
+            w, bias = state[wn].astype(np.float64), state[bn].astype(np.float64)
+            if w.shape != (b, a) or bias.shape != (b,) or not np.isfinite(w).all():
+                raise ValueError(f"{wn}: shape {w.shape}, expected {(b, a)}")
+            layers.append((w, bias))
+    except Exception as e:
+        raise ModelError(f"{directory}/{skill}.safetensors: {e}") from None
+    return SuccessModel(m, layers)
+
+
+def enabled() -> bool:
+    """Whether the bridge consults the predictors (``SKILLBRIDGE_AFFORDANCE=0`` turns them
+    off, e.g. to measure what they refuse)."""
+    return os.environ.get("SKILLBRIDGE_AFFORDANCE", "1") not in ("0", "off", "false")
+
+
+@cache
+def shipped(skill: str) -> SuccessModel | None:
+    """The shipped predictor of ``skill``, or None where there is none (home)."""
+    if skill not in SKILLS or not (DIR / f"{skill}.json").is_file():
+        return None
+    return load(skill)
