@@ -36,9 +36,11 @@ FINGER_OUTER = 0.042
 FINGER_TIP_DZ = -0.015
 PALM_HALF = (0.02, 0.06)
 PALM_DZ = 0.055
-#: How far a neighbouring cube gives way under a descending finger (m): the fingers still
-#: get down with a neighbour 2 cm away along y, not with one 1.6 cm away (measured with the
-#: scripted expert and the shipped policy; ``scripts/affordance.py verify``). Walls do not.
+#: How far a neighbouring cube gives way along y under a descending finger (m): the fingers
+#: still get down with a neighbour 2 cm away along y, not with one 1.6 cm away (measured with
+#: the scripted expert and the shipped policy; ``scripts/affordance.py verify``). A cube
+#: reaching 2 mm into the finger's x band while touching the cube does not give (measured:
+#: both fail). Walls do not give at all.
 CUBE_GIVE = 0.002
 #: A cube is grasped with the grip site up to this far from its centre (the pads are 2.2 cm
 #: wide, the fingers open 2 cm wider than a cube): a cube this far past the workspace box,
@@ -280,10 +282,15 @@ def grasp_blockers(o: ObjectState, objects: list[ObjectState], bins: list[BinSta
     gx, gy, gz = o.pos
     phi = abs(o.yaw) % (math.pi / 2)
     inner = scene.CUBE_HALF * (math.cos(phi) + math.sin(phi))  # half its width along y
-    fingers = [
-        _box(gx - FINGER_X_HALF, gx + FINGER_X_HALF, gy + inner, gy + FINGER_OUTER),
-        _box(gx - FINGER_X_HALF, gx + FINGER_X_HALF, gy - FINGER_OUTER, gy - inner),
-    ]
+    outer = FINGER_OUTER - CUBE_GIVE  # a cube is pushed aside along y, not along x
+
+    def fingers_to(reach: float) -> list[list[tuple[float, float]]]:
+        return [
+            _box(gx - FINGER_X_HALF, gx + FINGER_X_HALF, gy + inner, gy + reach),
+            _box(gx - FINGER_X_HALF, gx + FINGER_X_HALF, gy - reach, gy - inner),
+        ]
+
+    fingers = fingers_to(outer)
     palm = _box(gx - PALM_HALF[0], gx + PALM_HALF[0], gy - PALM_HALF[1], gy + PALM_HALF[1])
     tip_z, palm_z = gz + FINGER_TIP_DZ, gz + PALM_DZ
     out = []
@@ -293,7 +300,7 @@ def grasp_blockers(o: ObjectState, objects: list[ObjectState], bins: list[BinSta
         if abs(n.pos[0] - gx) > 0.15 or abs(n.pos[1] - gy) > 0.15:
             continue
         top = n.pos[2] + scene.CUBE_HALF
-        foot = _square(n.pos[0], n.pos[1], scene.CUBE_HALF - CUBE_GIVE, n.yaw)
+        foot = _square(n.pos[0], n.pos[1], scene.CUBE_HALF, n.yaw)
         if (top > tip_z and any(_overlap(f, foot) for f in fingers)) or (
             top > palm_z and _overlap(palm, foot)
         ):
@@ -303,9 +310,9 @@ def grasp_blockers(o: ObjectState, objects: list[ObjectState], bins: list[BinSta
             continue
         top = scene.BIN_WALL_HEIGHT
         walls = bin_walls(b, WALL_MARGIN)
-        if (top > tip_z and any(_overlap(f, w) for f in fingers for w in walls)) or (
-            top > palm_z and any(_overlap(palm, w) for w in walls)
-        ):
+        if (
+            top > tip_z and any(_overlap(f, w) for f in fingers_to(FINGER_OUTER) for w in walls)
+        ) or (top > palm_z and any(_overlap(palm, w) for w in walls)):
             out.append(f"{b.name} wall")
     return out
 

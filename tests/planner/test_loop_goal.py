@@ -43,7 +43,9 @@ class KnockingExecutor:
                             "in_bin": None,
                             "on": None,
                             "on_table": True,
-                            "pos": (0.15, -0.2, 0.02),
+                            # clear of its neighbours: a cube landing against one
+                            # (yellow is at (0.12, -0.16)) is not graspable
+                            "pos": (0.15, -0.25, 0.02),
                         }
                     )
                     if o.name == held
