@@ -35,6 +35,42 @@ RETREAT_Z = 0.09
 POINT_TOLERANCE = scene.REGION_RADIUS
 
 
+#: A cube counts as touching the pushed one from behind when its centre lies this far back
+#: along the push line (m) and within CHAIN_LATERAL of it; such cubes are pushed along.
+CHAIN_BACK = (0.01, 0.055)
+CHAIN_LATERAL = 0.035
+#: Only cubes resting on the table join the chain (not those in a bin behind a wall).
+CHAIN_MAX_Z = scene.CUBE_HALF + 0.0025
+CHAIN_MAX_Y = scene.SPAWN_HIGH[1] + 0.08
+
+
+def chain_rear(obs: dict, b: Binding) -> np.ndarray:
+    """Centre of the last cube in the row of cubes touching the pushed one from behind (the
+    pushed cube itself if none): the gripper must come down behind it, not on top of it."""
+    cube = obs["object_pos"][b.cube]
+    d = np.asarray(b.target_xyz[:2]) - cube[:2]
+    u = d / max(float(np.linalg.norm(d)), 1e-6)
+    perp = np.array([-u[1], u[0]])
+    rear, used = cube, {b.cube}
+    for _ in range(len(scene.CUBE_NAMES) - 1):
+        best = None
+        for i, p in enumerate(obs["object_pos"]):
+            if i in used or obs["object_present"][i] < 0.5:
+                continue
+            if not 0.0 < p[2] < CHAIN_MAX_Z or p[1] > CHAIN_MAX_Y:
+                continue
+            rel = p[:2] - rear[:2]
+            along, lateral = float(rel @ u), abs(float(rel @ perp))
+            if CHAIN_BACK[0] < -along < CHAIN_BACK[1] and lateral < CHAIN_LATERAL:
+                if best is None or -along < best[0]:
+                    best = (-along, i)
+        if best is None:
+            break
+        used.add(best[1])
+        rear = obs["object_pos"][best[1]]
+    return rear
+
+
 class PushParams(SkillParams):
     object: str = Field(
         ..., max_length=64, description="cube to slide", json_schema_extra={"domain": DOMAIN_OBJECT}
@@ -156,7 +192,7 @@ class Push(Skill):
         return why
 
     # ------------------------------------------------------------------ execution side
-    obs_dim = 12
+    obs_dim = 14
 
     def bind(self, world: WorldState, params: PushParams) -> Binding:
         goal, _ = _goal(world, params.target)
@@ -170,19 +206,25 @@ class Push(Skill):
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
         goal = np.asarray(b.target_xyz[:2])
-        return np.concatenate([*proprio_features(obs), cube - grip, goal - cube[:2]])
+        rear = chain_rear(obs, b)
+        return np.concatenate(
+            [*proprio_features(obs), cube - grip, goal - cube[:2], rear[:2] - cube[:2]]
+        )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
-        return scripted.push_action(
-            grip_of(obs), obs["object_pos"][b.cube], np.asarray(b.target_xyz[:2])
-        )
+        """Push from behind the rear of the cubes touching it along the push line (all of
+        them go along), aiming that rear cube at the goal shifted by its offset."""
+        cube, rear = obs["object_pos"][b.cube], chain_rear(obs, b)
+        goal = np.asarray(b.target_xyz[:2]) + (rear[:2] - cube[:2])
+        return scripted.push_action(grip_of(obs), rear, goal)
 
     def potential(self, obs: dict, b: Binding) -> float:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
         goal = np.asarray(b.target_xyz[:2])
         d = goal - cube[:2]
         u = d / max(float(np.linalg.norm(d)), 1e-6)
-        behind = np.array([*(cube[:2] - u * scripted.PUSH_BACKOFF), scripted.PUSH_Z])
+        rear = chain_rear(obs, b)
+        behind = np.array([*(rear[:2] - u * scripted.PUSH_BACKOFF), scripted.PUSH_Z])
         return -5.0 * float(np.linalg.norm(d)) - 0.5 * float(np.linalg.norm(grip - behind))
 
     def sample_start(self, env, rng: np.random.Generator) -> PushParams | None:
