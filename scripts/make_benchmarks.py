@@ -248,13 +248,25 @@ def bench(args) -> dict:  # noqa: C901 - one branch per optional section
 
 def _bench_split(episodes: int, extra: list[str]) -> dict:
     """Each skill's perturbation split: the shipped policy and the expert, paired, and each
-    ``SKILL:LABEL:DIR`` policy of ``extra`` on the same starts."""
+    ``SKILL:LABEL:DIR`` policy of ``extra`` on the same starts. A ``DIR`` ending in
+    ``.json`` is a result measured earlier (``{"command": ..., "data": <eval-skill --split
+    all --json>}``), for a policy today's code can no longer load (its observation
+    changed)."""
     runs: list[tuple[str, str, str | None]] = [(sk, "shipped", None) for sk in SPLIT_SKILLS]
     for spec in extra:
         sk, label, d = spec.split(":", 2)
         runs.append((sk, label, d))
     out: dict = {}
     for sk, label, d in runs:
+        if d and d.endswith(".json"):  # a result measured earlier: {"command", "data"}
+            saved = json.loads(Path(d).read_text())
+            out.setdefault(sk, {})[label] = {
+                "command": f"{saved['command']} (saved in {d})",
+                "data": saved["data"],
+                "error": "",
+                "wall_s": saved.get("wall_s"),
+            }
+            continue
         cmd = [*_cli(), "eval-skill", sk, "--split", "all", "-n", str(episodes)]
         cmd += ["--seed", "777", "--json"] + (["-f", d] if d else [])
         print(f"[make_benchmarks] split {sk} ({label}): {_shown(cmd)}", file=sys.stderr)
@@ -470,10 +482,13 @@ def _render_split(L: list[str], S: dict) -> None:
         labels = list(ok)
         L.append("| condition | " + " | ".join(labels) + " | expert |")
         L.append("|---" * (len(labels) + 2) + "|")
-        first = ok[labels[0]]["data"]["conditions"]
-        for i, c in enumerate(first):
+        by = {k: {c["condition"]: c for c in v["data"]["conditions"]} for k, v in ok.items()}
+        for c in ok[labels[0]]["data"]["conditions"]:
             name = c["condition"] + ("" if c["feasible"] else " (infeasible)")
-            cells = [_cell(ok[k]["data"]["conditions"][i]["policy"]) for k in labels]
+            cells = [
+                _cell(by[k][c["condition"]]["policy"]) if c["condition"] in by[k] else "-"
+                for k in labels
+            ]
             L.append(f"| {name} | " + " | ".join(cells) + f" | {_cell(c['expert'])} |")
         L.append("")
 
@@ -659,7 +674,8 @@ def main(argv=None) -> int:
         action="append",
         metavar="SKILL:LABEL:DIR",
         help="also measure the policy in DIR on SKILL's perturbation split, as column LABEL "
-        "(repeatable; e.g. the policy shipped before, or a run's bc/ warm start)",
+        "(repeatable; e.g. the policy shipped before, or a run's bc/ warm start); a DIR "
+        "ending in .json is a saved result {command, data}",
     )
     ap.add_argument(
         "--policy-source",

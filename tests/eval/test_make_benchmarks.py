@@ -161,3 +161,15 @@ def test_split_extra_must_name_a_skill_label_and_folder(capsys):
             _module().main(["--split-extra", bad, "--from-json", "none.json"])
         assert e.value.code == 2
         assert "--split-extra" in capsys.readouterr().err
+
+
+def test_split_extra_reads_a_saved_result(tmp_path):
+    m = _module()
+    m.SPLIT_SKILLS = ()  # only the saved column: no live evaluation
+    saved = {"command": "skillbridge eval-skill push --split all", "data": {"conditions": []}}
+    f = tmp_path / "before.json"
+    f.write_text(json.dumps(saved))
+    out = m._bench_split(10, [f"push:before:{f}"])
+    col = out["push"]["before"]
+    assert col["data"] == saved["data"] and col["error"] == ""
+    assert col["command"].startswith(saved["command"]) and str(f) in col["command"]
