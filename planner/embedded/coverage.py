@@ -92,3 +92,40 @@ def items(instruction: str) -> list[str] | None:
     if len(parts) < 2 or not all(colours(p) for p in parts):
         return None
     return [header + p for p in parts]
+
+
+#: Words under which a named colour need not be acted on ("leave the red one", "blue stays").
+_KEEPS = re.compile(
+    r"\b(except|but|apart|besides|other than|leave|leaving|left alone|alone|stay|stays|keep|"
+    r"keeps|untouched|don't|do not|not|without|never|no)\b",
+    re.IGNORECASE,
+)
+
+
+def unaccounted(instruction: str, command: str, steps: list[dict], world) -> set[str]:
+    """Colours the user named that neither the command nor the scene around the plan
+    accounts for: not in the command, and not the colour of a cube or bin next to what the
+    plan moves ("the block on the blue one", "the same bin as the red block"). Empty when the
+    instruction says to leave something alone, or the command quantifies ("every block").
+
+    A plan that leaves a named colour unaccounted for dropped part of the request, and a run
+    of it would claim success for less than was asked."""
+    if _KEEPS.search(instruction) or "every block" in command:
+        return set()
+    lost = missing(instruction, command)
+    if not lost:
+        return set()
+    objs = {o.name: o for o in getattr(world, "objects", []) or []}
+    near: set[str] = set()
+    for step in steps:
+        for key in ("object", "target"):
+            name = step.get(key)
+            if not isinstance(name, str):
+                continue
+            o = objs.get(name)
+            if o is not None:
+                near |= {x for x in (o.on, o.in_bin) if x}
+            near |= {x.name for x in objs.values() if name in (x.on, x.in_bin)}
+    if getattr(world, "held_object", None):
+        near.add(world.held_object)
+    return lost - {n.split("_", 1)[0] for n in near}

@@ -121,6 +121,12 @@ class EmbeddedProposer:
             second = self._second_look(task, command, scene, request.world, tokens)
             if second is not None:
                 command, plan, notes = second
+        lost = coverage.unaccounted(task, command, plan.get("steps") or [], request.world)
+        if lost and plan.get("steps"):
+            # a part of the request was dropped: no plan (the bridge asks again) rather than a
+            # run that would report success for less than was asked
+            plan = {"steps": []}
+            notes["lost_colours"] = sorted(lost)
         if task != request.task:
             notes["repaired"] = task
         return Proposal(

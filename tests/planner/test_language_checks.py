@@ -160,16 +160,14 @@ class Scripted(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=reply))])
 
 
-def _propose(answers: dict, task: str):
-    from bridge.policy import Proposal  # noqa: F401 - the proposer builds one
-
+def _propose(answers: dict, task: str, world=None):
     chat = Scripted(answers=answers, calls=[])
 
     class Req:
         pass
 
     req = Req()
-    req.task, req.world, req.attempt = task, make_world(), 0
+    req.task, req.world, req.attempt = task, world or make_world(), 0
     p = EmbeddedProposer(chat).propose(req)
     return json.loads(p.raw), p.meta, chat.calls
 
@@ -192,7 +190,7 @@ def test_a_dropped_list_item_is_recovered_item_by_item():
     assert len(calls) == 3
 
 
-def test_item_answers_that_lose_a_colour_keep_the_first_answer():
+def test_item_answers_that_lose_a_colour_are_not_used():
     plan, meta, _ = _propose(
         {
             "red in red, blue in blue": "put the red block in the red bin",
@@ -201,7 +199,8 @@ def test_item_answers_that_lose_a_colour_keep_the_first_answer():
         },
         "red in red, blue in blue",
     )
-    assert _moves(plan) == ["red_block", "red_bin"]
+    # neither answer has every item: the first one is withheld, as it drops blue
+    assert plan == {"steps": []} and meta["lost_colours"] == ["blue"]
     assert "items" not in meta
 
 
@@ -233,3 +232,35 @@ def test_refusals_that_fit_or_name_the_unknown_stand(task, answer):
     )
     assert plan["steps"] == [] and plan["refuse"]
     assert len(calls) == 1
+
+
+def test_a_plan_that_drops_a_named_colour_is_withheld():
+    task = "put the canary and the navy cubes into the emerald bucket"
+    plan, meta, _ = _propose({task: "put the yellow block in the green bin"}, task)
+    assert plan == {"steps": []}  # the bridge rejects it and asks again
+    assert meta["lost_colours"] == ["blue"]
+
+
+@pytest.mark.parametrize(
+    ("task", "answer", "world"),
+    [
+        (  # blue names the block the red one sits on
+            "take the block that's sitting on the blue one and put it in the green bin",
+            "put the red block in the green bin",
+            make_world(on={"red_block": "blue_block"}),
+        ),
+        (  # the red bin is where the green block is
+            "put the blue block in the same bin as the green block",
+            "put the blue block in the red bin",
+            make_world(in_bin={"green_block": "red_bin"}),
+        ),
+        (  # told to leave yellow alone
+            "put the red block in the blue bin and leave the yellow one",
+            "put the red block in the blue bin",
+            make_world(),
+        ),
+    ],
+)
+def test_colours_accounted_for_by_the_scene_or_left_alone_are_not_lost(task, answer, world):
+    plan, meta, _ = _propose({task: answer}, task, world)
+    assert plan["steps"] and "lost_colours" not in meta
