@@ -7,8 +7,8 @@ cube it places onto must be *grounded* in the instruction's words: named by its 
 synonym, or a thing of that colour: "the colour of grass"), possibly misspelt by a letter,
 or covered by a quantifier ("every block", "sort the blocks"), or by a pronoun for the
 block already in the gripper, or named through a named neighbour in the scene ("the block on
-the blue one", "the cube in the green bin", "the same bin as the red block"). Regions need a region word. Rules plans are built from the
-words themselves and are not checked.
+the blue one", "the cube in the green bin", "the same bin as the red block"). Regions need a
+region word. Rules plans are built from the words themselves and are not checked.
 
 The lexicon is deliberately generous (a false "grounded" only lets a valid plan through to
 the other checks; a false "ungrounded" costs a regeneration), but a plan for an instruction

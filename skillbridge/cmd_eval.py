@@ -43,7 +43,9 @@ SEED_MAX = 2**32 - 1
 
 def eval_suite(
     suite: Path = typer.Option(
-        None, "--suite", help="Suite YAML file or folder of them (default: the shipped tasks/)."
+        None,
+        "--suite",
+        help="Suite YAML file or folder of them (default: the shipped skillbridge/tasks/).",
     ),
     llm: str = typer.Option(
         None,

@@ -1,6 +1,7 @@
 """Evaluation task suites: YAML files of instructions with goals over the final world state.
 
-A suite file (``tasks/*.yaml``, read with ``yaml.safe_load`` and validated by pydantic)::
+A suite file (``skillbridge/tasks/*.yaml``, read with ``yaml.safe_load``, validated by
+pydantic)::
 
     suite: stacking                      # a name for reports
     description: one cube on another     # optional
@@ -69,7 +70,7 @@ from sim import scene
 from sim.world import WorldState
 
 #: Where the shipped suite lives (a folder of YAML files).
-DEFAULT_SUITE = Path(__file__).resolve().parents[1] / "tasks"
+DEFAULT_SUITE = Path(__file__).resolve().parent / "tasks"
 
 CATEGORIES = (
     "pick_place",

@@ -20,7 +20,7 @@ SOURCES = (
     "tests/**/*.py",
     "tests/**/*.yaml",
     "tests/**/*.json",
-    "tasks/*.yaml",
+    "skillbridge/tasks/*.yaml",
     "planner/*.py",
     "planner/**/*.yaml",
     "planner/**/*.json",

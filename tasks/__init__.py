@@ -1,1 +1,0 @@
-"""The shipped evaluation suite: YAML task files (see skillbridge/suite.py for the format)."""
