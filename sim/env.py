@@ -13,6 +13,7 @@ Reset options (all optional):
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import gymnasium as gym
@@ -60,6 +61,10 @@ class TabletopEnv(gym.Env):
         self._renderer: mujoco.Renderer | None = None
         self._viewer = None
         self.present: tuple[str, ...] = scene.CUBE_NAMES
+        #: Seconds spent in ``physics`` (:meth:`step_physics`) and ``world``
+        #: (:meth:`world_state`), added up when a caller sets a dict here (the runner's
+        #: timing breakdown); ``None`` (the default) times nothing.
+        self.timings: dict[str, float] | None = None
 
         inf = np.inf
         self.observation_space = spaces.Dict(
@@ -111,6 +116,7 @@ class TabletopEnv(gym.Env):
     # ------------------------------------------------------------------ helpers
     def step_physics(self, action, control_steps: int = 1) -> None:
         """Apply ``action`` for ``control_steps`` control periods."""
+        t0 = time.perf_counter() if self.timings is not None else 0.0
         m, d = self.model, self.data
         for _ in range(control_steps):
             self.controller.apply(d, action)
@@ -123,6 +129,8 @@ class TabletopEnv(gym.Env):
             mujoco.mj_kinematics(m, d)
             mujoco.mj_comPos(m, d)
             mujoco.mj_comVel(m, d)
+        if self.timings is not None:
+            self.timings["physics"] = self.timings.get("physics", 0.0) + time.perf_counter() - t0
 
     def move_arm_to(self, pos: np.ndarray, grip: float = -1.0, max_steps: int = 60) -> None:
         """Drive the grip site to ``pos`` with the controller (used to set start states)."""
@@ -229,8 +237,12 @@ class TabletopEnv(gym.Env):
         physics.set_state(self.model, self.data, state)
 
     def world_state(self) -> WorldState:
+        t0 = time.perf_counter() if self.timings is not None else 0.0
         mujoco.mj_collision(self.model, self.data)  # contacts of the current state
-        return extract_world_state(self.model, self.data)
+        w = extract_world_state(self.model, self.data)
+        if self.timings is not None:
+            self.timings["world"] = self.timings.get("world", 0.0) + time.perf_counter() - t0
+        return w
 
     @property
     def grip_pos(self) -> np.ndarray:

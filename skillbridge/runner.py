@@ -330,7 +330,7 @@ class Runner:
         # Make the derived quantities (positions, Jacobians) a function of the recorded state
         # alone: restoring a state also runs mj_forward, so replay starts from exactly here.
         mujoco.mj_forward(env.model, env.data)
-        self._instrument(env)
+        env.timings = self.timings  # physics and world-state seconds land in the breakdown
         world = env.world_state()
         spec = str(getattr(self.planner, "spec", "custom"))
         meta = {
@@ -482,26 +482,6 @@ class Runner:
         return result
 
     # ------------------------------------------------------------------ pieces
-    def _instrument(self, env) -> None:
-        """Time physics and world-state extraction on this env instance (wrappers, no edit
-        of ``sim``)."""
-        t = self.timings
-        step_physics, world_state = env.step_physics, env.world_state
-
-        def timed_step(action, control_steps: int = 1):
-            t0 = time.perf_counter()
-            step_physics(action, control_steps)
-            t["physics"] += time.perf_counter() - t0
-
-        def timed_world():
-            t0 = time.perf_counter()
-            w = world_state()
-            t["world"] += time.perf_counter() - t0
-            return w
-
-        env.step_physics = timed_step
-        env.world_state = timed_world
-
     def _execute(self, step: dict):
         env, writer, t = self.env, self.writer, self.timings
         idx = len(self.subgoals)
