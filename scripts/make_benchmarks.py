@@ -31,7 +31,17 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = ("sim", "bridge", "run", "skills", "split", "learning", "planner", "suite")
+SECTIONS = (
+    "sim",
+    "bridge",
+    "run",
+    "skills",
+    "split",
+    "learning",
+    "planner",
+    "planner_b",
+    "suite",
+)
 #: Skills measured on the perturbation split (``eval-skill SKILL --split all``).
 SPLIT_SKILLS = ("pick", "place", "push", "pick-place")
 SKILLS = ("pick", "place", "push", "home", "pick-place")
@@ -210,6 +220,10 @@ def bench(args) -> dict:  # noqa: C901 - one branch per optional section
         section("learning", [_py(), str(ROOT / "scripts/bench_skills.py"), "--json"], 600)
     if "planner" not in skip:
         section("planner", [_py(), str(ROOT / "scripts/bench_planner.py"), "--json"], 3600)
+    if "planner_b" not in skip:
+        second = str(ROOT / "tests/planner/data/freeform_b.yaml")
+        cmd = [_py(), str(ROOT / "scripts/bench_planner.py"), "--json", "--set", second]
+        section("planner_b", cmd, 3600)
     if "suite" not in skip:
         if args.suite_report:
             rep = json.loads(Path(args.suite_report).read_text())
@@ -623,6 +637,28 @@ def _render_planner(L: list[str], S: dict) -> None:
             x = r["by_category"].get(c)
             cells.append(f"{x['ok']}/{x['n']}" if x else "-")
         L.append(f"| {c} | " + " | ".join(cells) + " |")
+    L.append("")
+    second = S.get("planner_b")
+    if not second:
+        return
+    L.append("### A second hand-written set, not tuned against\n")
+    L.append(f"`{second['command']}`\n")
+    if _failed(L, second):
+        return
+    d = second.get("data") or {}
+    L.append(
+        f"`tests/planner/data/freeform_b.yaml` ({d.get('n_entries')} instructions) was written "
+        "after the first set's failures had been studied and is used for measurement only.\n"
+    )
+    L.append("| route | doable right (95% CI) | refusals right | plan p50 / p95 |")
+    L.append("|---|---|---|---|")
+    for route, r in d.get("routes", {}).items():
+        lo, hi = r["ci95"]
+        L.append(
+            f"| {route} | {r['accuracy']:.3f} [{lo:.3f}, {hi:.3f}] (n={r['n']}) | "
+            f"{r['refusal_accuracy']:.3f} (n={r['refusal_n']}) | "
+            f"{r['latency_p50_s']:.3f} s / {r['latency_p95_s']:.3f} s |"
+        )
     L.append("")
 
 
