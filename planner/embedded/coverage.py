@@ -39,6 +39,20 @@ def _colour_patterns() -> list[tuple[re.Pattern, str]]:
     return out
 
 
+def mentions(text: str) -> int:
+    """How many colour phrases and region words ``text`` holds, repeats counted: an item
+    that stands alone names what moves and where it goes ("red in red", "blue -> left")."""
+    n = 0
+    rest = text
+    for pat, _ in _colour_patterns():
+        n += len(pat.findall(rest))
+        rest = pat.sub(" ", rest)
+    return n + len(_REGION.findall(rest))
+
+
+_REGION = re.compile(r"\b(left|right|front|back|middle|center|centre|rear)\b", re.IGNORECASE)
+
+
 def colours(text: str) -> set[str]:
     """The colours ``text`` names, directly, by a shade or by a thing of that colour."""
     found: set[str] = set()
@@ -75,7 +89,8 @@ _HEADER = re.compile(r"^([^:]{1,40}):\s*(.+)$")
 
 def items(instruction: str) -> list[str] | None:
     """The instruction's list items, each one a complete request, or ``None`` when it is not
-    a plain list of at least two items that each name a colour."""
+    a plain list of at least two items that each name what moves and where (two colour or
+    region mentions: "red in red", not "take the red block")."""
     text = "; ".join(ln for ln in (x.strip() for x in instruction.splitlines()) if ln)
     text = text.rstrip(".!")
     if _CROSS.search(text):
@@ -89,7 +104,7 @@ def items(instruction: str) -> list[str] | None:
         parts = [q for q in (_LEAD.sub("", p).strip() for p in splitter.split(text)) if q]
         if len(parts) >= 2:
             break
-    if len(parts) < 2 or not all(colours(p) for p in parts):
+    if len(parts) < 2 or not all(mentions(p) >= 2 for p in parts):
         return None
     return [header + p for p in parts]
 

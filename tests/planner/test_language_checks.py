@@ -264,3 +264,10 @@ def test_a_plan_that_drops_a_named_colour_is_withheld():
 def test_colours_accounted_for_by_the_scene_or_left_alone_are_not_lost(task, answer, world):
     plan, meta, _ = _propose({task: answer}, task, world)
     assert plan["steps"] and "lost_colours" not in meta
+
+
+def test_an_item_must_name_what_moves_and_where():
+    assert coverage.mentions("red in red") == 2
+    assert coverage.mentions("push blue to the left") == 2
+    assert coverage.mentions("take the red block") == 1
+    assert coverage.items("take the red block, put in the blue bin") is None
