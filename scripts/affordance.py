@@ -76,6 +76,12 @@ def policy_sha(skill: str) -> str:
     return str(load_manifest(pretrained_dir(skill))["sha256"])
 
 
+def data_policy_sha(skill: str) -> str:
+    """The sha256 of the policy that produced the collected rollouts of ``skill``."""
+    meta = json.loads((DATA / f"{skill}.meta.json").read_text())
+    return str(meta["policy_sha256"])
+
+
 # ----------------------------------------------------------------------------- collect
 def collect(skill: str, n: int, seed: int, expert: bool, out: Path, first: int = 0) -> None:
     from sim.env import TabletopEnv
@@ -205,7 +211,8 @@ def fit(skill: str, seed: int = 0, threshold: float = 0.5, out_dir: Path = SM.DI
         "hidden": HIDDEN,
         "threshold": threshold,
         "temperature": temp,
-        "policy_sha256": policy_sha(skill),
+        # the policy whose rollouts these are (recorded when they were collected)
+        "policy_sha256": data_policy_sha(skill),
         "episodes": {"train": int(tr.sum()), "calibration": int(cal.sum()), "test": int(te.sum())},
         "held_out": metrics,
         "refit": f"python scripts/affordance.py collect {skill} -n N && "

@@ -30,11 +30,11 @@ SLIDE = 0.001
 _PUSH = Push()
 
 
-def _obstacles(world: WorldState, moving: str) -> list[list[tuple[float, float]]]:
+def _obstacles(world: WorldState, moving: list[str]) -> list[list[tuple[float, float]]]:
     out = [
         _square(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)
         for o in world.objects
-        if o.name != moving and not o.held and not o.fallen
+        if o.name not in moving and not o.held and not o.fallen
     ]
     for b in world.bins:
         out.extend(bin_walls(b))
@@ -48,9 +48,41 @@ def _corridor(a: np.ndarray, b: np.ndarray, half: float) -> list[tuple[float, fl
     return [tuple(p) for p in (a + n, b + n, b - n, a - n)]
 
 
+def push_chain(world: WorldState, obj: str, target) -> list[str]:
+    """The cubes a push of ``obj`` towards ``target`` moves: ``obj`` and the row of cubes
+    touching it from behind along the push line (the push skill comes down behind the
+    rear one and pushes them all; see ``skills.push.chain_rear``), front to rear."""
+    from skills.push import CHAIN_BACK, CHAIN_LATERAL, CHAIN_MAX_Y, CHAIN_MAX_Z
+
+    o = world.object(obj)
+    goal = np.asarray(target, dtype=np.float64)
+    d = goal - np.asarray(o.pos[:2])
+    u = d / max(float(np.linalg.norm(d)), 1e-9)
+    perp = np.array([-u[1], u[0]])
+    chain, rear = [obj], np.asarray(o.pos[:2])
+    for _ in range(len(world.objects)):
+        best = None
+        for c in world.objects:
+            if c.name in chain or c.held or c.fallen:
+                continue
+            if not 0.0 < c.pos[2] < CHAIN_MAX_Z or c.pos[1] > CHAIN_MAX_Y:
+                continue
+            rel = np.asarray(c.pos[:2]) - rear
+            along, lateral = float(rel @ u), abs(float(rel @ perp))
+            if CHAIN_BACK[0] < -along < CHAIN_BACK[1] and lateral < CHAIN_LATERAL:
+                if best is None or -along < best[0]:
+                    best = (-along, c.name)
+        if best is None:
+            break
+        chain.append(best[1])
+        rear = np.asarray(world.object(best[1]).pos[:2])
+    return chain
+
+
 def push_path_clear(world: WorldState, obj: str, target: tuple[float, float]) -> bool:
     """Whether pushing ``obj`` straight to ``target`` sweeps nothing else: the pusher comes
-    down ``PUSH_BACKOFF`` behind the cube, then cube and fingers travel to the target."""
+    down ``PUSH_BACKOFF`` behind the rear of the row it pushes, then the row and the fingers
+    travel as far as ``obj`` does."""
     o = world.object(obj)
     if o is None:
         return False
@@ -60,26 +92,40 @@ def push_path_clear(world: WorldState, obj: str, target: tuple[float, float]) ->
     if dist < 1e-6:
         return False
     u = d / dist
-    behind = start - u * (scripted.PUSH_BACKOFF + 0.01)
-    ahead = goal + u * scene.CUBE_HALF
-    phi = abs(o.yaw - math.atan2(u[1], u[0])) % (math.pi / 2)
-    half = scene.CUBE_HALF * (math.cos(phi) + math.sin(phi)) - SLIDE
-    path = _corridor(behind, ahead, half)
-    return not any(_overlap(path, ob) for ob in _obstacles(world, obj))
+    chain = push_chain(world, obj, target)
+    obstacles = _obstacles(world, chain)
+    for i, name in enumerate(chain):
+        c = world.object(name)
+        p = np.asarray(c.pos[:2])
+        back = scripted.PUSH_BACKOFF + 0.01 if i == len(chain) - 1 else scene.CUBE_HALF
+        phi = abs(c.yaw - math.atan2(u[1], u[0])) % (math.pi / 2)
+        half = scene.CUBE_HALF * (math.cos(phi) + math.sin(phi)) - SLIDE
+        path = _corridor(p - u * back, p + d + u * scene.CUBE_HALF, half)
+        if any(_overlap(path, ob) for ob in obstacles):
+            return False
+    return True
 
 
-def _moved(world: WorldState, obj: str, xy) -> WorldState:
-    return _PUSH.effect(world, PushParams(object=obj, target=(float(xy[0]), float(xy[1]))))
+def _moved(world: WorldState, chain: list[str], delta: np.ndarray) -> WorldState:
+    """``world`` with every cube of ``chain`` shifted by ``delta`` on the table."""
+    objs = [
+        o.model_copy(update={"pos": (o.pos[0] + delta[0], o.pos[1] + delta[1], o.pos[2])})
+        if o.name in chain
+        else o
+        for o in world.objects
+    ]
+    return world.model_copy(update={"objects": objs})
 
 
-def _spot_ok(world: WorldState, mover: str, subject: str, xy: np.ndarray, back: np.ndarray):
-    """The subject graspable wherever along the last stretch the pushed cube stops."""
-    if not cube_reachable(float(xy[0]), float(xy[1])):
-        return False
+def _spot_ok(world: WorldState, chain: list[str], subject: str, shift, back: np.ndarray):
+    """The subject graspable wherever along the last stretch the pushed row stops."""
+    mover = world.object(chain[0])
     for f in (0.0, 0.5, 1.0):
-        p = xy - f * back
-        w = _moved(world, mover, p)
-        if not w.graspable(subject):
+        delta = np.asarray(shift) - f * back
+        p = np.asarray(mover.pos[:2]) + delta
+        if not cube_reachable(float(p[0]), float(p[1])):
+            return False
+        if not _moved(world, chain, delta).graspable(subject):
             return False
     return True
 
@@ -108,10 +154,12 @@ def separation_push(world: WorldState, obj: str) -> dict | None:
             for da in ANGLES if mover == obj else (0.0, math.pi / 4, -math.pi / 4):
                 ang = base + da
                 u = np.array([math.cos(ang), math.sin(ang)])
-                xy = np.asarray(m.pos[:2]) + dist * u
-                xy = np.round(xy, 3)
+                xy = np.round(np.asarray(m.pos[:2]) + dist * u, 3)
                 back = u * min(scene.REGION_RADIUS, dist - 0.02)
-                if not _spot_ok(world, mover, obj, xy, back):
+                chain = push_chain(world, mover, xy)
+                if obj in chain[1:]:
+                    continue  # the cube to free would be pushed along with its blocker
+                if not _spot_ok(world, chain, obj, xy - np.asarray(m.pos[:2]), back):
                     continue
                 if not push_path_clear(world, mover, (float(xy[0]), float(xy[1]))):
                     continue

@@ -15,6 +15,7 @@ unpickled; the weights are checked against the manifest before use.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 from functools import cache
@@ -34,6 +35,7 @@ from sim.world import (
     _square,
     bin_walls,
 )
+from skills.affordance import push_chain
 from skills.base import SkillParams, resolve_xy
 
 FORMAT = "skillbridge.success_model/1"
@@ -58,11 +60,12 @@ def _edge_points(poly: list[tuple[float, float]], n: int = 12) -> np.ndarray:
     return (p[:, None, :] + t * (q - p)[:, None, :]).reshape(-1, 2)
 
 
-def _obstacles(world: WorldState, name: str, top_above: float) -> list[np.ndarray]:
+def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> list[np.ndarray]:
     """Edge points of every cube and bin wall (other than ``name``) rising above a height."""
     out = []
+    skip = [name] if isinstance(name, str) else name
     for o in world.objects:
-        if o.name == name or o.held or o.fallen or o.pos[2] + scene.CUBE_HALF <= top_above:
+        if o.name in skip or o.held or o.fallen or o.pos[2] + scene.CUBE_HALF <= top_above:
             continue
         out.append(_edge_points(_square(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)))
     if scene.BIN_WALL_HEIGHT > top_above:
@@ -92,7 +95,7 @@ def finger_gaps(world: WorldState, name: str) -> tuple[float, float]:
     return max(pos, -0.02), max(neg, -0.02)
 
 
-def nearest(world: WorldState, name: str, xy) -> float:
+def nearest(world: WorldState, name: str | list[str], xy) -> float:
     """Distance (m) from point ``xy`` to the nearest obstacle edge other than ``name``."""
     best = CAP * 2
     p = np.asarray(xy, dtype=np.float64)
@@ -149,8 +152,10 @@ def _push(world: WorldState, p) -> list[float]:
     d = math.hypot(gx - x, gy - y)
     ang = math.atan2(gy - y, gx - x)
     u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))
-    behind = (x - 0.05 * u[0], y - 0.05 * u[1])
-    path = min(nearest(world, o.name, (x + f * (gx - x), y + f * (gy - y))) for f in (0.5, 1.0))
+    chain = push_chain(world, o.name, (gx, gy)) if d > 1e-6 else [o.name]
+    rear = world.object(chain[-1]).pos
+    behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
+    path = min(nearest(world, chain, (x + f * (gx - x), y + f * (gy - y))) for f in (0.5, 1.0))
     return [
         x,
         y,
@@ -161,12 +166,13 @@ def _push(world: WorldState, p) -> list[float]:
         d,
         _fold(o.yaw),
         _fold(o.yaw - ang),
-        nearest(world, o.name, behind),
+        nearest(world, chain, behind),
         path,
         nearest(world, o.name, (x, y)),
         *_reach(*behind)[1:],
         u[0],
         u[1],
+        float(len(chain) - 1),
     ]
 
 
@@ -182,7 +188,7 @@ FEATURES = {
     "push": (
         "x y reach_r reach_box_margin reach_r_margin gx gy goal_reach_r goal_box_margin "
         "goal_r_margin dist yaw yaw_to_push behind_clear path_clear nearest "
-        "behind_box_margin behind_r_margin ux uy"
+        "behind_box_margin behind_r_margin ux uy pushed_along"
     ).split(),
 }
 _FN = {"pick": _pick, "place": _place, "push": _push}
@@ -302,7 +308,13 @@ def enabled() -> bool:
 
 @cache
 def shipped(skill: str) -> SuccessModel | None:
-    """The shipped predictor of ``skill``, or None where there is none (home)."""
+    """The shipped predictor of ``skill``, or None where there is none (home) or it cannot
+    be used (tampered, or fitted on other features): then the bridge judges that skill by
+    geometry alone, and says so once in the log."""
     if skill not in SKILLS or not (DIR / f"{skill}.json").is_file():
         return None
-    return load(skill)
+    try:
+        return load(skill, DIR)
+    except ModelError as e:
+        logging.getLogger(__name__).warning("success predictor not used: %s", e)
+        return None

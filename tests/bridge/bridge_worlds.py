@@ -116,7 +116,16 @@ def _affordance_worlds() -> dict[str, WorldState]:
             cube("yellow_block"),
         ]
     )
-    # a 2x2 block of touching cubes: no push can come down behind any of them
+    # red against the outside of the green bin's wall: no push gets it out
+    walled = make_world(
+        [
+            cube("red_block", xy=(0.0, 0.1605)),
+            cube("green_block"),
+            cube("blue_block"),
+            cube("yellow_block"),
+        ]
+    )
+    # a 2x2 block of touching cubes: freed by pushing a row of two out of it
     block = make_world(
         [
             cube("red_block", xy=(0.0, -0.08)),
@@ -132,7 +141,7 @@ def _affordance_worlds() -> dict[str, WorldState]:
         held="red_block",
         grip=(0.05, -0.16, 0.12),
     )
-    return {"held_turned": held_turned, "touching": touching, "block": block}
+    return {"held_turned": held_turned, "touching": touching, "block": block, "walled": walled}
 
 
 AFFORDANCE_WORLDS = _affordance_worlds()

@@ -423,9 +423,19 @@ def test_not_graspable_hint_names_the_push_that_frees_the_cube():
 
 
 def test_not_graspable_without_a_repair_says_so():
-    res = validate(P([{"skill": "pick", "object": "red_block"}]), WORLDS["block"])
-    assert res.codes == [R.NOT_GRASPABLE]
+    res = validate(P([{"skill": "pick", "object": "red_block"}]), WORLDS["walled"])
+    assert res.codes == [R.NOT_GRASPABLE] and "green_bin wall" in res.reasons[0].message
     assert "no push frees red_block" in res.reasons[0].hint
+
+
+def test_a_block_is_freed_by_pushing_a_row_out_of_it():
+    """In a 2x2 block the push skill comes down behind the row it pushes: red and green go
+    together, away from blue, and red can then be picked."""
+    res = validate(P([{"skill": "pick", "object": "red_block"}]), WORLDS["block"])
+    hint = res.reasons[0].hint
+    push = json.loads(hint[hint.index("{") : hint.rindex("}") + 1])
+    fixed = validate(P([push, {"skill": "pick", "object": "red_block"}]), WORLDS["block"])
+    assert fixed.accepted, fixed.reasons
 
 
 def test_a_pick_after_the_neighbour_leaves_is_accepted():

@@ -50,8 +50,17 @@ def test_a_neighbour_moved_by_the_plan_needs_no_push(env):
     assert validate(r.to_json(), w).accepted
 
 
-def test_unrepairable_block_is_refused_by_the_bridge(env):
+def test_block_is_repaired_by_pushing_a_row_out(env):
     w = _world(env, BLOCK)
+    r = parse("put the red block in the green bin", w)
+    assert [s["skill"] for s in r.steps] == ["push", "pick", "place"]
+    assert validate(r.to_json(), w).accepted
+
+
+def test_unrepairable_cube_is_refused_by_the_bridge(env):
+    """Against a bin wall: the pusher cannot come down between cube and wall, and a push
+    along the wall leaves it there."""
+    w = _world(env, {"red_block": [0.0, 0.1605], "blue_block": [-0.1, -0.1]})
     r = parse("put the red block in the green bin", w)
     assert [s["skill"] for s in r.steps] == ["pick", "place"]
     res = validate(r.to_json(), w)

@@ -122,3 +122,15 @@ def test_repair_of_a_low_rated_pick_is_a_push(env):
     assert fix is not None and fix["skill"] == "push" and "insert" in hint
     res = validate(json.dumps([fix, step]), w)
     assert res.accepted, res.reasons
+
+
+def test_an_unusable_shipped_predictor_is_skipped_not_fatal(monkeypatch, tmp_path, caplog):
+    _tiny(tmp_path)
+    (tmp_path / "pick.safetensors").write_bytes(b"not a tensor file")
+    monkeypatch.setattr(SM, "DIR", tmp_path)
+    SM.shipped.cache_clear()
+    try:
+        assert SM.shipped("pick") is None
+        assert "success predictor not used" in caplog.text
+    finally:
+        SM.shipped.cache_clear()
