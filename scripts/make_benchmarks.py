@@ -477,17 +477,20 @@ def _render_split(L: list[str], S: dict) -> None:
         "The perturbation split of `skills/perturb.py`: each condition on the same seeded "
         "starts for every policy column and for the scripted expert (paired: each episode's "
         "start is saved and restored, with the same noise and disturbance draws). "
-        "*Infeasible*: no controller of this gripper can succeed there (a neighbour or a "
-        "wall along the finger axis; a place whose cube left the gripper); what matters there "
-        "is that the skill stops early with a reason (`Skill.doomed`). `shipped` is the "
-        "policy in `skills/pretrained/`; other columns are named with their folders below.\n"
+        "*Infeasible*: no controller of this gripper can succeed there (a pick in a 2x2 "
+        "block, with a neighbour along the finger axis; a place whose cube left the gripper); "
+        "what matters there is that the skill stops early with a reason (`Skill.doomed`). "
+        "`shipped` is the policy in `skills/pretrained/`; the other columns are named with "
+        "their commands below; `expert` is today's scripted expert, measured with the first "
+        "column.\n"
     )
     for sk, cols in S["split"].items():
         ok = {k: v for k, v in cols.items() if v.get("data")}
         L.append(f"### {sk}\n")
         for k, v in cols.items():
+            wall = "" if v.get("wall_s") is None else f" ({v['wall_s']} s)"
             L.append(
-                f"- {k}: `{v['command']}` ({v['wall_s']} s)"
+                f"- {k}: `{v['command']}`{wall}"
                 + ("" if v.get("data") else f": failed: {v.get('error')}")
             )
         L.append("")
