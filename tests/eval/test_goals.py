@@ -6,6 +6,7 @@ import pytest
 
 from sim.world import BinState, ObjectState, RegionState, WorldState
 from skillbridge.suite import GoalSyntaxError, goal_holds, parse_literal, unmet
+from tests import worlds
 
 
 def _obj(name, **kw):
@@ -24,10 +25,7 @@ def world() -> WorldState:
             _obj("yellow_block", pos=(0.01, -0.08, 0.02)),
             _obj("green_block", on_table=False, held=True, pos=(0.0, 0.0, 0.15)),
         ],
-        bins=[
-            BinState(name=f"{c}_bin", color=c, pos=(x, 0.25, 0.0))
-            for c, x in (("red", -0.16), ("green", 0.0), ("blue", 0.16))
-        ],
+        bins=worlds.bins(),
         regions=[
             RegionState(name="table_center", pos=(0.0, -0.08)),
             RegionState(name="table_front", pos=(0.17, -0.08)),

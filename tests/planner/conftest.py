@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim import scene
-from sim.world import BinState, ObjectState, RegionState, WorldState
+from sim.world import ObjectState, WorldState
+from tests import worlds
 
 ALL = ("red_block", "green_block", "blue_block", "yellow_block")
 
@@ -32,14 +32,7 @@ def make_world(cubes=ALL, *, held=None, in_bin=None, on=None) -> WorldState:
                 on=on.get(c),
             )
         )
-    bins = [
-        BinState(name=b, color=b.split("_")[0], pos=(-0.12 + 0.12 * i, 0.24, 0.0))
-        for i, b in enumerate(scene.BIN_NAMES)
-    ]
-    regions = [RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()]
-    return WorldState(
-        objects=objs, bins=bins, regions=regions, held_object=held, grip_pos=(0.0, 0.0, 0.3)
-    )
+    return worlds.world(objs, held=held, grip=(0.0, 0.0, 0.3))
 
 
 @pytest.fixture

@@ -3,21 +3,13 @@
 import pytest
 
 from sim import scene
-from sim.world import BinState, ObjectState, RegionState, WorldState
+from sim.world import ObjectState
 from skills import get
+from tests import worlds
 
 
-def world(objects, held=None, grip=(-0.08, 0.0, 0.22)):
-    return WorldState(
-        objects=objects,
-        bins=[
-            BinState(name=n, color=n.split("_")[0], pos=(x, 0.25, 0.0))
-            for n, x in zip(scene.BIN_NAMES, (-0.16, 0.0, 0.16), strict=False)
-        ],
-        regions=[RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()],
-        held_object=held,
-        grip_pos=grip,
-    )
+def world(objects, held=None, grip=worlds.HOME_GRIP):
+    return worlds.world(objects, held=held, grip=grip)
 
 
 def cube(name, pos=(0.0, -0.1, 0.02), **kw):
