@@ -53,15 +53,35 @@ def _fold(yaw: float) -> float:
     return min(a, math.pi / 2 - a)
 
 
-def _edge_points(poly: list[tuple[float, float]], n: int = 12) -> np.ndarray:
-    p = np.asarray(poly)
-    q = np.roll(p, -1, axis=0)
-    t = np.linspace(0.0, 1.0, n, endpoint=False)[None, :, None]
-    return (p[:, None, :] + t * (q - p)[:, None, :]).reshape(-1, 2)
+_N_EDGE = 12
+_T = np.linspace(0.0, 1.0, _N_EDGE, endpoint=False)
+#: Edge points of a quadrilateral as one matrix product: row k*12+j is corner k moved a
+#: fraction t_j of the way to corner k+1.
+_EDGE_W = np.zeros((4 * _N_EDGE, 4))
+for _k in range(4):
+    _EDGE_W[_k * _N_EDGE : (_k + 1) * _N_EDGE, _k] = 1.0 - _T
+    _EDGE_W[_k * _N_EDGE : (_k + 1) * _N_EDGE, (_k + 1) % 4] = _T
 
 
-def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> list[np.ndarray]:
-    """Edge points of every cube and bin wall (other than ``name``) rising above a height."""
+def _edge_points(poly: list[tuple[float, float]]) -> np.ndarray:
+    return _EDGE_W @ np.asarray(poly, dtype=np.float64)
+
+
+@cache
+def _wall_points(bins: tuple[tuple[float, float, float], ...]) -> np.ndarray:
+    from sim.world import BinState
+
+    pts = [
+        _edge_points(w)
+        for x, y, half in bins
+        for w in bin_walls(BinState(name="b", color="b", pos=(x, y, 0.0), inner_half=half))
+    ]
+    return np.concatenate(pts) if pts else np.zeros((0, 2))
+
+
+def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> np.ndarray:
+    """Edge points of every cube and bin wall (other than ``name``) rising above a height,
+    as one (n, 2) array."""
     out = []
     skip = [name] if isinstance(name, str) else name
     for o in world.objects:
@@ -69,10 +89,8 @@ def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> li
             continue
         out.append(_edge_points(_square(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)))
     if scene.BIN_WALL_HEIGHT > top_above:
-        for b in world.bins:
-            for w in bin_walls(b):
-                out.append(_edge_points(w))
-    return out
+        out.append(_wall_points(tuple((b.pos[0], b.pos[1], b.inner_half) for b in world.bins)))
+    return np.concatenate(out) if out else np.zeros((0, 2))
 
 
 def finger_gaps(world: WorldState, name: str) -> tuple[float, float]:
@@ -82,26 +100,24 @@ def finger_gaps(world: WorldState, name: str) -> tuple[float, float]:
     gx, gy, gz = o.pos
     half = scene.CUBE_HALF * (math.cos(_fold(o.yaw)) + math.sin(_fold(o.yaw)))
     pos, neg = CAP, CAP
-    for pts in _obstacles(world, name, gz + FINGER_TIP_DZ):
-        band = pts[np.abs(pts[:, 0] - gx) <= FINGER_X_HALF]
-        if not len(band):
-            continue
-        dy = band[:, 1] - gy
-        up, down = dy[dy > 0], -dy[dy < 0]
-        if len(up):
-            pos = min(pos, float(up.min()) - half)
-        if len(down):
-            neg = min(neg, float(down.min()) - half)
+    pts = _obstacles(world, name, gz + FINGER_TIP_DZ)
+    band = pts[np.abs(pts[:, 0] - gx) <= FINGER_X_HALF]
+    dy = band[:, 1] - gy
+    up, down = dy[dy > 0], -dy[dy < 0]
+    if len(up):
+        pos = min(pos, float(up.min()) - half)
+    if len(down):
+        neg = min(neg, float(down.min()) - half)
     return max(pos, -0.02), max(neg, -0.02)
 
 
-def nearest(world: WorldState, name: str | list[str], xy) -> float:
+def nearest(world: WorldState, name: str | list[str], xy, pts: np.ndarray | None = None) -> float:
     """Distance (m) from point ``xy`` to the nearest obstacle edge other than ``name``."""
-    best = CAP * 2
-    p = np.asarray(xy, dtype=np.float64)
-    for pts in _obstacles(world, name, 0.0):
-        best = min(best, float(np.min(np.linalg.norm(pts - p, axis=1))))
-    return best
+    pts = _obstacles(world, name, 0.0) if pts is None else pts
+    if not len(pts):
+        return CAP * 2
+    d = pts - np.asarray(xy, dtype=np.float64)
+    return min(CAP * 2, float(np.sqrt(np.min(np.einsum("ij,ij->i", d, d)))))
 
 
 def _reach(x: float, y: float) -> list[float]:
@@ -155,7 +171,10 @@ def _push(world: WorldState, p) -> list[float]:
     chain = push_chain(world, o.name, (gx, gy)) if d > 1e-6 else [o.name]
     rear = world.object(chain[-1]).pos
     behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
-    path = min(nearest(world, chain, (x + f * (gx - x), y + f * (gy - y))) for f in (0.5, 1.0))
+    around = _obstacles(world, chain, 0.0)
+    path = min(
+        nearest(world, chain, (x + f * (gx - x), y + f * (gy - y)), around) for f in (0.5, 1.0)
+    )
     return [
         x,
         y,
@@ -166,7 +185,7 @@ def _push(world: WorldState, p) -> list[float]:
         d,
         _fold(o.yaw),
         _fold(o.yaw - ang),
-        nearest(world, chain, behind),
+        nearest(world, chain, behind, around),
         path,
         nearest(world, o.name, (x, y)),
         *_reach(*behind)[1:],
