@@ -13,7 +13,7 @@ import yaml
 from cli_helpers import run_cli
 
 from skillbridge import multiseed
-from skillbridge.cmd_skills import rewrite_train_args
+from skillbridge.cli.train import rewrite_train_args
 
 #: The smallest config the training smoke tests use: each seed trains in seconds.
 TINY = {

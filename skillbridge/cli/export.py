@@ -1,5 +1,4 @@
-"""CLI verbs ``export`` (datasets other tools read: LeRobot v3.0, Minari) and ``view``
-(Rerun)."""
+"""``skillbridge export``: recorded episodes as a LeRobot or Minari dataset."""
 
 from __future__ import annotations
 
@@ -11,12 +10,12 @@ import typer
 from skillbridge.errors import UserError, echo, safe
 from skillbridge.errors import console as make_console
 
-FORMATS = ("lerobot", "minari")
-
 
 def register(app: typer.Typer) -> None:
     app.command("export")(export)
-    app.command("view")(view)
+
+
+FORMATS = ("lerobot", "minari")
 
 
 def export(
@@ -134,10 +133,10 @@ def check_rerun_args(rerun: bool, save: Path | None) -> None:
 
 def replay_rerun(ep, save: Path | None, c) -> dict:
     """Log one episode to Rerun (a file with ``save``, else the viewer); the JSON part."""
-    return _rerun([ep], save, c)
+    return rerun_episodes([ep], save, c)
 
 
-def _rerun(eps: list, save: Path | None, c, opts=None) -> dict:
+def rerun_episodes(eps: list, save: Path | None, c, opts=None) -> dict:
     from skillbridge import viewer as vw
 
     total = sum(e.n_states for e in eps)
@@ -164,36 +163,3 @@ def _rerun(eps: list, save: Path | None, c, opts=None) -> dict:
         return {"rrd": str(save), "recordings": len(eps), "bytes": size}
     c.print(f"rerun: {len(eps)} recordings sent to the viewer", highlight=False)
     return {"recordings": len(eps)}
-
-
-def view(
-    runs: list[Path] = typer.Argument(
-        ..., help="Episode folders (runs/<id>) or folders of episodes (runs/)."
-    ),
-    save: Path = typer.Option(
-        None, "--save", help="Write all episodes into FILE.rrd instead of opening the viewer."
-    ),
-    camera: list[str] = typer.Option(
-        None, "--camera", help="Camera images to log (repeatable; default: front and wrist)."
-    ),
-    no_images: bool = typer.Option(False, "--no-images", help="Log no camera images."),
-    size: str = typer.Option("320x240", "--size", help="Image WIDTHxHEIGHT (multiples of 8)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
-):
-    """Open many episodes in the Rerun viewer, one recording each (or save them to an .rrd)."""
-    from skillbridge import lerobot_export as lx
-    from skillbridge import viewer as vw
-    from skillbridge.episode import EpisodeError
-
-    c = make_console(stderr=True, soft_wrap=True)
-    check_rerun_args(True, save)
-    try:
-        width, height = lx.parse_size(size)
-        eps = vw.load_all(runs)
-    except (lx.ExportError, EpisodeError) as e:
-        raise UserError(str(e), 2) from None
-    cams = () if no_images else tuple(camera or ("front", "wrist"))
-    opts = vw.RerunOptions(cameras=cams, width=width, height=height)
-    out = _rerun(eps, save, c, opts)
-    if as_json:
-        echo(json.dumps(out, indent=2))

@@ -1,6 +1,7 @@
 """``skillbridge``: one verb per user job. A thin layer over the packages.
 
-Each group of verbs lives in its own ``cmd_*`` module exposing ``register(app)``.
+Each verb lives in its own module of this package (``skillbridge/cli/<verb>.py``) exposing
+``register(app)``; helpers that several verbs share are in :mod:`skillbridge.cli.common`.
 """
 
 from __future__ import annotations
@@ -38,22 +39,29 @@ def main(
     """Run natural-language tasks, train skills, replay episodes."""
 
 
+#: One module per verb, in the order ``--help`` lists them.
+VERBS = (
+    "run",
+    "replay",
+    "plan",
+    "train",
+    "eval_skill",
+    "skills",
+    "train_planner",
+    "validate",
+    "schema",
+    "eval",
+    "demo",
+    "export",
+    "view",
+)
+
+
 def _register_all() -> None:
-    from skillbridge import (
-        cmd_bridge,
-        cmd_eval,
-        cmd_planner,
-        cmd_run,
-        cmd_sim,
-        cmd_skills,
-        cmd_train_planner,
-    )
+    import importlib
 
-    for mod in (cmd_run, cmd_skills, cmd_planner, cmd_train_planner, cmd_bridge, cmd_eval, cmd_sim):
-        mod.register(app)
-    from skillbridge import cmd_export  # datasets and viewers for other tools (issue 16)
-
-    cmd_export.register(app)
+    for verb in VERBS:
+        importlib.import_module(f"skillbridge.cli.{verb}").register(app)
 
 
 #: Seeds go to numpy/gymnasium seeding, which refuses negatives deep inside a run.

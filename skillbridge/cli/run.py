@@ -1,58 +1,19 @@
-"""CLI verbs of the runner: ``run`` (a task, end to end, recorded) and ``replay``."""
+"""``skillbridge run``: a natural-language task, end to end, recorded."""
 
 from __future__ import annotations
 
 import json
-import logging
-import sys
 from pathlib import Path
 
 import typer
 
+from skillbridge.cli.common import exit_with, parse_cubes, terminal_logging
 from skillbridge.errors import UserError, echo, safe
 from skillbridge.errors import console as make_console
 
-LOG_LEVELS = ("debug", "info", "warning", "error")
-
-
-def _exit(code: int) -> None:
-    """Exit with ``code`` (SystemExit passes through the entry point unchanged, whereas
-    typer.Exit is returned, not raised, by a non-standalone click app)."""
-    if code:
-        sys.exit(code)
-
 
 def register(app: typer.Typer) -> None:
-    """Add this group's verbs to the top-level app."""
     app.command("run")(run)
-    app.command("replay")(replay)
-
-
-def _terminal_logging(level: str, console) -> None:
-    if level.lower() not in LOG_LEVELS:
-        raise UserError(f"--log-level must be one of {', '.join(LOG_LEVELS)}, not {level!r}", 2)
-    from rich.logging import RichHandler
-
-    root = logging.getLogger("skillbridge")
-    for h in list(root.handlers):
-        if getattr(h, "_skillbridge_terminal", False):
-            root.removeHandler(h)
-    h = RichHandler(console=console, show_path=False, show_time=False, markup=False)
-    h.setFormatter(_PlainFormatter())
-    h.setLevel(getattr(logging, level.upper()))
-    h._skillbridge_terminal = True  # type: ignore[attr-defined]
-    root.addHandler(h)
-    root.propagate = False
-
-
-class _PlainFormatter(logging.Formatter):
-    """Log lines carry task and model text: escape control characters so a task holding
-    ``\x1b]0;...`` cannot drive the terminal through a log line."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        from skillbridge.errors import plain
-
-        return plain(super().format(record))
 
 
 def run(
@@ -115,14 +76,14 @@ def run(
             2,
         )
     console = make_console(stderr=as_json, soft_wrap=True)  # paths stay copyable
-    _terminal_logging(log_level, make_console(stderr=True))
+    terminal_logging(log_level, make_console(stderr=True))
     cfg = RunConfig(
         task=task,
         llm=llm,
         seed=seed,
         max_replans=max_replans,
         out_dir=out,
-        cubes=_parse_cubes(cubes),
+        cubes=parse_cubes(cubes),
         policy_source=policy_source,
         base_url=base_url,
         route=route,
@@ -143,7 +104,7 @@ def run(
         _summary(console, result)
     if result.video_error:
         raise UserError(f"the run finished but the video failed: {result.video_error}", 1)
-    _exit(result.exit_code)
+    exit_with(result.exit_code)
 
 
 class _Progress:
@@ -277,124 +238,3 @@ def _summary(c, r) -> None:
     if r.video:
         c.print(f"video:   {safe(r.video)} ({r.video_frames} frames)", highlight=False)
     c.print(f"replay:  skillbridge replay {safe(r.episode)} --verify", highlight=False)
-
-
-def replay(
-    episode: Path = typer.Argument(..., help="Episode folder (runs/<id>)."),
-    video: Path = typer.Option(None, "--video", help="Render the episode to this mp4."),
-    viewer: bool = typer.Option(
-        False, "--viewer", help="Play it in MuJoCo's viewer (needs a display)."
-    ),
-    verify: bool = typer.Option(
-        False, "--verify", help="Re-simulate and check every state bit for bit (exit 1 if not)."
-    ),
-    speed: float = typer.Option(1.0, "--speed", help="Playback speed for --video/--viewer."),
-    timeline: bool = typer.Option(True, "--timeline/--no-timeline", help="Print the trace."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
-    rerun: bool = typer.Option(False, "--rerun", help="Log it to the Rerun viewer."),
-    save: Path = typer.Option(None, "--save", help="With --rerun: write FILE.rrd instead."),
-):
-    """Replay a recorded episode: the trace as a timeline, a video or the viewer, --verify."""
-    from sim.video import VideoError, check_video_target
-    from skillbridge import replay as rp
-    from skillbridge.episode import EpisodeError, check_writable
-
-    c = make_console(stderr=as_json, soft_wrap=True)
-    try:
-        speed = rp.check_speed(speed)
-        ep = rp.load(episode)
-    except EpisodeError as e:
-        raise UserError(str(e), 2) from None
-    if video is not None:
-        try:
-            check_video_target(video)
-            check_writable(video.parent)
-        except (EpisodeError, VideoError) as e:
-            raise UserError(str(e), 2) from None
-    if rerun or save is not None:  # Rerun (issue 16): checked before anything is rendered
-        from skillbridge.cmd_export import check_rerun_args
-
-        check_rerun_args(rerun, save)
-    out: dict = {
-        "episode": str(ep.path),
-        "status": ep.meta.get("status"),
-        "steps": ep.n_steps,
-        "outcome": ep.result.get("status"),
-    }
-    if timeline and not as_json:
-        rp.print_timeline(ep, c)
-    code = 0
-    try:
-        if verify and ep.n_steps == 0:
-            out["verify"] = {
-                "ok": True,
-                "steps": 0,
-                "checked": 0,
-                "message": "nothing to verify: the episode has no control steps",
-            }
-            c.print("verify: nothing to verify (the episode has no control steps)", highlight=False)
-        elif verify:
-            with c.status("re-simulating…"):
-                v = rp.verify(ep)
-            out["verify"] = v.to_dict()
-            colour = "green" if v.ok else "red"
-            c.print(
-                f"[{colour}]verify: {safe(v.message)}[/{colour}] ({v.steps_per_s:.0f} steps/s)",
-                highlight=False,
-            )
-            code = 0 if v.ok else 1
-        if video is not None:
-            with c.status(f"rendering {safe(video)}…"):
-                frames = rp.render_video(ep, video, speed=speed)
-            out["video"], out["video_frames"] = str(video), frames
-            c.print(f"video: {safe(video)} ({frames} frames)", highlight=False)
-        if viewer:
-            rp.view(ep, speed=speed)
-        if rerun:
-            from skillbridge.cmd_export import replay_rerun
-
-            out["rerun"] = replay_rerun(ep, save, c)
-    except EpisodeError as e:
-        raise UserError(str(e), 2) from None
-    if as_json:
-        echo(json.dumps(out, indent=2))
-    _exit(code)
-
-
-CUBES_JSON_LIMIT = 10_000  # characters; a scene of four cubes needs a few hundred
-CUBES_EXAMPLE = "e.g. --cubes red,blue or --cubes '{\"red_block\": [0.1, 0.05]}'"
-
-
-def _no_duplicate_keys(pairs):
-    keys = [k for k, _ in pairs]
-    dup = sorted({k for k in keys if keys.count(k) > 1})
-    if dup:
-        raise UserError(f"--cubes names {', '.join(map(repr, dup))} twice", 2)
-    return dict(pairs)
-
-
-def _parse_cubes(text: str | None):
-    """``--cubes``: comma-separated names, a JSON list of names, or a JSON object of poses
-    (checked by the runner). Duplicate keys are an error (JSON would keep the last one
-    silently), and so is deep nesting (a RecursionError in the parser)."""
-    if text is None:
-        return None
-    stripped = text.strip()
-    if stripped.startswith(("{", "[")):
-        if len(stripped) > CUBES_JSON_LIMIT:
-            raise UserError(f"--cubes is longer than {CUBES_JSON_LIMIT} characters", 2)
-        try:
-            value = json.loads(stripped, object_pairs_hook=_no_duplicate_keys)
-        except RecursionError:
-            raise UserError("--cubes is nested too deeply", 2) from None
-        except ValueError as e:
-            raise UserError(f"--cubes is not valid JSON: {e}", 2) from None
-        if isinstance(value, list) and not all(isinstance(v, str) for v in value):
-            raise UserError(f"--cubes as a JSON list must list cube names; {CUBES_EXAMPLE}", 2)
-        if not value:
-            raise UserError(f"--cubes lists no cube; {CUBES_EXAMPLE}", 2)
-        return value
-    names = [c.strip() for c in text.split(",") if c.strip()]
-    if not names:
-        raise UserError(f"--cubes lists no cube; {CUBES_EXAMPLE}", 2)
-    return names

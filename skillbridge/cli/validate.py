@@ -1,8 +1,4 @@
-"""CLI verbs of the bridge: ``validate`` (debug a model's output) and ``schema``.
-
-``validate`` exits 0 when the plan is accepted, 1 when it is rejected (or refused), and 2
-when the input itself is unusable (missing file, unreadable world file).
-"""
+"""``skillbridge validate``: a plan checked by the bridge against a scene."""
 
 from __future__ import annotations
 
@@ -12,40 +8,11 @@ from pathlib import Path
 
 import typer
 
+from skillbridge.cli.common import scene_world
+
 
 def register(app: typer.Typer) -> None:
-    """Add this group's verbs to the top-level app."""
     app.command("validate")(validate_cmd)
-    app.command("schema")(schema_cmd)
-
-
-def _world(seed: int, world_file: Path | None):
-    from skillbridge.errors import UserError
-
-    if world_file is not None:
-        from pydantic import ValidationError
-
-        from sim.safeio import MiB, UnsafeFile, read_regular
-        from sim.world import WorldState
-
-        try:  # a regular file only: a FIFO would hang, /dev/zero would never end
-            return WorldState.model_validate_json(read_regular(world_file, 16 * MiB))
-        except UnsafeFile as e:
-            raise UserError(f"world file {e}", 2) from None
-        except OSError as e:
-            raise UserError(f"cannot read world file {world_file}: {e.strerror}", 2) from None
-        except (ValidationError, ValueError) as e:
-            first = str(e).splitlines()[0]
-            raise UserError(f"{world_file} is not a world state: {first}", 2) from None
-    import sim  # noqa: F401  (sets MUJOCO_GL before mujoco loads)
-    from sim.env import TabletopEnv
-
-    env = TabletopEnv()
-    try:
-        env.reset(seed=seed)
-        return env.world_state()
-    finally:
-        env.close()
 
 
 def _read(source: str) -> str:
@@ -85,7 +52,7 @@ def validate_cmd(
     from bridge import validate
 
     text = _read(source)
-    world = _world(seed, world_file)
+    world = scene_world(seed, world_file)
     res = validate(text, world, max_steps=max_steps)
     if as_json:
         out = res.to_dict()
@@ -120,14 +87,3 @@ def _print_human(res) -> None:
         console.print(f"  [bold]{r.code}[/]{where}: {escape(r.message)}", highlight=False)
         if r.hint:
             console.print(f"    [dim]hint:[/] {escape(r.hint)}", highlight=False)
-
-
-def schema_cmd(
-    seed: int = typer.Option(0, "--seed", help="Scene seed whose names fill the enums."),
-    world_file: Path = typer.Option(None, "--world", help="Use a saved world-state JSON."),
-    max_steps: int = typer.Option(12, "--max-steps", min=1, max=100, help="Step limit."),
-):
-    """Print the scene's plan JSON Schema (draft 2020-12)."""
-    from bridge import plan_schema
-
-    typer.echo(json.dumps(plan_schema(_world(seed, world_file), max_steps), indent=2))

@@ -108,13 +108,13 @@ def _explain(outcome, route: str, has_model: bool) -> list[str]:
 def _world(seed: int, cubes: str | None):
     import sim  # noqa: F401  (sets MUJOCO_GL)
     from sim.env import TabletopEnv
-    from skillbridge.cmd_run import _parse_cubes
+    from skillbridge.cli.common import parse_cubes
     from skillbridge.runner import check_cubes, scene_options
 
     options = {}
     if cubes is not None:  # the same forms and checks as `run --cubes`
         try:
-            options = scene_options(check_cubes(_parse_cubes(cubes))) or {}
+            options = scene_options(check_cubes(parse_cubes(cubes))) or {}
         except ValueError as e:
             raise UserError(str(e), 2) from None
     env = TabletopEnv()

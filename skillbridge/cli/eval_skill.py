@@ -1,0 +1,239 @@
+"""``skillbridge eval-skill``: a skill's success rate, nominal or perturbed."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from skillbridge.cli.common import check_skill, console, progress_bar
+from skillbridge.errors import UserError, safe
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval-skill")(eval_skill)
+
+
+def eval_skill(
+    skill: str = typer.Argument(..., help="Skill to evaluate, or 'pick-place' for the chain."),
+    episodes: int = typer.Option(200, "-n", "--n-episodes", min=1, help="Episodes."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the start states."),
+    policy_dir: Path = typer.Option(
+        None,
+        "--policy",
+        "-f",
+        help="Policy folder (default: pretrained); with pick-place --split, a folder "
+        "holding pick/ and place/.",
+    ),
+    expert: bool = typer.Option(False, "--expert", help="Evaluate the scripted expert instead."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print one JSON object (progress goes to stderr)."
+    ),
+    record: bool = typer.Option(
+        False, "--record", help="Store the result in the policy's manifest."
+    ),
+    replace: bool = typer.Option(
+        False,
+        "--replace",
+        help="With --record: overwrite an evaluation the manifest already records.",
+    ),
+    split: str = typer.Option(
+        None,
+        "--split",
+        metavar="SPLIT",
+        help="nominal, perturbed or all: each condition of the perturbation split "
+        "(skills/perturb.py), policy and scripted expert paired on the same starts; "
+        "-n episodes per condition.",
+    ),
+):
+    """Success rate (95% Wilson interval) of a skill from its chained start distribution."""
+    check_skill(skill, allow_chain=True)
+    from skills.chain import CHAIN
+
+    if split is not None:
+        _check_split(split, expert, record)
+        _eval_split(skill, split, episodes, seed, policy_dir, as_json)
+        return
+
+    if skill == CHAIN and policy_dir is not None:
+        raise UserError(
+            f"-f/--policy does not apply to {CHAIN}: it chains the installed pick "
+            "and place policies"
+        )
+    if expert and policy_dir is not None:
+        raise UserError(
+            "-f/--policy and --expert exclude each other (the expert has no policy folder)"
+        )
+    if record and (skill == CHAIN or expert):
+        raise UserError(
+            f"--record stores a policy's result in its manifest; "
+            f"{'the expert' if expert else CHAIN} has none"
+        )
+    if replace and not record:
+        raise UserError("--replace only goes with --record")
+    import torch
+
+    import sim  # noqa: F401
+    from skills.chain import CHAIN, evaluate_chain
+    from skills.evaluate import evaluate_policy, expert_policy
+    from skills.policy import PolicyError, load_policy, pretrained_dir
+    from skills.runtime import SkillExecutor
+
+    torch.set_num_threads(1)
+    directory = policy_dir or (None if skill == CHAIN else pretrained_dir(skill))
+    try:
+        if skill == CHAIN:
+            ex = SkillExecutor("scripted" if expert else "pretrained")
+            ex.policy("pick") if not expert else None
+            ex.policy("place") if not expert else None
+        elif expert:
+            policy = expert_policy
+        else:
+            policy, manifest = load_policy(directory, skill)
+    except PolicyError as e:
+        raise UserError(str(e)) from None
+    previous = _recorded(Path(directory) / "manifest.json", skill, replace) if record else None
+    # stdout carries the result only (one JSON object with --json): progress goes to stderr
+    with progress_bar(Console(stderr=True) if as_json else None) as bar:
+        task = bar.add_task(f"eval {skill}", total=episodes)
+        hook = lambda ep, ok: bar.advance(task)  # noqa: E731
+        if skill == CHAIN:
+            result = evaluate_chain(ex, episodes, seed=seed, progress=hook)
+        else:
+            result = evaluate_policy(skill, policy, episodes, seed=seed, progress=hook)
+    if record and skill != CHAIN and not expert:
+        path = Path(directory) / "manifest.json"
+        m = json.loads(path.read_text())
+        where = f" -f {policy_dir}" if policy_dir is not None else ""
+        m["evaluation"] = {
+            **result,
+            "seed": seed,
+            "command": f"skillbridge eval-skill {skill} -n {episodes} --seed {seed}{where}",
+        }
+        from sim.util import atomic_write_json
+
+        try:
+            atomic_write_json(path, m)
+        except OSError as e:
+            raise UserError(f"cannot record the result in {path}: {e.strerror or e}", 1) from None
+        if previous:
+            Console(stderr=True, highlight=False, soft_wrap=True).print(
+                f"replaced the recorded evaluation in {safe(str(path))}: {safe(previous)} -> "
+                f"{_figure(result, seed)}"
+            )
+    if as_json:
+        typer.echo(json.dumps(result))
+    else:
+        lo, hi = result["ci95"]
+        console.print(
+            f"{skill}: success {result['success_rate']:.3f} over {episodes} episodes "
+            f"(95% CI {lo:.3f}-{hi:.3f}), mean steps {result['mean_steps']}"
+        )
+        for kind, r in result.get("by_target", {}).items():
+            console.print(
+                f"  target {kind}: {r['success_rate']:.3f} over {r['episodes']} "
+                f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
+            )
+
+
+def _check_split(split: str, expert: bool, record: bool) -> None:
+    from skills.perturb import SPLITS
+
+    if split not in SPLITS:
+        raise UserError(f"--split must be one of {', '.join(SPLITS)}, not {split!r}")
+    if expert:
+        raise UserError(
+            "--split already reports the scripted expert beside the policy: drop --expert"
+        )
+    if record:
+        raise UserError("--record stores the nominal figure: run it without --split")
+
+
+def _eval_split(
+    skill: str, split: str, episodes: int, seed: int, policy_dir: Path | None, as_json: bool
+) -> None:
+    """``eval-skill SKILL --split ...``: a table of conditions, policy beside expert. For
+    the pick-place chain, ``-f DIR`` is a folder holding ``pick/`` and ``place/``."""
+    import torch
+
+    import sim  # noqa: F401
+    from skills import perturb
+    from skills.chain import CHAIN
+    from skills.policy import PolicyError, load_policy, pretrained_dir
+    from skills.registry import get
+    from skills.runtime import SkillExecutor
+
+    torch.set_num_threads(1)
+    try:
+        if skill == CHAIN:
+            pols = {
+                k: load_policy(Path(policy_dir) / k if policy_dir else pretrained_dir(k), k)[0]
+                for k in ("pick", "place")
+            }
+            actors = {
+                "policy": SkillExecutor("pretrained", policies=pols),
+                "expert": SkillExecutor("scripted"),
+            }
+            conds = perturb.chain_conditions(split)
+        else:
+            policy, _ = load_policy(policy_dir or pretrained_dir(skill), skill)
+            s = get(skill)
+            actors = {"policy": perturb.policy_actor(s, policy), "expert": perturb.expert_actor(s)}
+            conds = perturb.conditions_for(skill, split)
+    except PolicyError as e:
+        raise UserError(str(e)) from None
+    with progress_bar(Console(stderr=True) if as_json else None) as bar:
+        task = bar.add_task(f"eval {skill} ({split})", total=episodes * len(conds))
+        hook = lambda c, ep: bar.advance(task)  # noqa: E731
+        if skill == CHAIN:
+            result = perturb.evaluate_chain_split(split, actors, episodes, seed, progress=hook)
+        else:
+            result = perturb.evaluate_split(skill, split, actors, episodes, seed, progress=hook)
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    t = Table(title=f"{skill}: {split} split, {episodes} episodes per condition, seed {seed}")
+    for col in ("condition", "policy (95% CI)", "expert (95% CI)", "only pol/exp", "aborted"):
+        t.add_column(col)
+    for r in result["conditions"]:
+        p, e, pr = r["policy"], r["expert"], r["paired"]
+        name = r["condition"] + ("" if r["feasible"] else " (infeasible)")
+        ab = "-" if not p["aborted"] else f"{p['aborted']} @ step {p['mean_abort_steps']}"
+        t.add_row(
+            name,
+            f"{p['successes']}/{p['episodes']} ({p['ci95'][0]:.2f}-{p['ci95'][1]:.2f})",
+            f"{e['successes']}/{e['episodes']} ({e['ci95'][0]:.2f}-{e['ci95'][1]:.2f})",
+            f"{pr['policy_only']}/{pr['expert_only']}",
+            ab,
+        )
+    console.print(t)
+
+
+def _figure(ev: dict, seed) -> str:
+    rate = ev.get("success_rate")
+    rate = f"{rate:.3f}" if isinstance(rate, (int, float)) else "?"
+    return f"success {rate} (n={ev.get('episodes', '?')}, seed {seed})"
+
+
+def _recorded(path: Path, skill: str, replace: bool) -> str | None:
+    """The evaluation ``path`` already records, as text, checked before any episode runs: a
+    --record must not clobber the shipped figures unasked, nor fail after the work."""
+    try:
+        m = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise UserError(f"cannot read {path}: {getattr(e, 'strerror', None) or e}") from None
+    if not os.access(path.parent, os.W_OK):
+        raise UserError(f"--record: cannot write to {path.parent}")
+    ev = m.get("evaluation") if isinstance(m, dict) else None
+    if not isinstance(ev, dict) or not ev:
+        return None
+    old = _figure(ev, ev.get("seed", "?"))
+    if not replace:
+        raise UserError(
+            f"the manifest of {skill} ({path}) already records {old}; add --replace to overwrite it"
+        )
+    return old
