@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from planner import spelling
-from planner.corpus import BIN_NOUNS
+from planner.corpus import BIN_NOUNS, BLOCK_NOUNS
 from planner.embedded.coverage import colours
 
 #: Words that make "that would be unsafe" plausible.
@@ -30,6 +30,8 @@ HARM = frozenset(
     someone somebody anyone head glass""".split()
 )
 _BIN_WORDS = frozenset(w.split()[-1] for w in BIN_NOUNS) | {"bins", "boxes", "baskets"}
+#: What every scene has: "there is no bin in the scene" never fits.
+_SCENE_THINGS = frozenset(w.split()[-1] for w in BIN_NOUNS + BLOCK_NOUNS) | {"table"}
 _NO_THING = re.compile(r"^there is no (.+?) in the scene$")
 
 
@@ -55,6 +57,8 @@ def supported(reason: str, instruction: str) -> bool:
     m = _NO_THING.match(reason)
     if m:
         thing = m.group(1).split()[-1]
+        if thing.rstrip("s") in _SCENE_THINGS:
+            return False  # bins, blocks and the table are always there
         return any(w == thing or w.rstrip("s") == thing.rstrip("s") for w in words)
     if reason == "bins cannot be moved":
         return bool(words & _BIN_WORDS)

@@ -121,6 +121,7 @@ def test_lists_that_need_the_whole_sentence_are_not_split(text):
     [
         ("there is no cup in the scene", "put the cup in the red bin", True),
         ("there is no cup in the scene", "put the red block in the blue bin", False),
+        ("there is no bin in the scene", "put the crimson cube in the emerald bin", False),
         ("bins cannot be moved", "pick up the blue bin", True),
         ("bins cannot be moved", "put the blue block on the red block", False),
         ("that would be unsafe", "throw the red block at me", True),
