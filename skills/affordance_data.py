@@ -164,6 +164,12 @@ def sample_place(env: TabletopEnv, rng: np.random.Generator, layout: str) -> Ski
     held = scene.CUBE_NAMES.index(subject)
     carry = np.array([*rng.uniform([-0.2, -0.25], [0.2, 0.25]), rng.uniform(0.08, 0.2)])
 
+    # half the turned cubes are picked by the shipped pick policy, as in a real chain: it
+    # holds a turned cube differently from the scripted expert, and the place predictor must
+    # learn what the skill meets after our own pick, not only after the expert's
+    if rng.random() < 0.5 and not _policy_pick(env, subject):
+        return None
+
     def act(obs):
         grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
         yaw = cube_yaw(obs, held)
@@ -188,6 +194,27 @@ def sample_place(env: TabletopEnv, rng: np.random.Generator, layout: str) -> Ski
         o.name for o in w.objects if o.name != subject and o.on_table and w.under(o.name) is None
     ]
     return PlaceParams(target=str(rng.choice(kinds)))
+
+
+_PICK_POLICY: list = []
+
+
+def _policy_pick(env: TabletopEnv, subject: str) -> bool:
+    """Run the shipped pick policy on ``subject`` from the current state; True when it holds
+    the cube at the end (the carry that follows is scripted)."""
+    from skills.runtime import load_pretrained
+
+    if not _PICK_POLICY:
+        _PICK_POLICY.append(load_pretrained("pick"))
+    skill = get("pick")
+    params = PickParams(object=subject)
+    before = env.world_state()
+    b = skill.bind(before, params)
+    for _ in range(skill.step_budget):
+        env.step_physics(_PICK_POLICY[0].act(skill.observe(env.observe(), b)))
+        if skill.success(before, env.world_state(), params):
+            return True
+    return False
 
 
 def sample_push(env: TabletopEnv, rng: np.random.Generator, layout: str) -> SkillParams | None:

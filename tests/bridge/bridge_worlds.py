@@ -134,14 +134,12 @@ def _affordance_worlds() -> dict[str, WorldState]:
             cube("yellow_block", xy=(0.0405, -0.0395)),
         ]
     )
-    # red held turned 0.7 rad: the shipped place policy rarely lets such a cube go
-    held_turned = make_world(
-        [cube("red_block", pos=(0.05, -0.16, 0.12), yaw=0.7, on_table=False, held=True)]
-        + [cube(n) for n in scene.CUBE_NAMES[1:]],
-        held="red_block",
-        grip=(0.05, -0.16, 0.12),
+    # red at the far front edge of the workspace: the shipped push policy rarely gets behind
+    # it to push it left (its predictor rates that about 0.01)
+    far_edge = make_world(
+        [cube("red_block", xy=(0.25, -0.25))] + [cube(n) for n in scene.CUBE_NAMES[1:]]
     )
-    return {"held_turned": held_turned, "touching": touching, "block": block, "walled": walled}
+    return {"far_edge": far_edge, "touching": touching, "block": block, "walled": walled}
 
 
 AFFORDANCE_WORLDS = _affordance_worlds()

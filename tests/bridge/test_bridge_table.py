@@ -230,7 +230,12 @@ REJECT = [
     (R.NO_EFFECT, "fresh", P([{"skill": "home"}]), "/steps/0"),
     (R.NOT_GRASPABLE, "touching", P([{"skill": "pick", "object": "red_block"}]), "/steps/0/object"),
     (R.NOT_GRASPABLE, "block", P([{"skill": "pick", "object": "red_block"}]), "/steps/0/object"),
-    (R.LOW_AFFORDANCE, "held_turned", P([{"skill": "place", "target": "green_bin"}]), "/steps/0"),
+    (
+        R.LOW_AFFORDANCE,
+        "far_edge",
+        P([{"skill": "push", "object": "red_block", "target": "table_left"}]),
+        "/steps/0",
+    ),
     (
         R.NO_EFFECT,
         "fresh",
