@@ -108,6 +108,21 @@ class Trainer:
         raise NotImplementedError
 
 
+def ppo_section(cfg: dict):
+    """The config's ``ppo:`` section, typed (:class:`skills.train._PPO`)."""
+    from skills.train import _PPO
+
+    return _PPO.model_validate(cfg["ppo"])
+
+
+def sac_section(cfg: dict):
+    """The config's ``sac:`` section, typed, with the defaults of :class:`skills.train._SAC`
+    (the one place they are written) filled in where the YAML leaves a key out."""
+    from skills.train import _SAC
+
+    return _SAC.model_validate(cfg.get("sac") or {})
+
+
 # ---------------------------------------------------------------------- PPO
 class PPOTrainer(Trainer):
     name = "ppo"
@@ -117,21 +132,21 @@ class PPOTrainer(Trainer):
         from stable_baselines3 import PPO
         from stable_baselines3.common.env_util import make_vec_env
 
-        p = cfg["ppo"]
+        p = ppo_section(cfg)
         venv = make_vec_env(
             lambda: SkillEnv(skill, randomize=cfg.get("randomize")), n_envs=n_envs, seed=seed
         )
         self.model = PPO(
             "MlpPolicy",
             venv,
-            n_steps=p["n_steps"],
-            batch_size=p["batch_size"],
-            n_epochs=p["n_epochs"],
-            learning_rate=p["learning_rate"],
-            clip_range=p["clip_range"],
-            gamma=p["gamma"],
-            gae_lambda=p["gae_lambda"],
-            target_kl=p.get("target_kl"),
+            n_steps=p.n_steps,
+            batch_size=p.batch_size,
+            n_epochs=p.n_epochs,
+            learning_rate=p.learning_rate,
+            clip_range=p.clip_range,
+            gamma=p.gamma,
+            gae_lambda=p.gae_lambda,
+            target_kl=p.target_kl,
             seed=seed,
             verbose=0,
             device="cpu",
@@ -139,7 +154,7 @@ class PPOTrainer(Trainer):
             policy_kwargs=_policy_kwargs(
                 bc,
                 net_arch=dict(pi=list(cfg["net_arch"]), vf=list(cfg["net_arch"])),
-                log_std_init=p["log_std_init"],
+                log_std_init=p.log_std_init,
                 ortho_init=False,
             ),
         )
@@ -160,7 +175,7 @@ class PPOTrainer(Trainer):
     def warm_up(self, prog) -> None:
         """Fit the value head to Monte-Carlo returns of the warm-started actor's rollouts,
         so the first PPO updates follow real advantages rather than a random critic's noise."""
-        episodes = self.cfg["ppo"].get("value_warmup_episodes", 0)
+        episodes = ppo_section(self.cfg).value_warmup_episodes
         if not episodes:
             return
         gamma = self.cfg["ppo"]["gamma"]
@@ -216,20 +231,20 @@ class OffPolicyTrainer(Trainer):
                 ) from None
         else:
             from stable_baselines3 import SAC as Algo
-        p = cfg.get("sac") or {}
+        p = sac_section(cfg)
         venv = make_vec_env(
             lambda: SkillEnv(skill, randomize=cfg.get("randomize")), n_envs=1, seed=seed
         )
         kwargs = dict(
-            learning_rate=p.get("learning_rate", 3e-4),
-            buffer_size=p.get("buffer_size", 200_000),
-            batch_size=p.get("batch_size", 256),
-            gamma=p.get("gamma", 0.98),
-            tau=p.get("tau", 0.005),
-            train_freq=p.get("train_freq", 1),
-            gradient_steps=p.get("gradient_steps", 1),
+            learning_rate=p.learning_rate,
+            buffer_size=p.buffer_size,
+            batch_size=p.batch_size,
+            gamma=p.gamma,
+            tau=p.tau,
+            train_freq=p.train_freq,
+            gradient_steps=p.gradient_steps,
             learning_starts=0,
-            ent_coef=p.get("ent_coef", 0.005),
+            ent_coef=p.ent_coef,
             seed=seed,
             verbose=0,
             device="cpu",
@@ -237,7 +252,7 @@ class OffPolicyTrainer(Trainer):
             policy_kwargs=_policy_kwargs(
                 bc,
                 net_arch=dict(pi=list(cfg["net_arch"]), qf=list(cfg["net_arch"])),
-                log_std_init=p.get("log_std_init", -1.6),
+                log_std_init=p.log_std_init,
             ),
         )
         self.model = Algo("MlpPolicy", venv, **kwargs)
@@ -246,7 +261,7 @@ class OffPolicyTrainer(Trainer):
         actor.mu.load_state_dict(bc.head.state_dict())
         with torch.no_grad():  # start with a narrow, state-independent exploration noise
             actor.log_std.weight.zero_()
-            actor.log_std.bias.fill_(p.get("log_std_init", -1.6))
+            actor.log_std.bias.fill_(p.log_std_init)
 
     def _optimizers(self) -> dict:
         m = self.model
@@ -263,8 +278,8 @@ class OffPolicyTrainer(Trainer):
         return out.eval()
 
     def warm_up(self, prog) -> None:
-        p = self.cfg.get("sac") or {}
-        episodes = int(p.get("demo_episodes", 30))
+        p = sac_section(self.cfg)
+        episodes = p.demo_episodes
         env = SkillEnv(self.skill, randomize=self.cfg.get("randomize"))
         buf = self.model.replay_buffer
         rng = np.random.default_rng(self.seed)
@@ -285,7 +300,7 @@ class OffPolicyTrainer(Trainer):
                     [{"TimeLimit.truncated": trunc and not term}],
                 )
                 obs, done, n = nxt, term or trunc, n + 1
-        steps = int(p.get("critic_warmup_steps", 500))
+        steps = p.critic_warmup_steps
         actor_opt = self.model.actor.optimizer
         saved = [g["lr"] for g in actor_opt.param_groups]
         for g in actor_opt.param_groups:
