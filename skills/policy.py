@@ -271,3 +271,34 @@ def _check_finite_actions(policy: MLPPolicy, weights: Path) -> None:
 
 def pretrained_dir(skill: str) -> Path:
     return PRETRAINED_DIR / skill
+
+
+def install(skill: str, run: str | Path) -> Path:
+    """Make ``run``'s best policy the shipped one for ``skill`` (with its learning curve,
+    ``evaluations.json``): copied beside the old one, then swapped in by a rename, so a
+    failure leaves the shipped policy as it was. Returns the shipped folder."""
+    import os
+    import shutil
+
+    run = Path(run)
+    dest = pretrained_dir(skill)
+    tmp = dest.with_name(f".{skill}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(run / "best", tmp)
+    # the learning curve travels with the policy: steps and wall time to reach the bar
+    if (run / "evaluations.json").is_file():
+        shutil.copy2(run / "evaluations.json", tmp / "evaluations.json")
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(tmp, dest)
+    return dest
+
+
+def record_evaluation(directory: str | Path, evaluation: dict) -> Path:
+    """Store ``evaluation`` (an ``eval-skill`` result with its seed and command) in the
+    policy's manifest, written atomically. Returns the manifest's path; ``OSError`` when it
+    cannot be written."""
+    path = Path(directory) / "manifest.json"
+    m = json.loads(path.read_text(encoding="utf-8"))
+    m["evaluation"] = dict(evaluation)
+    util.atomic_write_json(path, m)
+    return path

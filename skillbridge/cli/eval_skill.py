@@ -106,18 +106,17 @@ def eval_skill(
         else:
             result = evaluate_policy(skill, policy, episodes, seed=seed, progress=hook)
     if record and skill != CHAIN and not expert:
+        from skills.policy import record_evaluation
+
         path = Path(directory) / "manifest.json"
-        m = json.loads(path.read_text())
         where = f" -f {policy_dir}" if policy_dir is not None else ""
-        m["evaluation"] = {
+        evaluation = {
             **result,
             "seed": seed,
             "command": f"skillbridge eval-skill {skill} -n {episodes} --seed {seed}{where}",
         }
-        from sim.util import atomic_write_json
-
         try:
-            atomic_write_json(path, m)
+            record_evaluation(directory, evaluation)
         except OSError as e:
             raise UserError(f"cannot record the result in {path}: {e.strerror or e}", 1) from None
         if previous:

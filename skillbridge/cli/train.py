@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -175,20 +174,9 @@ def train(
 
 
 def _install(skill: str, run: Path) -> None:
-    """Copy ``run``'s best policy (and its learning curve) into skills/pretrained/."""
-    best = run / "best"
-    from skills.policy import pretrained_dir
+    from skills.policy import install
 
-    dest = pretrained_dir(skill)
-    tmp = dest.with_name(f".{skill}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(best, tmp)
-    # the learning curve travels with the policy: steps and wall time to reach the bar
-    if (run / "evaluations.json").is_file():
-        shutil.copy2(run / "evaluations.json", tmp / "evaluations.json")
-    shutil.rmtree(dest, ignore_errors=True)
-    os.replace(tmp, dest)
-    console.print(f"installed into {dest}")
+    console.print(f"installed into {install(skill, run)}")
 
 
 def _train_seeds(  # noqa: C901 - option checks, then one run
