@@ -378,6 +378,10 @@ def _support_of(n: str, p: list[float], raw: dict, held: str | None) -> str | No
     return on
 
 
+def _xyz(v) -> tuple[float, float, float]:
+    return (float(v[0]), float(v[1]), float(v[2]))
+
+
 def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldState:
     """World state from physics. ``data`` must be forward-computed (after mj_forward/step)."""
     ix = _index(model)
@@ -385,7 +389,7 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
     grip = data.site_xpos[ix.site]
 
     bins = [
-        BinState(name=n, color=scene.cube_color(n), pos=tuple(float(v) for v in data.xpos[b]))
+        BinState(name=n, color=scene.cube_color(n), pos=_xyz(data.xpos[b]))
         for n, b in ix.bins.items()
     ]
     raw = {}
@@ -433,6 +437,6 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
         bins=bins,
         regions=regions,
         held_object=held,
-        grip_pos=tuple(float(v) for v in grip),
+        grip_pos=_xyz(grip),
         gripper_opening=opening,
     )
