@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import PlannerError
 from planner.llm import LLMProposer, Usage
 from planner.rules import RulesPlanner, RulesResult
+
+if TYPE_CHECKING:
+    from bridge.policy import Proposer
 
 ROUTES = ("hybrid", "rules", "model")
 #: What a user without a model is told when the rules do not understand them.
@@ -190,7 +193,7 @@ class HybridPlanner:
 
     def __init__(
         self,
-        llm: LLMProposer | None = None,
+        llm: Proposer | None = None,
         *,
         route: str = "hybrid",
         max_regenerations: int = 2,
@@ -227,6 +230,7 @@ class HybridPlanner:
         from planner.backends import resolve_spec
 
         s = resolve_spec(spec, base_url=base_url)
+        llm: Proposer | None
         if s.provider == "embedded":
             from planner.backends import make_chat_model
             from planner.embedded.proposer import EmbeddedProposer
@@ -242,14 +246,15 @@ class HybridPlanner:
     def spec(self) -> str:
         return self.llm.name if self.llm is not None else "rules"
 
-    def choose(self, task: str, world) -> tuple[str, list, RulesResult]:
+    def choose(self, task: str, world) -> tuple[str, list[Proposer], RulesResult]:
         """(route taken, proposers in order, the rules parse)."""
         r = self.rules.parse(task, world)
-        if self.route == "rules" or (self.route == "hybrid" and (r.confident or self.llm is None)):
+        # (the model route without a model is refused when the planner is built)
+        if self.llm is None or self.route == "rules" or (self.route == "hybrid" and r.confident):
             if self.llm is None and not r.confident:
                 return "rules", [self.rules_hint_proposer], r
             return "rules", [self.rules_proposer], r
-        chain = [self.llm]
+        chain: list[Proposer] = [self.llm]
         if self.rules_fallback:
             chain.append(self.rules_fallback_proposer)
         return "model", chain, r
