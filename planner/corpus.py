@@ -1512,18 +1512,20 @@ def command_texts() -> list[str]:
     return out + [", then ".join(out[i : i + 2]) for i in range(0, len(out) - 1, 2)]
 
 
-def words(n: int = 4000, seed: int = 0, *, refusals: bool = True) -> dict[str, int]:
-    """How often each lower-case word occurs in ``n`` clean samples (no keyboard slips), plus
-    every command word: the vocabulary that :mod:`planner.spelling` repairs typos towards.
-    ``refusals=False``: only the words of doable requests and their commands."""
+def words(n: int = 4000, seed: int = 0) -> tuple[dict[str, int], dict[str, int]]:
+    """How often each lower-case word occurs in clean samples (no keyboard slips; ``n // 2``
+    per profile) and in the command texts: (every word, the words of doable requests and
+    their commands only). The first is what :mod:`planner.spelling` repairs typos towards;
+    the second leaves out what only refusals name ("paint", "fridge")."""
     r = random.Random(seed)
-    counts: dict[str, int] = {}
+    every: dict[str, int] = {}
+    doable: dict[str, int] = {}
     samples = [sample(r, profile, typos=False) for profile in PROFILES for _ in range(n // 2)]
-    texts = [
-        s["instruction"] for s in samples if refusals or not s["command"].startswith("refuse:")
-    ]
-    cmds = [c for c in command_texts() if refusals or not c.startswith("refuse:")]
-    for text in texts + cmds:
+    pairs = [(s["instruction"], s["command"].startswith("refuse:")) for s in samples]
+    pairs += [(c, c.startswith("refuse:")) for c in command_texts()]
+    for text, refused in pairs:
         for w in re.findall(r"[a-z]+", text.lower()):
-            counts[w] = counts.get(w, 0) + 1
-    return counts
+            every[w] = every.get(w, 0) + 1
+            if not refused:
+                doable[w] = doable.get(w, 0) + 1
+    return every, doable

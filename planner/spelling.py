@@ -51,19 +51,21 @@ def distance(a: str, b: str, limit: int = 2) -> int:
 
 
 @functools.lru_cache(maxsize=1)
+def _vocabularies() -> tuple[dict[str, int], frozenset[str]]:
+    from planner import corpus
+
+    every, doable = corpus.words()
+    return every, frozenset(doable)
+
+
 def vocabulary() -> dict[str, int]:
     """The corpus vocabulary with counts (built once per process, about 0.5 s)."""
-    from planner import corpus
-
-    return corpus.words()
+    return _vocabularies()[0]
 
 
-@functools.lru_cache(maxsize=1)
 def doable_vocabulary() -> frozenset[str]:
     """The words of doable requests only (no refusal's words: "paint", "throw", "fridge")."""
-    from planner import corpus
-
-    return frozenset(corpus.words(refusals=False))
+    return _vocabularies()[1]
 
 
 @functools.lru_cache(maxsize=1)

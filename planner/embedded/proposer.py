@@ -77,7 +77,7 @@ class EmbeddedChatModel(BaseChatModel):
 def command_to_plan(command: str, world) -> tuple[dict, dict]:
     """(plan JSON, notes) for a command: a refusal, or what the rules planner makes of it."""
     text = command.strip()
-    if text.lower().startswith(REFUSE_PREFIX):
+    if _is_refusal(text):
         why = text[len(REFUSE_PREFIX) :].strip() or "the request cannot be done here"
         return {"steps": [], "refuse": why[:MAX_REFUSAL]}, {"refused_by": "model"}
     r = rules.parse(text, world)
@@ -113,10 +113,9 @@ class EmbeddedProposer:
         task = request.task.lower() if request.task.isupper() else request.task
         task = spelling.repair(task)
         scene = scene_of(request.world)
-        msg = self.chat.invoke([HumanMessage(content=user_text(task, scene))], **kw)
-        command = str(msg.content)
+        tokens = [0, 0]
+        command = self._ask(task, scene, tokens, **kw)
         plan, notes = command_to_plan(command, request.world)
-        tokens = _tokens(msg)
         if not attempt:
             second = self._second_look(task, command, scene, request.world, tokens)
             if second is not None:
@@ -160,20 +159,20 @@ class EmbeddedProposer:
         that answer wins when every item gives a command, together they keep every colour the
         user named, and the rules planner grounds them. A refusal is only reconsidered when
         :func:`_overridable`."""
-        refused = command.lower().startswith(REFUSE_PREFIX)
+        refused = _is_refusal(command)
         if refused and not _overridable(command, task):
             return None
         items = coverage.items(task)
         if items:
             cmds = [self._checked(item, scene, tokens) for item in items]
-            if any(not c or c.lower().startswith(REFUSE_PREFIX) for c in cmds):
+            if any(not c or _is_refusal(c) for c in cmds):
                 return None
             again = ", then ".join(cmds)
         elif refused:
             again = self._ask(task, scene, tokens, no_refusal=True)
         else:
             return None
-        if again.lower().startswith(REFUSE_PREFIX) or coverage.missing(task, again):
+        if _is_refusal(again) or coverage.missing(task, again):
             return None
         plan, notes = command_to_plan(again, world)
         if not plan.get("steps"):
@@ -189,28 +188,28 @@ class EmbeddedProposer:
         fits, or the item holds a word no doable request uses; the second answer is kept
         when it names every colour of the item."""
         cmd = self._ask(text, scene, tokens)
-        reason = cmd[len(REFUSE_PREFIX) :]
-        if (
-            cmd.lower().startswith(REFUSE_PREFIX)
-            and not (refusal.checkable(reason) and refusal.supported(reason, text))
-            and refusal.known_words(text)
-            and coverage.colours(text)
-        ):
+        if _is_refusal(cmd) and _overridable(cmd, text, unchecked_stands=False):
             again = self._ask(text, scene, tokens, no_refusal=True)
             if not coverage.missing(text, again):
                 return again
         return cmd
 
 
-def _overridable(command: str, text: str) -> bool:
+def _is_refusal(command: str) -> bool:
+    return command.strip().lower().startswith(REFUSE_PREFIX)
+
+
+def _overridable(command: str, text: str, *, unchecked_stands: bool = True) -> bool:
     """A refusal may be reconsidered only when its reason does not fit the words
-    (:func:`refusal.supported`), every word is one of doable requests, and a colour is named."""
+    (:func:`refusal.supported`), every word is one of doable requests, and a colour is named.
+    A reason no words can check stands, unless ``unchecked_stands`` is False (an item of a
+    list the model did not refuse as a whole)."""
     reason = command.strip()[len(REFUSE_PREFIX) :]
-    return (
-        not refusal.supported(reason, text)
-        and refusal.known_words(text)
-        and bool(coverage.colours(text))
-    )
+    if unchecked_stands or refusal.checkable(reason):
+        fits = refusal.supported(reason, text)
+    else:
+        fits = False
+    return not fits and refusal.known_words(text) and bool(coverage.colours(text))
 
 
 def _tokens(msg) -> list[int]:
