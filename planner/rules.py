@@ -1058,7 +1058,8 @@ def _separate_before_picks(steps: list[dict], world: WorldState, notes: list[str
     steps = list(steps)
     for _ in range(MAX_SEPARATIONS):
         try:
-            _, reasons = simulate(world, steps)
+            # the world returned is the one before the first step that cannot run
+            before, reasons = simulate(world, steps)
         except Exception:  # a step the bridge will reject anyway, with its own reason
             return steps
         if not reasons or reasons[0].code not in (NOT_GRASPABLE, LOW_AFFORDANCE):
@@ -1066,7 +1067,6 @@ def _separate_before_picks(steps: list[dict], world: WorldState, notes: list[str
         i = int(reasons[0].path.split("/")[2])
         if steps[i]["skill"] != "pick":
             return steps
-        before, _ = simulate(world, steps[:i])
         obj = steps[i]["object"]
         if reasons[0].code == NOT_GRASPABLE:
             fix = separation_push(before, obj)

@@ -14,6 +14,7 @@ preconditions *not* checked (the point is to learn where they are wrong).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -196,25 +197,17 @@ def sample_place(env: TabletopEnv, rng: np.random.Generator, layout: str) -> Ski
     return PlaceParams(target=str(rng.choice(kinds)))
 
 
-_PICK_POLICY: list = []
+@functools.cache
+def _shipped_pick():
+    from skills.runtime import load_pretrained
+
+    return load_pretrained("pick")
 
 
 def _policy_pick(env: TabletopEnv, subject: str) -> bool:
     """Run the shipped pick policy on ``subject`` from the current state; True when it holds
     the cube at the end (the carry that follows is scripted)."""
-    from skills.runtime import load_pretrained
-
-    if not _PICK_POLICY:
-        _PICK_POLICY.append(load_pretrained("pick"))
-    skill = get("pick")
-    params = PickParams(object=subject)
-    before = env.world_state()
-    b = skill.bind(before, params)
-    for _ in range(skill.step_budget):
-        env.step_physics(_PICK_POLICY[0].act(skill.observe(env.observe(), b)))
-        if skill.success(before, env.world_state(), params):
-            return True
-    return False
+    return _run_from_here(env, "pick", PickParams(object=subject), _shipped_pick())
 
 
 def sample_push(env: TabletopEnv, rng: np.random.Generator, layout: str) -> SkillParams | None:
@@ -275,14 +268,18 @@ def sample_start(env: TabletopEnv, skill: str, rng: np.random.Generator, layout:
 def run_skill(env: TabletopEnv, skill_name: str, start: Start, policy=None) -> bool:
     """Run ``skill_name`` from ``start`` with ``policy`` (an MLPPolicy; None: the scripted
     expert) to its step budget; the skill's own success test. No precondition checks."""
-    skill = get(skill_name)
     env.set_state(start.state)
+    return _run_from_here(env, skill_name, start.params, policy)
+
+
+def _run_from_here(env: TabletopEnv, skill_name: str, params: SkillParams, policy=None) -> bool:
+    skill = get(skill_name)
     before = env.world_state()
-    b = skill.bind(before, start.params)
+    b = skill.bind(before, params)
     for _ in range(skill.step_budget):
         raw = env.observe()
         a = skill.expert(raw, b) if policy is None else policy.act(skill.observe(raw, b))
         env.step_physics(a)
-        if skill.success(before, env.world_state(), start.params):
+        if skill.success(before, env.world_state(), params):
             return True
     return False

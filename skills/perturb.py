@@ -367,9 +367,11 @@ class Event:
         self.fired = False
         self.open_left = 0
 
-    def before_step(self, env: PerturbedEnv, step: int, obs: dict, b: Binding) -> None:
+    def before_step(self, env: PerturbedEnv, step: int, obs: dict, b: Binding) -> bool:
+        """Fire the event if this is its step; True when it fired now (the scene may have
+        changed, so the observation is to be read again)."""
         if self.kind is None or self.fired:
-            return
+            return False
         held = b.cube is not None and scripted.is_grasped(
             grip_of(obs), opening_of(obs), obs["object_pos"][b.cube], cube_yaw(obs, b.cube)
         )
@@ -394,6 +396,7 @@ class Event:
             if xy is not None:
                 env.move_cube(self.target, xy)
             self.fired = True
+        return self.fired
 
     def gripper(self, action: np.ndarray) -> np.ndarray:
         if self.open_left > 0:
@@ -440,8 +443,8 @@ def rollout(
     noise_rng = np.random.default_rng(rng.integers(2**63))
     for step in range(1, skill.step_budget + 1):
         obs = env.observe()
-        event.before_step(env, step, obs, b)
-        obs = env.observe()
+        if event.before_step(env, step, obs, b):
+            obs = env.observe()
         if c.obs_noise > 0:
             obs["object_pos"] = obs["object_pos"] + noise_rng.normal(0, c.obs_noise, (4, 3))
         a = np.clip(actor(obs, b), -1.0, 1.0)
