@@ -277,6 +277,8 @@ PICK_VERBS = [
     "get hold of",
     "pick",
 ]
+#: Ways of saying "except" after "all the blocks".
+EXCEPT_WORDS = ["except", "but", "apart from", "other than", "except for", "besides"]
 IN_PREPS = ["in", "into", "inside", "in", "into", "to", "over to"]
 ON_PREPS = ["on", "onto", "on top of", "on top of", "onto", "atop", "on to"]
 HOME_PHRASES = [
@@ -589,7 +591,7 @@ class Writer:
                     [
                         f"put every block except {X} in {B}",
                         f"{p(['put', 'move', 'drop'])} all the {p(['blocks', 'cubes'])} "
-                        f"{p(['except', 'but', 'apart from', 'other than', 'except for'] + EXTRA)} "
+                        f"{p(EXCEPT_WORDS)} "
                         f"{X} {p(['in', 'into'])} {B}",
                         f"{p(['put', 'move'])} everything "
                         f"{p(['except', 'but', 'apart from', 'other than'])} {X} into {B}",
@@ -683,10 +685,6 @@ class Writer:
             if g is not None:
                 return g
         return self.imperative(c)
-
-
-#: the last way of saying "except" (kept apart only for the line length)
-EXTRA = ["besides"]
 
 
 # ----------------------------------------------------------------------------- noise

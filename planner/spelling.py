@@ -81,8 +81,19 @@ def is_english(word: str) -> bool:
 
 
 def repair_word(word: str, vocab: dict[str, int] | None = None) -> str:
-    """``word`` as the vocabulary word it was probably meant to be, or unchanged."""
-    vocab = vocabulary() if vocab is None else vocab
+    """``word`` as the vocabulary word it was probably meant to be, or unchanged (against the
+    corpus vocabulary, remembered: the rules planner and the model both repair a request)."""
+    if vocab is None:
+        return _repair_default(word)
+    return _repair(word, vocab)
+
+
+@functools.lru_cache(maxsize=4096)
+def _repair_default(word: str) -> str:
+    return _repair(word, vocabulary())
+
+
+def _repair(word: str, vocab: dict[str, int]) -> str:
     low = word.lower()
     if len(low) < MIN_LEN or low in vocab or is_english(low):
         return word

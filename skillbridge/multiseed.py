@@ -281,7 +281,7 @@ def seed_command(argv: list[str], seed: int, is_address: Callable[[str], bool]) 
     out: list[str] = []
     skip = None
     for i, a in enumerate(argv):
-        if skip == "seeds" and _is_int(a):
+        if skip == "seeds" and is_int(a):
             continue
         if skip == "value" or (skip == "ray" and is_address(a)):
             skip = None
@@ -299,5 +299,6 @@ def seed_command(argv: list[str], seed: int, is_address: Callable[[str], bool]) 
     return [*out, "--seed", str(seed)]
 
 
-def _is_int(text: str) -> bool:
+def is_int(text: str) -> bool:
+    """A (possibly signed) integer literal, as a token on a command line."""
     return text.lstrip("-+").isdigit()

@@ -18,6 +18,7 @@ import functools
 import re
 
 from planner.corpus import ABSENT, COLOR_SYNONYMS, CUBES, WORLD_THINGS
+from sim.scene import cube_color
 
 
 @functools.lru_cache(maxsize=1)
@@ -143,4 +144,4 @@ def unaccounted(instruction: str, command: str, steps: list[dict], world) -> set
             near |= {x.name for x in objs.values() if name in (x.on, x.in_bin)}
     if getattr(world, "held_object", None):
         near.add(world.held_object)
-    return lost - {n.split("_", 1)[0] for n in near}
+    return lost - {cube_color(n) for n in near}

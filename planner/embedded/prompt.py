@@ -8,6 +8,8 @@ block in the green bin" and "what you are holding" can be resolved) and the user
 
 from __future__ import annotations
 
+from sim.scene import cube_color
+
 #: Bumped whenever the prompt or the command language changes; an adapter trained for
 #: another version is refused at load.
 FORMAT_VERSION = 2
@@ -43,10 +45,7 @@ def scene_line(
 
 def scene_of(world) -> str:
     """:func:`scene_line` of a :class:`sim.world.WorldState`."""
-
-    def col(name: str) -> str:
-        return name.split("_", 1)[0]
-
+    col = cube_color
     objs = list(getattr(world, "objects", []) or [])
     return scene_line(
         [col(o.name) for o in objs],

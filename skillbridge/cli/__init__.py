@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from skillbridge import __version__
+from skillbridge.cli.common import SEED_MAX
 from skillbridge.errors import UserError, plain, safe
 
 app = typer.Typer(
@@ -65,7 +66,7 @@ def _register_all() -> None:
 
 
 #: Seeds go to numpy/gymnasium seeding, which refuses negatives deep inside a run.
-SEED_RANGE = (0, 2**32 - 1)
+SEED_RANGE = (0, SEED_MAX)
 SEED_PARAMS = ("seed", "seed_base")
 
 

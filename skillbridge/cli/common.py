@@ -106,10 +106,6 @@ def check_skill(skill: str, allow_chain: bool = False) -> None:
         raise UserError(f"unknown skill {skill!r}; choose from {', '.join(valid)}")
 
 
-def is_int(text: str) -> bool:
-    return text.lstrip("-+").isdigit()
-
-
 def skill_names() -> tuple[str, ...]:
     from skills.registry import names
 
@@ -145,12 +141,17 @@ def scene_world(seed: int, world_file: Path | None):
         except (ValidationError, ValueError) as e:
             first = str(e).splitlines()[0]
             raise UserError(f"{world_file} is not a world state: {first}", 2) from None
+    return reset_world(seed)
+
+
+def reset_world(seed: int, options: dict | None = None):
+    """The world state of a freshly reset scene (``options``: the env's reset options)."""
     import sim  # noqa: F401  (sets MUJOCO_GL before mujoco loads)
     from sim.env import TabletopEnv
 
     env = TabletopEnv()
     try:
-        env.reset(seed=seed)
+        env.reset(seed=seed, options=options)
         return env.world_state()
     finally:
         env.close()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from skillbridge.cli.common import SEED_MAX
 from skillbridge.errors import UserError, safe
 
 EXIT_INPUT = 2
@@ -35,10 +36,6 @@ def _select(suite, only: str | None):
         )
     suite.tasks = keep
     return suite
-
-
-#: Seeds are numpy/gymnasium seeds: non-negative and, to stay portable, 32-bit.
-SEED_MAX = 2**32 - 1
 
 
 def eval_suite(

@@ -106,25 +106,16 @@ def _explain(outcome, route: str, has_model: bool) -> list[str]:
 
 
 def _world(seed: int, cubes: str | None):
-    import sim  # noqa: F401  (sets MUJOCO_GL)
-    from sim.env import TabletopEnv
-    from skillbridge.cli.common import parse_cubes
+    from skillbridge.cli.common import parse_cubes, reset_world
     from skillbridge.runner import check_cubes, scene_options
 
-    options = {}
+    options = None
     if cubes is not None:  # the same forms and checks as `run --cubes`
         try:
-            options = scene_options(check_cubes(parse_cubes(cubes))) or {}
+            options = scene_options(check_cubes(parse_cubes(cubes))) or None
         except ValueError as e:
             raise UserError(str(e), 2) from None
-    env = TabletopEnv()
-    try:
-        env.reset(seed=seed, options=options or None)
-        return env.world_state()
-    finally:
-        close = getattr(env, "close", None)
-        if close:
-            close()
+    return reset_world(seed, options)
 
 
 def _print(d: dict) -> None:

@@ -11,8 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from skillbridge.cli.common import SEED_MAX, check_skill, console, is_int, progress_bar, skill_names
+from skillbridge.cli.common import SEED_MAX, check_skill, console, progress_bar, skill_names
 from skillbridge.errors import UserError, safe
+from skillbridge.multiseed import is_int
 
 
 def register(app: typer.Typer) -> None:

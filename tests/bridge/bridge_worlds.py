@@ -5,7 +5,8 @@ A plain module (not ``conftest``) so tests import it by a name no other test dir
 from __future__ import annotations
 
 from sim import scene
-from sim.world import BinState, ObjectState, RegionState, WorldState
+from sim.world import ObjectState, WorldState
+from tests import worlds
 
 HOME = tuple(float(v) for v in scene.HOME_POS)
 Z = scene.CUBE_HALF
@@ -26,15 +27,10 @@ def cube(name: str, xy=None, **kw) -> ObjectState:
 
 def make_world(objects=None, held=None, grip=HOME) -> WorldState:
     objects = objects if objects is not None else [cube(n) for n in scene.CUBE_NAMES]
-    bins = [
-        BinState(name=n, color=scene.cube_color(n), pos=(x, 0.25, 0.0))
-        for n, x in zip(scene.BIN_NAMES, (-0.16, 0.0, 0.16), strict=False)
-    ]
-    regions = [RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()]
     return WorldState(
         objects=objects,
-        bins=bins,
-        regions=regions,
+        bins=worlds.bins(),
+        regions=worlds.regions(),
         held_object=held,
         grip_pos=grip,
         gripper_opening=0.08,

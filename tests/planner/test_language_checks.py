@@ -10,6 +10,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
+from bridge.policy import PlanRequest
 from planner import spelling
 from planner.embedded import coverage, refusal
 from planner.embedded.proposer import EmbeddedProposer
@@ -164,12 +165,7 @@ class Scripted(BaseChatModel):
 def _propose(answers: dict, task: str, world=None):
     chat = Scripted(answers=answers, calls=[])
 
-    class Req:
-        pass
-
-    req = Req()
-    req.task, req.world, req.attempt = task, world or make_world(), 0
-    p = EmbeddedProposer(chat).propose(req)
+    p = EmbeddedProposer(chat).propose(PlanRequest(task, world or make_world()))
     return json.loads(p.raw), p.meta, chat.calls
 
 
