@@ -11,6 +11,8 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
+import skills.base as _skill_codes
+
 # -- the text could not be read as one JSON plan
 EMPTY_OUTPUT = "empty_output"
 INPUT_TOO_LARGE = "input_too_large"
@@ -32,7 +34,8 @@ PRECONDITION_VIOLATED = "precondition_violated"
 UNREACHABLE = "unreachable"
 OUT_OF_WORKSPACE = "out_of_workspace"
 NO_EFFECT = "no_effect"
-NOT_GRASPABLE = "not_graspable"
+# the pick skill's own violation code, passed through as the bridge's reason code
+NOT_GRASPABLE = _skill_codes.NOT_GRASPABLE
 LOW_AFFORDANCE = "low_affordance"
 # -- the plan's goal: stated wrongly, or not reached by its own steps
 GOAL_SYNTAX = "goal_syntax"

@@ -200,7 +200,7 @@ def fit(skill: str, seed: int = 0, threshold: float = 0.5, out_dir: Path = SM.DI
     metrics = {
         "ece": round(ece(p_te, y[te]), 4),
         "brier": round(brier(p_te, y[te]), 4),
-        "auc": None if auc(p_te, y[te]) is None else round(auc(p_te, y[te]), 4),
+        "auc": None if (a := auc(p_te, y[te])) is None else round(a, 4),
         "test_episodes": int(te.sum()),
         "test_success_rate": round(float(y[te].mean()), 4),
     }

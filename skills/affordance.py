@@ -79,7 +79,9 @@ def push_chain(world: WorldState, obj: str, target) -> list[str]:
     return chain
 
 
-def push_path_clear(world: WorldState, obj: str, target: tuple[float, float]) -> bool:
+def push_path_clear(
+    world: WorldState, obj: str, target: tuple[float, float], chain: list[str] | None = None
+) -> bool:
     """Whether pushing ``obj`` straight to ``target`` sweeps nothing else: the pusher comes
     down ``PUSH_BACKOFF`` behind the rear of the row it pushes, then the row and the fingers
     travel as far as ``obj`` does."""
@@ -92,7 +94,8 @@ def push_path_clear(world: WorldState, obj: str, target: tuple[float, float]) ->
     if dist < 1e-6:
         return False
     u = d / dist
-    chain = push_chain(world, obj, target)
+    if chain is None:  # (a caller that has the pushed row already passes it)
+        chain = push_chain(world, obj, target)
     obstacles = _obstacles(world, chain)
     for i, name in enumerate(chain):
         c = world.object(name)
@@ -139,13 +142,14 @@ def separation_push(world: WorldState, obj: str) -> dict | None:
     o = world.object(obj)
     if o is None or o.held or not o.on_table or world.graspable(obj):
         return None
-    blockers = [b for b in world.grasp_blockers(obj) if world.object(b) is not None]
+    blocking = world.grasp_blockers(obj)
+    blockers = [b for b in blocking if world.object(b) is not None]
     away = 0.0  # angle away from the (first) blocker; along -y when a wall blocks
     if blockers:
         b = world.object(blockers[0])
         away = math.atan2(o.pos[1] - b.pos[1], o.pos[0] - b.pos[0])
     else:
-        away = -math.pi / 2 if any("wall" in s for s in world.grasp_blockers(obj)) else 0.0
+        away = -math.pi / 2 if any("wall" in s for s in blocking) else 0.0
     movers = [obj] + [b for b in blockers if world.object(b).on_table and world.under(b) is None]
     for mover in movers:
         m = world.object(mover)
@@ -161,7 +165,7 @@ def separation_push(world: WorldState, obj: str) -> dict | None:
                     continue  # the cube to free would be pushed along with its blocker
                 if not _spot_ok(world, chain, obj, xy - np.asarray(m.pos[:2]), back):
                     continue
-                if not push_path_clear(world, mover, (float(xy[0]), float(xy[1]))):
+                if not push_path_clear(world, mover, (float(xy[0]), float(xy[1])), chain):
                     continue
                 params = PushParams(object=mover, target=(float(xy[0]), float(xy[1])))
                 if _PUSH.preconditions(world, params):
@@ -169,7 +173,7 @@ def separation_push(world: WorldState, obj: str) -> dict | None:
                 step = {"skill": "push", "object": mover, "target": [float(xy[0]), float(xy[1])]}
                 if low_affordance(world, step) is not None:
                     continue
-                return {"skill": "push", "object": mover, "target": [float(xy[0]), float(xy[1])]}
+                return step
     return None
 
 
