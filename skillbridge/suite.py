@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -72,7 +72,7 @@ from sim.world import WorldState
 #: Where the shipped suite lives (a folder of YAML files).
 DEFAULT_SUITE = Path(__file__).resolve().parent / "tasks"
 
-CATEGORIES = (
+Category = Literal[
     "pick_place",
     "stacking",
     "push",
@@ -89,26 +89,10 @@ CATEGORIES = (
     "exclusions",
     "ordering",
     "verbose",
-)
+]
+CATEGORIES: tuple[str, ...] = get_args(Category)
 #: Categories the rules planner is not expected to plan (free phrasing, for a model).
 FREE_LANGUAGE_CATEGORIES = CATEGORIES[7:]
-Category = Literal[
-    "pick_place",
-    "stacking",
-    "push",
-    "sequence",
-    "quantifier",
-    "paraphrase",
-    "refuse",
-    "typos",
-    "synonyms",
-    "world_knowledge",
-    "goal_state",
-    "lists",
-    "exclusions",
-    "ordering",
-    "verbose",
-]
 
 
 # ----------------------------------------------------------------------------- models
