@@ -112,14 +112,14 @@ def skill_names() -> tuple[str, ...]:
     return tuple(names())
 
 
-def progress_bar(on: Console | None = None) -> Progress:
+def progress_bar(on: Console | None = None, *, transient: bool = False) -> Progress:
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=on or console,
-        transient=False,
+        transient=transient,
     )
 
 

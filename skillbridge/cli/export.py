@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from skillbridge.cli.common import progress_bar
 from skillbridge.errors import UserError, echo, safe
 from skillbridge.errors import console as make_console
 
@@ -90,22 +91,8 @@ def export(
     )
 
 
-def _progress(c):
-    """The transient bar both ``export`` and the Rerun logging show on ``c``."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=c,
-        transient=True,
-    )
-
-
 def _run(lx, runs, out, opts, c):
-    with _progress(c) as bar:
+    with progress_bar(c, transient=True) as bar:
         task = bar.add_task("exporting frames", total=None)
         return lx.export_lerobot(
             runs,
@@ -131,17 +118,13 @@ def check_rerun_args(rerun: bool, save: Path | None) -> None:
         raise UserError(str(e), 2) from None
 
 
-def replay_rerun(ep, save: Path | None, c) -> dict:
-    """Log one episode to Rerun (a file with ``save``, else the viewer); the JSON part."""
-    return rerun_episodes([ep], save, c)
-
-
 def rerun_episodes(eps: list, save: Path | None, c, opts=None) -> dict:
+    """Log episodes to Rerun (a file with ``save``, else the viewer); the JSON part."""
     from skillbridge import viewer as vw
 
     total = sum(e.n_states for e in eps)
     try:
-        with _progress(c) as bar:
+        with progress_bar(c, transient=True) as bar:
             task = bar.add_task("logging to Rerun", total=total)
 
             def step(n: int) -> None:

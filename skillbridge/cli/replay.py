@@ -88,9 +88,9 @@ def replay(
         if viewer:
             rp.view(ep, speed=speed)
         if rerun:
-            from skillbridge.cli.export import replay_rerun
+            from skillbridge.cli.export import rerun_episodes
 
-            out["rerun"] = replay_rerun(ep, save, c)
+            out["rerun"] = rerun_episodes([ep], save, c)
     except EpisodeError as e:
         raise UserError(str(e), 2) from None
     if as_json:
