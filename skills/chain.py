@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from sim import scene
@@ -13,7 +15,12 @@ from skills.runtime import SkillExecutor
 CHAIN = "pick-place"
 
 
-def evaluate_chain(executor: SkillExecutor, episodes: int, seed: int = 0, progress=None) -> dict:
+def evaluate_chain(
+    executor: SkillExecutor,
+    episodes: int,
+    seed: int = 0,
+    progress: Callable[[int, bool], None] | None = None,
+) -> dict:
     """pick(cube) then place(bin) over random (cube, bin) pairs and random layouts."""
     env = TabletopEnv()
     rng = np.random.default_rng(seed)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from sim import scene, scripted
@@ -22,6 +24,9 @@ from skills.base import (
     run_expert_until,
     sample_arm_start,
 )
+
+if TYPE_CHECKING:
+    from sim.env import TabletopEnv
 
 HOME_TOLERANCE = 0.03  # m
 
@@ -44,16 +49,18 @@ class Home(Skill):
     precondition_text = ("none; a held cube is dropped where the gripper is",)
     step_budget = 60
 
-    def preconditions(self, world: WorldState, params: HomeParams) -> list[Violation]:
+    # home takes no parameters: ``params`` is typed as the base's, which it never reads
+    def preconditions(self, world: WorldState, params: SkillParams) -> list[Violation]:
         if world.held_object is None and at_home(world):
             return [Violation(NO_EFFECT, "the arm is already at home with the gripper open")]
         return []
 
-    def effect(self, world: WorldState, params: HomeParams) -> WorldState:
+    def effect(self, world: WorldState, params: SkillParams) -> WorldState:
         w = world.model_copy(update={"grip_pos": tuple(float(v) for v in scene.HOME_POS)})
         if world.held_object is None:
             return w
         o = world.object(world.held_object)
+        assert o is not None  # the held cube is one of the world's
         in_bin = next(
             (
                 b.name
@@ -68,14 +75,15 @@ class Home(Skill):
         )
         return replace_object(w, new, held=None)
 
-    def success(self, before: WorldState, after: WorldState, params: HomeParams) -> bool:
+    def success(self, before: WorldState, after: WorldState, params: SkillParams) -> bool:
         return after.held_object is None and at_home(after)
 
     # ------------------------------------------------------------------ execution side
     obs_dim = 10
 
-    def bind(self, world: WorldState, params: HomeParams) -> Binding:
-        return Binding(target_kind="home", target_xyz=tuple(float(v) for v in scene.HOME_POS))
+    def bind(self, world: WorldState, params: SkillParams) -> Binding:
+        x, y, z = (float(v) for v in scene.HOME_POS)
+        return Binding(target_kind="home", target_xyz=(x, y, z))
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
         return np.concatenate([*proprio_features(obs), scene.HOME_POS - grip_of(obs)])
@@ -87,7 +95,7 @@ class Home(Skill):
         open_frac = opening_of(obs) / (2 * scene.FINGER_OPEN)
         return -float(np.linalg.norm(grip_of(obs) - scene.HOME_POS)) + 0.1 * open_frac
 
-    def sample_start(self, env, rng: np.random.Generator) -> HomeParams | None:
+    def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> HomeParams | None:
         """Wherever a skill may end: anywhere above the table, sometimes holding a cube."""
         names = random_cubes(rng)
         arm = sample_arm_start(rng)
@@ -97,12 +105,12 @@ class Home(Skill):
         if rng.random() < 0.3:
             held = scene.CUBE_NAMES.index(names[0])
 
-            def act(obs):
+            def act(obs: dict) -> np.ndarray:
                 return scripted.pick_action(
                     grip_of(obs), opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
                 )
 
-            def done(obs):
+            def done(obs: dict) -> bool:
                 g, c = grip_of(obs), obs["object_pos"][held]
                 return (
                     scripted.is_grasped(g, opening_of(obs), c, cube_yaw(obs, held)) and c[2] > 0.08

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, model_validator
 from safetensors.torch import load as load_safetensors
@@ -97,15 +98,19 @@ class MLPPolicy(nn.Module):
     tanh of the Gaussian mean); PPO's Gaussian mean is clipped instead.
     """
 
+    #: The observation normaliser (buffers: saved with the weights, never trained).
+    obs_mean: torch.Tensor
+    obs_std: torch.Tensor
+
     def __init__(
         self,
         obs_dim: int,
         act_dim: int,
         net_arch: list[int],
-        obs_mean,
-        obs_std,
+        obs_mean: npt.ArrayLike,
+        obs_std: npt.ArrayLike,
         squash: bool = False,
-    ):
+    ) -> None:
         super().__init__()
         self.squash = bool(squash)
         layers: list[nn.Module] = []

@@ -35,7 +35,7 @@ from skills.evaluate import evaluate_policy
 from skills.policy import MLPPolicy, PolicyError, first_error, load_policy, save_policy
 from skills.registry import get
 from skills.skill_env import SkillEnv
-from skills.trainers import OFF_POLICY, ON_POLICY, make_trainer
+from skills.trainers import OFF_POLICY, ON_POLICY, Trainer, make_trainer
 
 CONFIG_DIR = Path(__file__).resolve().parent / "config"
 ALGOS = ON_POLICY + OFF_POLICY
@@ -408,7 +408,7 @@ def _eval_env(skill: str, cfg: dict) -> SkillEnv:
     return SkillEnv(skill, randomize=cfg.get("randomize"))
 
 
-def _load_checkpoint(trainer, ck: Path) -> dict:
+def _load_checkpoint(trainer: Trainer, ck: Path) -> dict:
     """The resumable state of a run, or :class:`TrainError` naming the damaged checkpoint
     (safetensors, torch and JSON each raise their own types for a truncated file)."""
     if ck.exists():
@@ -440,7 +440,16 @@ def _load_checkpoint(trainer, ck: Path) -> dict:
     return progress
 
 
-def _manifest(skill, algo, steps, wall, bc, bc_info, train_eval, seed) -> dict:
+def _manifest(
+    skill: str,
+    algo: str,
+    steps: int,
+    wall: float,
+    bc: MLPPolicy,
+    bc_info: dict,
+    train_eval: dict,
+    seed: int,
+) -> dict:
     critic = (
         "critic warm-up on warm-start rollouts"
         if algo == "ppo"

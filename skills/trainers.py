@@ -10,7 +10,9 @@ state, npz for the replay buffer).
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
@@ -21,28 +23,42 @@ from sim import util
 from skills.policy import MLPPolicy
 from skills.skill_env import SkillEnv
 
+if TYPE_CHECKING:  # stable-baselines3 is imported only once a trainer is built
+    from gymnasium import spaces
+    from sb3_contrib import TQC
+    from stable_baselines3 import PPO, SAC
+    from stable_baselines3.common.base_class import BaseAlgorithm
+    from stable_baselines3.common.buffers import ReplayBuffer
+
+    from skills.train import _PPO, _SAC, Progress
+
 ON_POLICY = ("ppo",)
 OFF_POLICY = ("sac", "tqc")
 
 
-def _normaliser_cls():
+def _normaliser_cls() -> type[nn.Module]:
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
     class FixedNormaliser(BaseFeaturesExtractor):
         """Input normalisation with statistics frozen from the demonstrations."""
 
-        def __init__(self, observation_space, mean, std):
+        mean: torch.Tensor
+        std: torch.Tensor
+
+        def __init__(
+            self, observation_space: spaces.Box, mean: list[float], std: list[float]
+        ) -> None:
             super().__init__(observation_space, features_dim=int(observation_space.shape[0]))
             self.register_buffer("mean", torch.tensor(mean, dtype=torch.float32))
             self.register_buffer("std", torch.tensor(std, dtype=torch.float32))
 
-        def forward(self, obs):
+        def forward(self, obs: torch.Tensor) -> torch.Tensor:
             return (obs - self.mean) / self.std
 
     return FixedNormaliser
 
 
-def _policy_kwargs(bc: MLPPolicy, **extra) -> dict:
+def _policy_kwargs(bc: MLPPolicy, **extra: Any) -> dict[str, Any]:
     return dict(
         activation_fn=nn.Tanh,
         features_extractor_class=_normaliser_cls(),
@@ -51,33 +67,73 @@ def _policy_kwargs(bc: MLPPolicy, **extra) -> dict:
     )
 
 
-def _state(module: nn.Module) -> dict:
+def _state(module: nn.Module) -> dict[str, torch.Tensor]:
     # clone: shared normaliser buffers alias each other, which safetensors refuses
     return {k: v.detach().clone().contiguous() for k, v in module.state_dict().items()}
 
 
-class Trainer:
-    model = None
-    optimizers: dict = {}
+class Trainer(ABC):
+    """One stable-baselines3 model fine-tuned from a warm-start actor.
+
+    :func:`skills.train.train` drives every algorithm through this interface alone, so the
+    training loop, its evaluations and its checkpoints are written once. A subclass builds
+    ``model`` (and sets ``name``) in its constructor, says which optimisers a checkpoint
+    must carry, and how its actor becomes a plain :class:`~skills.policy.MLPPolicy`.
+    """
+
+    #: The algorithm's name: the ``--algo`` value and the tensorboard run name.
+    name: str
+    #: The stable-baselines3 model being fine-tuned, built by the subclass.
+    model: BaseAlgorithm
 
     def __init__(
         self, skill: str, cfg: dict, bc: MLPPolicy, n_envs: int, seed: int, tb: Path | None
-    ):
+    ) -> None:
+        """
+        :param skill: name of the skill in :mod:`skills.registry`
+        :param cfg: the skill's validated training config (:func:`skills.train.load_config`)
+        :param bc: the DAgger warm-start actor the model's actor is initialised from
+        :param n_envs: number of environments stepped at once (on-policy only)
+        :param seed: seed of the model, its environments and the warm-up rollouts
+        :param tb: tensorboard log folder, or None for no tensorboard logging
+        """
         self.skill, self.cfg, self.bc, self.seed = skill, cfg, bc, seed
 
     @property
     def num_timesteps(self) -> int:
+        """
+        :return: environment steps the model has taken so far, over every call to
+            :meth:`learn` and across a resumed checkpoint
+        """
         return int(self.model.num_timesteps)
 
     def learn(self, steps: int) -> None:
+        """Continue training without resetting the step counter, so evaluations between
+        calls and a resumed run all count steps from the start of the run.
+
+        :param steps: number of environment steps to train for
+        """
         self.model.learn(
             steps, reset_num_timesteps=False, tb_log_name=self.name, progress_bar=False
         )
 
-    def warm_up(self, prog) -> None:
-        pass
+    @abstractmethod
+    def warm_up(self, prog: Progress) -> None:
+        """Prepare the critic on the warm-start actor's own rollouts before the first update
+        (once per run, never on resume): a random critic's first gradients would otherwise
+        undo the warm start.
+
+        :param prog: progress callbacks; a warm-up reports what it did through ``prog.log``
+        """
 
     def save_checkpoint(self, ck: Path, progress: dict) -> None:
+        """Write a resumable checkpoint: the policy's weights, the optimisers' state and
+        ``progress.json``. Nothing is pickled.
+
+        :param ck: checkpoint folder (created if missing)
+        :param progress: the training loop's own state (JSON-serialisable), stored with the
+            model's step count
+        """
         ck.mkdir(exist_ok=True)
         # both written before either is renamed into place (the policy first)
         with (
@@ -91,6 +147,11 @@ class Trainer:
         )
 
     def load_checkpoint(self, ck: Path) -> dict | None:
+        """Restore what :meth:`save_checkpoint` wrote.
+
+        :param ck: checkpoint folder
+        :return: the ``progress`` saved with it, or None when there is no checkpoint yet
+        """
         if not (ck / "progress.json").is_file():
             return None
         self.model.policy.load_state_dict(load_file(str(ck / "policy.safetensors")))
@@ -101,21 +162,29 @@ class Trainer:
         self.model.num_timesteps = int(progress["num_timesteps"])
         return progress
 
-    def _optimizers(self) -> dict:
-        raise NotImplementedError
+    @abstractmethod
+    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
+        """
+        :return: every optimiser whose state a checkpoint must carry, by a stable key
+        """
 
+    @abstractmethod
     def export(self) -> MLPPolicy:
-        raise NotImplementedError
+        """The current actor, detached from stable-baselines3, so that it can be evaluated
+        and shipped as safetensors without the algorithm.
+
+        :return: a copy of the actor in evaluation mode
+        """
 
 
-def ppo_section(cfg: dict):
+def ppo_section(cfg: dict) -> _PPO:
     """The config's ``ppo:`` section, typed (:class:`skills.train._PPO`)."""
     from skills.train import _PPO
 
     return _PPO.model_validate(cfg["ppo"])
 
 
-def sac_section(cfg: dict):
+def sac_section(cfg: dict) -> _SAC:
     """The config's ``sac:`` section, typed, with the defaults of :class:`skills.train._SAC`
     (the one place they are written) filled in where the YAML leaves a key out."""
     from skills.train import _SAC
@@ -126,8 +195,11 @@ def sac_section(cfg: dict):
 # ---------------------------------------------------------------------- PPO
 class PPOTrainer(Trainer):
     name = "ppo"
+    model: PPO
 
-    def __init__(self, skill, cfg, bc, n_envs, seed, tb):
+    def __init__(
+        self, skill: str, cfg: dict, bc: MLPPolicy, n_envs: int, seed: int, tb: Path | None
+    ) -> None:
         super().__init__(skill, cfg, bc, n_envs, seed, tb)
         from stable_baselines3 import PPO
         from stable_baselines3.common.env_util import make_vec_env
@@ -162,7 +234,7 @@ class PPOTrainer(Trainer):
         pol.mlp_extractor.policy_net.load_state_dict(bc.body.state_dict())
         pol.action_net.load_state_dict(bc.head.state_dict())
 
-    def _optimizers(self) -> dict:
+    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
         return {"policy": self.model.policy.optimizer}
 
     def export(self) -> MLPPolicy:
@@ -172,7 +244,7 @@ class PPOTrainer(Trainer):
         out.head.load_state_dict(pol.action_net.state_dict())
         return out.eval()
 
-    def warm_up(self, prog) -> None:
+    def warm_up(self, prog: Progress) -> None:
         """Fit the value head to Monte-Carlo returns of the warm-started actor's rollouts,
         so the first PPO updates follow real advantages rather than a random critic's noise."""
         episodes = ppo_section(self.cfg).value_warmup_episodes
@@ -181,10 +253,13 @@ class PPOTrainer(Trainer):
         gamma = self.cfg["ppo"]["gamma"]
         env = SkillEnv(self.skill, randomize=self.cfg.get("randomize"))
         pol = self.model.policy
-        xs, rets = [], []
+        xs: list[np.ndarray] = []
+        rets: list[float] = []
         for ep in range(episodes):
             obs, _ = env.reset(seed=self.seed + 7919 * ep)
-            o_list, r_list, done = [], [], False
+            o_list: list[np.ndarray] = []
+            r_list: list[float] = []
+            done = False
             while not done:
                 with torch.no_grad():
                     a, _, _ = pol(torch.as_tensor(obs).unsqueeze(0))
@@ -212,30 +287,47 @@ class PPOTrainer(Trainer):
 
 
 # ---------------------------------------------------------------------- SAC / TQC
+def _off_policy_class(algo: str) -> type[SAC] | type[TQC]:
+    if algo != "tqc":
+        from stable_baselines3 import SAC
+
+        return SAC
+    try:
+        from sb3_contrib import TQC
+    except ImportError:
+        raise ImportError(
+            "--algo tqc needs sb3-contrib: pip install 'skillbridge[contrib]'"
+        ) from None
+    return TQC
+
+
 class OffPolicyTrainer(Trainer):
     """SAC or TQC whose replay buffer is seeded with warm-start rollouts and whose critic is
     fitted on them (actor frozen) before any actor update: a random critic's first
     gradients would otherwise undo the warm start."""
 
-    def __init__(self, skill, cfg, bc, n_envs, seed, tb, algo: str = "sac"):
+    model: SAC | TQC
+
+    def __init__(
+        self,
+        skill: str,
+        cfg: dict,
+        bc: MLPPolicy,
+        n_envs: int,
+        seed: int,
+        tb: Path | None,
+        algo: str = "sac",
+    ) -> None:
         super().__init__(skill, cfg, bc, n_envs, seed, tb)
         from stable_baselines3.common.env_util import make_vec_env
 
         self.name = algo
-        if algo == "tqc":
-            try:
-                from sb3_contrib import TQC as Algo
-            except ImportError:
-                raise ImportError(
-                    "--algo tqc needs sb3-contrib: pip install 'skillbridge[contrib]'"
-                ) from None
-        else:
-            from stable_baselines3 import SAC as Algo
+        algo_cls = _off_policy_class(algo)
         p = sac_section(cfg)
         venv = make_vec_env(
             lambda: SkillEnv(skill, randomize=cfg.get("randomize")), n_envs=1, seed=seed
         )
-        kwargs = dict(
+        kwargs: dict[str, Any] = dict(
             learning_rate=p.learning_rate,
             buffer_size=p.buffer_size,
             batch_size=p.batch_size,
@@ -255,19 +347,23 @@ class OffPolicyTrainer(Trainer):
                 log_std_init=p.log_std_init,
             ),
         )
-        self.model = Algo("MlpPolicy", venv, **kwargs)
+        self.model = algo_cls("MlpPolicy", venv, **kwargs)
         actor = self.model.policy.actor
         actor.latent_pi.load_state_dict(bc.body.state_dict())
         actor.mu.load_state_dict(bc.head.state_dict())
+        # without gSDE the log-std head is a linear layer (stable-baselines3 types it as
+        # gSDE's parameter)
+        log_std = cast(nn.Linear, actor.log_std)
         with torch.no_grad():  # start with a narrow, state-independent exploration noise
-            actor.log_std.weight.zero_()
-            actor.log_std.bias.fill_(p.log_std_init)
+            log_std.weight.zero_()
+            log_std.bias.fill_(p.log_std_init)
 
-    def _optimizers(self) -> dict:
+    def _optimizers(self) -> dict[str, torch.optim.Optimizer]:
         m = self.model
         out = {"actor": m.actor.optimizer, "critic": m.critic.optimizer}
-        if getattr(m, "ent_coef_optimizer", None) is not None:
-            out["ent_coef"] = m.ent_coef_optimizer
+        ent_coef = getattr(m, "ent_coef_optimizer", None)  # None with a fixed ent_coef
+        if ent_coef is not None:
+            out["ent_coef"] = ent_coef
         return out
 
     def export(self) -> MLPPolicy:
@@ -277,11 +373,11 @@ class OffPolicyTrainer(Trainer):
         out.head.load_state_dict(actor.mu.state_dict())
         return out.eval()
 
-    def warm_up(self, prog) -> None:
+    def warm_up(self, prog: Progress) -> None:
         p = sac_section(self.cfg)
         episodes = p.demo_episodes
         env = SkillEnv(self.skill, randomize=self.cfg.get("randomize"))
-        buf = self.model.replay_buffer
+        buf = self._replay_buffer()
         rng = np.random.default_rng(self.seed)
         n = 0
         for ep in range(episodes):
@@ -314,9 +410,14 @@ class OffPolicyTrainer(Trainer):
         )
         self.model.policy.set_training_mode(False)
 
+    def _replay_buffer(self) -> ReplayBuffer:
+        buf = self.model.replay_buffer
+        assert buf is not None  # built with the model
+        return buf
+
     def save_checkpoint(self, ck: Path, progress: dict) -> None:
         super().save_checkpoint(ck, progress)
-        b = self.model.replay_buffer
+        b = self._replay_buffer()
         size = b.buffer_size if b.full else b.pos
         with util.atomic_path(ck / "replay.npz", suffix=".npz") as tmp:
             np.savez(
@@ -335,7 +436,7 @@ class OffPolicyTrainer(Trainer):
         progress = super().load_checkpoint(ck)
         if progress is None or not (ck / "replay.npz").is_file():
             return progress
-        b = self.model.replay_buffer
+        b = self._replay_buffer()
         with np.load(ck / "replay.npz", allow_pickle=False) as z:
             size = len(z["actions"])
             for k in (
@@ -351,7 +452,9 @@ class OffPolicyTrainer(Trainer):
         return progress
 
 
-def make_trainer(algo: str, skill: str, cfg: dict, bc: MLPPolicy, n_envs: int, seed: int, tb):
+def make_trainer(
+    algo: str, skill: str, cfg: dict, bc: MLPPolicy, n_envs: int, seed: int, tb: Path | None
+) -> Trainer:
     if algo == "ppo":
         return PPOTrainer(skill, cfg, bc, n_envs, seed, tb)
     return OffPolicyTrainer(skill, cfg, bc, n_envs, seed, tb, algo=algo)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skillbridge.episode import Episode, EpisodeError, format_subgoal, load
+from skillbridge.episodes.episode import Episode, EpisodeError, format_subgoal, load
 from skillbridge.errors import plain, safe
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from skillbridge.episode import META, Episode, EpisodeError, load
+from skillbridge.episodes.episode import META, Episode, EpisodeError, load
 
 CODEBASE_VERSION = "v3.0"
 ROBOT_TYPE = "skillbridge_tabletop_arm"
@@ -517,7 +517,7 @@ class _State:
 def _render(ep: Episode, st: _State, on_frame: Callable[[int], None] | None) -> dict:
     """Render every frame state of ``ep`` into the camera streams; returns the episode's
     video columns and image stats."""
-    from skillbridge.replay import _env
+    from skillbridge.episodes.replay import _env
 
     out: dict = {}
     if not st.opts.cameras:

@@ -67,10 +67,11 @@ from bridge.goals import (  # noqa: F401  (re-exported: the suite's goals use th
     unmet,
 )
 from sim import scene
+from sim.cubes import check_cubes, cube_pose
 from sim.world import WorldState
 
 #: Where the shipped suite lives (a folder of YAML files).
-DEFAULT_SUITE = Path(__file__).resolve().parent / "tasks"
+DEFAULT_SUITE = Path(__file__).resolve().parent.parent / "tasks"
 
 Category = Literal[
     "pick_place",
@@ -127,12 +128,10 @@ class SceneSpec(BaseModel):
             raise ValueError("a cube is listed twice")
         if isinstance(v, dict):
             for n, pose in v.items():
-                if pose is not None and len(pose) not in (2, 3, 4):
-                    raise ValueError(f"pose of {n} must be [x, y], [x, y, yaw] or [x, y, z, yaw]")
+                if pose is not None:
+                    cube_pose(n, pose)
             # the checks a run applies to --cubes (finite, on the table and in reach, not
             # overlapping), here at load: a bad pose is the suite's error, not an episode's
-            from skillbridge.runner import check_cubes
-
             check_cubes(v)
         return v
 

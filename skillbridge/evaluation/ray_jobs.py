@@ -2,20 +2,18 @@
 
 Each Ray worker is an actor (:class:`EpisodeWorker`) that loads the skill policies once (and
 the planner model on its first episode, cached for the rest, as in a ``--workers`` process)
-and then runs :func:`skillbridge.evaluation.run_job` on the jobs the driver hands it, one at
+and then runs :func:`skillbridge.evaluation.jobs.run_job` on the jobs the driver hands it, one at
 a time. The job dicts are the ones ``--workers N`` runs, so each per-episode record is the
 same record, written by the driver into the same ``results.jsonl`` and report.
 
 A worker that dies mid-episode (``kill -9``, the OOM killer, a lost node) is the cluster
 failing, not the robot: its job goes back to the queue and runs on a fresh actor, at most
-:data:`skillbridge.evaluation.MAX_ATTEMPTS` times, and is reported as missing after that,
+:data:`skillbridge.evaluation.pool.MAX_ATTEMPTS` times, and is reported as missing after that,
 never as a failed episode. A result is taken once, from the task that returned it, so no
 episode is lost or counted twice.
 
-With no ADDRESS a local cluster is started for this eval (``--workers`` CPUs) and stopped at
-the end; with an ADDRESS (``ray://host:10001``, ``host:6379`` or ``auto``) the eval connects
-to that cluster, whose nodes need skillbridge installed (``pip install 'skillbridge[ray]'``).
-Episode folders are written by the node that ran them: give the cluster a shared
+The cluster itself (local, or at an ADDRESS) is :mod:`skillbridge.ray_cluster`'s. Episode
+folders are written by the node that ran them: give the cluster a shared
 ``--out`` folder to keep them together.
 """
 
@@ -30,65 +28,9 @@ from collections.abc import Callable
 from typing import Any
 
 from skillbridge.errors import UserError
+from skillbridge.ray_cluster import ray_module, start
 
-LOCAL = "local"
-#: Object store of a local cluster: records are small, 100 MB is plenty (Ray's default takes
-#: 30 % of the machine's memory).
-LOCAL_OBJECT_STORE = 100 * 1024 * 1024
-JOB_FN = "skillbridge.evaluation:run_job"
-
-
-def ray_module():
-    try:
-        import ray
-    except ImportError:
-        raise UserError("eval --ray needs Ray: pip install 'skillbridge[ray]'", 2) from None
-    return ray
-
-
-def rewrite_args(args: list[str]) -> list[str]:
-    """``--ray`` given without an ADDRESS (last, or followed by an option) means a local
-    cluster: ``--ray=local``. (click cannot take an option whose value is optional.)"""
-    out = list(args)
-    for i, a in enumerate(out):
-        if a == "--":
-            break
-        if a == "--ray" and (i + 1 == len(out) or out[i + 1].startswith("-")):
-            out[i] = f"--ray={LOCAL}"
-    return out
-
-
-def check(address: str) -> None:
-    """``eval --ray [ADDRESS]`` before any work: Ray installed, an ADDRESS reachable (a
-    cluster that is not there is one line now, not minutes of Ray's retries later)."""
-    ray_module()
-    if not address or address.startswith("-"):
-        raise UserError(f"--ray {address!r}: give a cluster address or nothing", 2)
-    if address in (LOCAL, "auto"):
-        return
-    import socket
-
-    hostport = address.removeprefix("ray://")
-    host, _, port = hostport.rpartition(":")
-    if not host or not port.isdigit():
-        raise UserError(f"--ray {address}: give HOST:PORT or ray://HOST:PORT", 2)
-    try:
-        socket.create_connection((host, int(port)), timeout=5).close()
-    except OSError as e:
-        raise UserError(
-            f"cannot reach the Ray cluster at {address}: {e.strerror or e}", 2
-        ) from None
-
-
-def command_class():
-    """A typer command class whose parser accepts a bare ``--ray``."""
-    from typer.core import TyperCommand
-
-    class RayOptionalCommand(TyperCommand):
-        def parse_args(self, ctx, args):
-            return super().parse_args(ctx, rewrite_args(args))
-
-    return RayOptionalCommand
+JOB_FN = "skillbridge.evaluation.jobs:run_job"
 
 
 def _load(path: str) -> Callable[[dict], dict]:
@@ -102,10 +44,10 @@ class EpisodeWorker:
     def __init__(self, policy_source: str, job_fn: str = JOB_FN):
         import torch
 
-        from skillbridge import evaluation as ev
+        from skillbridge.evaluation.jobs import executor
 
         torch.set_num_threads(1)
-        ev._executor(policy_source)  # the skill policies, once per worker
+        executor(policy_source)  # the skill policies, once per worker
         self._run = _load(job_fn)
 
     def pid(self) -> int:
@@ -115,35 +57,11 @@ class EpisodeWorker:
         return self._run(job)
 
 
-def start(address: str, workers: int) -> bool:
-    """Connect to the cluster at ``address`` or start a local one; True if it was started
-    here (and is to be stopped at the end)."""
-    ray = ray_module()
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    if ray.is_initialized():
-        return False
-    common: dict[str, Any] = {
-        "include_dashboard": False,
-        "log_to_driver": False,
-        "logging_level": "warning",
-    }
-    try:
-        if address == LOCAL:
-            ray.init(num_cpus=workers, object_store_memory=LOCAL_OBJECT_STORE, **common)
-            return True
-        ray.init(address=address, **common)
-    except Exception as e:  # noqa: BLE001 - Ray's errors are long; the user gets one line
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        where = "a local Ray cluster" if address == LOCAL else f"the Ray cluster at {address}"
-        raise UserError(f"cannot start {where}: {first}", 2) from None
-    return False
-
-
 class _Scheduler:
     """Keeps every actor busy with one job; replaces an actor that died and requeues its job."""
 
     def __init__(self, ray, jobs, n_actors, policy_source, job_fn, stats):
-        from skillbridge.evaluation import MAX_ATTEMPTS
+        from skillbridge.evaluation.pool import MAX_ATTEMPTS
 
         self.ray, self.jobs, self.stats = ray, jobs, stats
         self.max_attempts = MAX_ATTEMPTS
@@ -216,7 +134,7 @@ class _Scheduler:
 
 
 def ray_runner(address: str, policy_source: str, job_fn: str = JOB_FN):
-    """A drop-in for :func:`skillbridge.evaluation.run_jobs` that runs the jobs on Ray."""
+    """A drop-in for :func:`skillbridge.evaluation.pool.run_jobs` that runs the jobs on Ray."""
 
     def run_jobs_ray(
         jobs: list[dict],
@@ -227,7 +145,7 @@ def ray_runner(address: str, policy_source: str, job_fn: str = JOB_FN):
         total: int | None = None,
         stats: dict | None = None,
     ):
-        from skillbridge.evaluation import Collector
+        from skillbridge.evaluation.pool import Collector
 
         ray = ray_module()
         collect = Collector(len(jobs), progress, sink, done_before, total)

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from skillbridge.episode import Episode
-from skillbridge.lerobot_export import (
+from skillbridge.episodes.episode import Episode
+from skillbridge.episodes.lerobot_export import (
     ExportError,
     ExportResult,
     Layout,

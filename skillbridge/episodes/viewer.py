@@ -15,7 +15,7 @@ trace id), on two timelines, ``step`` (control step) and ``sim_time``:
   predicate of the episode's goal, met or not, at every step), computed from the recorded
   physics state with the same code the runner judges success with.
 
-Episodes are read with :func:`skillbridge.episode.load` (a hostile episode is one line of
+Episodes are read with :func:`skillbridge.episodes.episode.load` (a hostile episode is one line of
 error); trace text is shown as data, never interpreted.
 """
 
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from skillbridge.episode import Episode, EpisodeError
+from skillbridge.episodes.episode import Episode, EpisodeError
 
 APP_ID = "skillbridge"
 CUBE_RGB = {
@@ -152,7 +152,7 @@ def _level(r: dict) -> str:
 
 
 def _log_trace(rr, rec, ep: Episode, dt: float) -> None:
-    from skillbridge.replay import timeline_rows
+    from skillbridge.episodes.replay import timeline_rows
 
     for r, (step, _sim, kind, detail) in zip(ep.trace, timeline_rows(ep), strict=False):
         k = int(step)
@@ -266,7 +266,7 @@ def log_episode(
     rec, ep: Episode, opts: RerunOptions | None = None, on_step: Callable[[int], None] | None = None
 ) -> None:
     """Log one episode into the recording stream ``rec``."""
-    from skillbridge.replay import _env
+    from skillbridge.episodes.replay import _env
 
     rr = rerun_module()
     opts = opts or RerunOptions()
@@ -347,7 +347,7 @@ def spawn(
     on_step: Callable[[int], None] | None = None,
 ) -> None:
     """Open the Rerun viewer (needs a display) with one recording per episode."""
-    from skillbridge.replay import has_display
+    from skillbridge.episodes.replay import has_display
 
     rr = rerun_module()
     if not has_display():
@@ -370,8 +370,8 @@ def spawn(
 
 def load_all(paths: list[Path]) -> list[Episode]:
     """Episodes named by ``paths`` (episode folders or folders of episodes)."""
-    from skillbridge.episode import load
-    from skillbridge.lerobot_export import ExportError, find_episodes
+    from skillbridge.episodes.episode import load
+    from skillbridge.episodes.lerobot_export import ExportError, find_episodes
 
     try:
         found = find_episodes(paths)

@@ -3,7 +3,7 @@
 ``Runner(RunConfig(task=...)).run()`` resets the scene, lets the closed loop
 (:func:`planner.loop.run_closed_loop`) plan through the bridge, executes every accepted
 subgoal with its skill policy, and records everything as an episode
-(:mod:`skillbridge.episode`): per control step the full physics state, the action and the
+(:mod:`skillbridge.episodes.episode`): per control step the full physics state, the action and the
 active subgoal; planner calls, bridge decisions and skill outcomes in the trace; structured
 logs with the task's trace id. It measures where the wall time goes (planning, bridge,
 policy, physics, world state, recording) and what the planner spent in tokens.
@@ -16,188 +16,39 @@ from __future__ import annotations
 
 import logging
 import math
-import numbers
-import signal
-import threading
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skillbridge.errors import UserError
+from skillbridge.runner.executor import control_dt, make_executor
+from skillbridge.runner.records import (
+    DEFAULT_TASK,
+    EXIT_FAILED,
+    EXIT_INPUT,
+    LOOP_EVENTS_FORWARDED,
+    TIMING_KEYS,
+    EventFn,
+    RunConfig,
+    RunEvent,
+    RunResult,
+    _goal_met,
+)
+from skillbridge.runner.signals import install_sigterm, restore_sigterm
+
+if TYPE_CHECKING:
+    from bridge.models import SubgoalDict
 
 log = logging.getLogger("skillbridge.runner")
 
-
-class RunEvent(StrEnum):
-    """Kinds of the progress events a :class:`Runner` passes to ``on_event``."""
-
-    START = "start"
-    PLAN = "plan"
-    SUBGOAL_START = "subgoal_start"
-    PROGRESS = "progress"
-    FAULT = "fault"
-    SUBGOAL_END = "subgoal_end"
-    REPLAN = "replan"
-    STALE = "stale"
-    GOAL_CHECK = "goal_check"
-    GOAL_UNMET = "goal_unmet"
-    VIDEO_START = "video_start"
-    DONE = "done"
-
-
-#: Closed-loop events (:class:`planner.loop.LoopEvent`) the runner records and passes on.
-LOOP_EVENTS_FORWARDED = (RunEvent.REPLAN, RunEvent.STALE, RunEvent.GOAL_CHECK, RunEvent.GOAL_UNMET)
-
-EventFn = Callable[[str, dict], None]
-
-
-def _plan_decisions() -> tuple[str, ...]:
-    """Bridge decisions that produced a plan to execute."""
-    from bridge.policy import PLAN_DECISIONS  # lazy: the CLI starts without the bridge
-
-    return PLAN_DECISIONS
-
-
-TIMING_KEYS = ("planning", "bridge", "policy", "physics", "world", "recording")
-DEFAULT_TASK = "put the red block in the green bin"
-#: Exit codes of ``skillbridge run``.
-EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
 #: Sim time the physics settles (a hold action) after the last subgoal before the goal is
 #: judged: a cube still rolling off a stack or bouncing out of a bin counts as it ends up.
 SETTLE_S = 0.5
 #: ``subgoal`` index of the settling steps in the episode (no subgoal is active).
 SETTLE_INDEX = -1
-
-
-def _goal_met(evaluation: list | None) -> bool | None:
-    """Whether every predicate of a goal evaluation holds (None without a goal)."""
-    if evaluation is None:
-        return None
-    return all(e["met"] for e in evaluation)
-
-
-@dataclass
-class RunConfig:
-    task: str
-    llm: str | None = None
-    seed: int = 0
-    #: which cubes are present: names (``red_block`` or ``red``; placed at random per seed)
-    #: or ``{name: pose}`` with pose ``[x, y]`` | ``[x, y, yaw]`` | ``[x, y, z, yaw]`` | None
-    #: (None: at random), as :meth:`sim.env.TabletopEnv.reset` takes them; None: all cubes
-    cubes: list[str] | dict[str, Any] | None = None
-    max_replans: int = 2
-    max_regenerations: int = 2
-    out_dir: Path = Path("runs")
-    video: Path | None = None
-    video_in_episode: bool = False  # video.mp4 inside the episode folder
-    video_speed: float = 1.0
-    policy_source: str = "pretrained"
-    route: str = "hybrid"
-    base_url: str | None = None
-
-
-@dataclass
-class RunResult:
-    task: str
-    seed: int
-    planner: str
-    policy_source: str
-    trace_id: str
-    status: str
-    message: str
-    refusal: str | None
-    plans: list[dict]
-    subgoals: list[dict]
-    replans: int
-    world: dict
-    tokens: dict
-    timings: dict
-    steps: int
-    sim_time_s: float
-    wall_s: float
-    episode: str
-    video: str | None = None
-    video_frames: int = 0
-    video_error: str | None = None
-    #: the goal the run was judged by, its source (plan, effects, rules) and its final
-    #: evaluation on the world from physics, ``[{"predicate", "met"}, ...]``
-    goal: list | None = None
-    goal_source: str | None = None
-    goal_evaluation: list | None = None
-    goal_replans: int = 0
-    faults: list | None = None
-
-    @property
-    def success(self) -> bool:
-        """Success is the loop's verdict, which requires the goal to hold after settling."""
-        from planner.loop import RunStatus  # lazy: the CLI starts without the planner
-
-        return self.status == RunStatus.SUCCESS
-
-    @property
-    def goal_met(self) -> bool | None:
-        return _goal_met(self.goal_evaluation)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_OK if self.success else EXIT_FAILED
-
-    @property
-    def accepted_plan(self) -> list[dict]:
-        """The last executable plan the bridge accepted (empty if none)."""
-        for p in reversed(self.plans):
-            if p.get("steps") and p.get("decision") in _plan_decisions():
-                return p["steps"]
-        return []
-
-    @property
-    def real_time_factor(self) -> float:
-        run_s = self.timings.get("run_s") or self.wall_s
-        return self.sim_time_s / run_s if run_s > 0 else float("inf")
-
-    def to_dict(self) -> dict:
-        return {
-            "task": self.task,
-            "seed": self.seed,
-            "planner": self.planner,
-            "policy_source": self.policy_source,
-            "trace_id": self.trace_id,
-            "success": self.success,
-            "status": self.status,
-            "message": self.message,
-            "refusal": self.refusal,
-            "accepted_plan": self.accepted_plan,
-            "plans": self.plans,
-            "subgoals": self.subgoals,
-            "replans": self.replans,
-            "final_world": self.world,
-            "tokens": self.tokens,
-            "timings": self.timings,
-            "steps": self.steps,
-            "sim_time_s": round(self.sim_time_s, 4),
-            "wall_s": round(self.wall_s, 4),
-            "real_time_factor": round(self.real_time_factor, 3),
-            "episode": self.episode,
-            "video": self.video,
-            "video_frames": self.video_frames,
-            "video_error": self.video_error,
-            "goal": self.goal,
-            "goal_source": self.goal_source,
-            "goal_evaluation": self.goal_evaluation,
-            "goal_met": self.goal_met,
-            "goal_replans": self.goal_replans,
-            "faults": self.faults or [],
-        }
-
-
-class _Interrupted(KeyboardInterrupt):
-    """SIGTERM, turned into the same clean shutdown as Ctrl-C."""
 
 
 class _TracedPlanner:
@@ -253,7 +104,7 @@ class Runner:
     def prepare(self) -> Runner:
         """Check every input and build planner and executor; create nothing on disk but
         the output folder itself."""
-        from skillbridge.episode import EpisodeError, check_writable
+        from skillbridge.episodes.episode import EpisodeError, check_writable
 
         c = self.config
         if not isinstance(c.task, str) or not c.task.strip():
@@ -261,13 +112,15 @@ class Runner:
         c.task = " ".join(c.task.split())
         if c.max_replans < 0:
             raise UserError("--max-replans must be >= 0", EXIT_INPUT)
-        from skillbridge.replay import check_speed
+        from skillbridge.episodes.replay import check_speed
 
         try:
             check_speed(c.video_speed)
         except EpisodeError as e:
             raise UserError(str(e), EXIT_INPUT) from None
         if c.cubes is not None:
+            from sim.cubes import check_cubes
+
             try:
                 c.cubes = check_cubes(c.cubes)
             except ValueError as e:
@@ -312,9 +165,10 @@ class Runner:
         import sim  # noqa: F401  (chooses the GL backend before rendering imports)
         from planner.loop import run_closed_loop
         from sim import physics, scene
+        from sim.cubes import scene_options
         from sim.env import TabletopEnv
         from sim.util import library_versions
-        from skillbridge.episode import (
+        from skillbridge.episodes.episode import (
             COMPLETE,
             INCOMPLETE,
             EpisodeError,
@@ -364,7 +218,7 @@ class Runner:
         root.addHandler(handler)
         if root.getEffectiveLevel() > logging.INFO:
             root.setLevel(logging.INFO)
-        old_term = _install_sigterm()
+        old_term = install_sigterm()
         error = None
         result = None
         try:
@@ -442,7 +296,7 @@ class Runner:
             error = e
             raise
         finally:
-            _restore_sigterm(old_term)
+            restore_sigterm(old_term)
             if not writer.closed:
                 why = (
                     "interrupted"
@@ -468,7 +322,7 @@ class Runner:
             else (writer.path / "video.mp4" if c.video_in_episode else None)
         )
         if video is not None:
-            from skillbridge.replay import render_video
+            from skillbridge.episodes.replay import render_video
 
             t0 = time.perf_counter()
             self._emit(RunEvent.VIDEO_START, {"path": str(video)})
@@ -482,7 +336,7 @@ class Runner:
         return result
 
     # ------------------------------------------------------------------ pieces
-    def _execute(self, step: dict):
+    def _execute(self, step: SubgoalDict):
         env, writer, t = self.env, self.writer, self.timings
         idx = len(self.subgoals)
         self.subgoals.append({"index": idx, "subgoal": dict(step), "start_step": writer.steps})
@@ -517,7 +371,7 @@ class Runner:
                 after = env.world_state()
         rec = outcome.to_dict()
         rec.update(
-            index=idx, sim_time_s=round(outcome.steps * _control_dt(), 4), wall_s=round(dt, 4)
+            index=idx, sim_time_s=round(outcome.steps * control_dt(), 4), wall_s=round(dt, 4)
         )
         self.subgoals[idx].update(
             success=outcome.success,
@@ -550,7 +404,7 @@ class Runner:
 
         env, writer = self.env, self.writer
         ctl, data = env.controller, env.data
-        n = max(1, math.ceil(SETTLE_S / _control_dt() - 1e-9))
+        n = max(1, math.ceil(SETTLE_S / control_dt() - 1e-9))
         grip = 1.0 if env.world_state().held_object else -1.0
         speed = scene.MAX_EE_SPEED * scene.CONTROL_DT
         for _ in range(n):
@@ -669,7 +523,7 @@ class Runner:
             },
             timings=timings,
             steps=steps,
-            sim_time_s=steps * _control_dt(),
+            sim_time_s=steps * control_dt(),
             wall_s=wall,
             episode=str(self.writer.path),
             goal=loop.goal,
@@ -687,158 +541,6 @@ class Runner:
 
     def _log(self, event: str, message: str, **data: Any) -> None:
         log.info(message, extra={"event": event, "data": data, "trace_id": self.trace_id})
-
-
-# ----------------------------------------------------------------------------- scene input
-#: Lowest and highest centre height of a cube given a z (m): resting on the table up to the
-#: top of the workspace.
-CUBE_Z_RANGE = (0.018, 0.32)
-
-
-def check_cubes(spec) -> list[str] | dict[str, list[float] | None]:
-    """The cubes of a run, checked and normalised: full names, poses as float lists.
-
-    ``spec`` is a list of names or a ``{name: pose}`` mapping (pose ``[x, y]``,
-    ``[x, y, yaw]``, ``[x, y, z, yaw]`` or None for a random place). Raises ValueError with
-    a one-line message naming the cube and the problem."""
-    from sim import scene
-
-    if isinstance(spec, str) or not isinstance(spec, (list, tuple, dict)):
-        raise ValueError(
-            f"cubes must be a list of names or a {{name: pose}} mapping, not {type(spec).__name__}"
-        )
-    known = ", ".join(scene.CUBE_NAMES)
-    names = [_cube_name(n) for n in spec]
-    bad = [n for n in names if n not in scene.CUBE_NAMES]
-    if bad or not names:
-        raise ValueError(f"unknown cube(s) {', '.join(bad) or '(none)'}; known: {known}")
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ValueError(f"cube(s) listed twice: {', '.join(dup)}")
-    if not isinstance(spec, dict):
-        return names
-    poses = {full: _check_pose(full, spec[raw]) for raw, full in zip(spec, names, strict=False)}
-    _check_overlap(poses)
-    return poses
-
-
-def _cube_name(n) -> str:
-    n = str(n).strip()
-    return n if n.endswith("_block") else f"{n}_block"
-
-
-def _check_pose(name: str, pose) -> list[float] | None:
-    from sim import scene
-    from sim.world import REACH_MAX_R, REACH_MIN_R, reachable_xy
-
-    if pose is None:
-        return None
-    shape = "[x, y], [x, y, yaw] or [x, y, z, yaw] (metres, radians) or null"
-    if (
-        isinstance(pose, (str, bytes, dict))
-        or not hasattr(pose, "__len__")
-        or len(pose) not in (2, 3, 4)
-    ):
-        raise ValueError(f"pose of {name} must be {shape}, not {pose!r}")
-    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in pose):
-        raise ValueError(f"pose of {name} must be numbers: {shape}, not {pose!r}")
-    vals = [float(v) for v in pose]
-    if not all(math.isfinite(v) for v in vals):
-        raise ValueError(f"pose of {name} has a non-finite number: {pose!r}")
-    x, y = vals[0], vals[1]
-    if not reachable_xy(x, y):
-        lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
-        raise ValueError(
-            f"{name} at ({x:g}, {y:g}) is off the table or out of the arm's reach: x in "
-            f"[{lo[0]:g}, {hi[0]:g}], y in [{lo[1]:g}, {hi[1]:g}], {REACH_MIN_R:g}-"
-            f"{REACH_MAX_R:g} m from the arm base at ({scene.BASE_XY[0]:g}, "
-            f"{scene.BASE_XY[1]:g})"
-        )
-    if len(vals) == 4 and not CUBE_Z_RANGE[0] <= vals[2] <= CUBE_Z_RANGE[1]:
-        raise ValueError(
-            f"{name} at height z={vals[2]:g} is below the table or above the "
-            f"workspace (z in [{CUBE_Z_RANGE[0]:g}, {CUBE_Z_RANGE[1]:g}])"
-        )
-    return vals
-
-
-def _check_overlap(poses: dict[str, list[float] | None]) -> None:
-    from sim import scene
-
-    edge = 2 * scene.CUBE_HALF - 1e-6  # touching is fine (a stack), interpenetrating not
-    fixed = [(n, p) for n, p in poses.items() if p is not None]
-    for i, (a, pa) in enumerate(fixed):
-        for b, pb in fixed[i + 1 :]:
-            za = pa[2] if len(pa) == 4 else scene.CUBE_HALF
-            zb = pb[2] if len(pb) == 4 else scene.CUBE_HALF
-            if math.hypot(pa[0] - pb[0], pa[1] - pb[1]) < edge and abs(za - zb) < edge:
-                raise ValueError(
-                    f"{a} and {b} would overlap: their centres are less than "
-                    f"{2 * scene.CUBE_HALF:g} m apart"
-                )
-
-
-def scene_options(cubes) -> dict | None:
-    """The :meth:`sim.env.TabletopEnv.reset` options for checked ``cubes`` (None: default)."""
-    if cubes is None:
-        return None
-    return {"cubes": dict(cubes) if isinstance(cubes, dict) else list(cubes)}
-
-
-def _control_dt() -> float:
-    from sim import scene
-
-    return scene.CONTROL_DT
-
-
-def make_executor(source: str):
-    """A :class:`skills.runtime.SkillExecutor` for ``source``; for ``pretrained`` every
-    registered skill's policy is loaded (and checked) now, so a missing or tampered policy
-    is a one-line error before anything runs."""
-    from skills.runtime import SOURCES, SkillExecutor
-
-    if source not in SOURCES:
-        raise UserError(
-            f"policy source must be one of {', '.join(SOURCES)}, not {source!r}", EXIT_INPUT
-        )
-    ex = SkillExecutor(source=source)
-    if source == "pretrained":
-        from skills.policy import PolicyError
-        from skills.registry import names
-
-        for name in names():
-            try:
-                ex.policy(name)
-            except (PolicyError, OSError, ValueError) as e:
-                raise UserError(
-                    str(e).splitlines()[0]
-                    if str(e)
-                    else f"cannot load the pretrained policy of {name!r}",
-                    EXIT_INPUT,
-                ) from None
-    return ex
-
-
-def _install_sigterm():
-    if threading.current_thread() is not threading.main_thread():
-        return None
-
-    def handler(signum, frame):
-        raise _Interrupted()
-
-    try:
-        return signal.signal(signal.SIGTERM, handler)
-    except (ValueError, OSError):
-        return None
-
-
-def _restore_sigterm(old) -> None:
-    if old is None or threading.current_thread() is not threading.main_thread():
-        return
-    try:
-        signal.signal(signal.SIGTERM, old)
-    except (ValueError, OSError):
-        pass
 
 
 def run_task(task: str, **kw) -> RunResult:
