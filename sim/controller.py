@@ -7,6 +7,12 @@ target cannot wind up when the arm is blocked (by the table or a cube). Once per
 step one DLS step on the 6-D task (position + "pointing down, fingers along world y")
 turns the target into joint position set-points, clipped to the joint limits. The gripper
 command maps linearly to the finger set-point: -1 fully open, +1 fully closed.
+
+The fingers stay along world y unless a skill turns the hand about the vertical
+(:meth:`ArmController.set_grip_yaw`): a pick whose cube has a wall or a neighbour beside it
+along y grasps it along x instead. The turn is the mocap target's orientation, so it too is
+part of the saved state; a yaw of exactly 0 runs the original closed-form error terms, so
+every rollout that never turns the hand is bit for bit what it was.
 """
 
 from __future__ import annotations
@@ -63,6 +69,19 @@ class ArmController:
     def target(self, data: mujoco.MjData) -> np.ndarray:
         return data.mocap_pos[self.mocap].copy()
 
+    def grip_yaw(self, data: mujoco.MjData) -> float:
+        """The commanded turn of the hand about world z (rad): 0 = fingers along world y."""
+        q = data.mocap_quat[self.mocap]
+        return 0.0 if q[3] == 0.0 else float(2.0 * np.arctan2(q[3], q[0]))
+
+    def set_grip_yaw(self, data: mujoco.MjData, yaw: float) -> None:
+        """Command the hand to turn to ``yaw`` about world z; the IK turns the wrist there
+        over the next control steps. ``yaw`` 0 restores the default exactly."""
+        h = 0.5 * float(yaw)
+        data.mocap_quat[self.mocap] = (
+            (1.0, 0.0, 0.0, 0.0) if yaw == 0 else (np.cos(h), 0, 0, np.sin(h))
+        )
+
     # ------------------------------------------------------------------ control
     def apply(self, data: mujoco.MjData, action: np.ndarray) -> None:
         """Set mocap target, arm and finger set-points for one control step."""
@@ -91,10 +110,20 @@ class ArmController:
         r = data.site_xmat[self.site]  # row-major 3x3: r[3*row + col]
         h = 0.5 * ROT_WEIGHT
         err[:3] = target - data.site_xpos[self.site]
-        # (0, -x2, x1) + (-y2, 0, y0) + (-z1, z0, 0), with x, y, z the columns of R
-        err[3] = h * (-r[7] - r[5])
-        err[4] = h * (-r[6] + r[2])
-        err[5] = h * (r[3] + r[1])
+        q = data.mocap_quat[self.mocap]
+        if q[3] == 0.0:
+            # (0, -x2, x1) + (-y2, 0, y0) + (-z1, z0, 0), with x, y, z the columns of R
+            err[3] = h * (-r[7] - r[5])
+            err[4] = h * (-r[6] + r[2])
+            err[5] = h * (r[3] + r[1])
+        else:
+            # the same sum against R_DOWN turned by yaw about z: columns (-c, -s, 0),
+            # (-s, c, 0), (0, 0, -1)
+            yaw = 2.0 * np.arctan2(q[3], q[0])
+            c, s = np.cos(yaw), np.sin(yaw)
+            err[3] = h * (s * r[6] - c * r[7] - r[5])
+            err[4] = h * (-c * r[6] - s * r[7] + r[2])
+            err[5] = h * (-s * r[0] + c * r[3] + c * r[1] + s * r[4])
         dq = J.T @ np.linalg.solve(J @ J.T + self._damp, err)
         q = data.qpos[self.qadr] + dq
         return np.minimum(np.maximum(q, self.qlow), self.qhigh)

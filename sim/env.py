@@ -132,6 +132,16 @@ class TabletopEnv(gym.Env):
         if self.timings is not None:
             self.timings["physics"] = self.timings.get("physics", 0.0) + time.perf_counter() - t0
 
+    @property
+    def grip_yaw(self) -> float:
+        """The hand's commanded turn about world z (rad); 0: fingers along world y."""
+        return self.controller.grip_yaw(self.data)
+
+    def set_grip_yaw(self, yaw: float) -> None:
+        """Turn the hand to ``yaw`` over the next control steps (a controller set-point, part
+        of the saved state; an episode records the change so that replay repeats it)."""
+        self.controller.set_grip_yaw(self.data, yaw)
+
     def move_arm_to(self, pos: np.ndarray, grip: float = -1.0, max_steps: int = 60) -> None:
         """Drive the grip site to ``pos`` with the controller (used to set start states)."""
         for _ in range(max_steps):

@@ -25,7 +25,8 @@ ABSENT_X = 1.5  # cubes parked beyond this x are not part of the scene
 REACH_MIN_R, REACH_MAX_R = 0.16, 0.70  # grip-site horizontal distance from the arm base
 
 #: The gripper around a cube it is about to grasp, relative to the grasp point (the cube's
-#: centre). The controller keeps the fingers along world y whatever the cube's yaw, so a
+#: centre), described for fingers along world y (the hand at rest; a pick may turn it a
+#: quarter, and then x and y swap): a
 #: finger comes down on each side of the cube along y and closes onto it: it sweeps x within
 #: +-FINGER_X_HALF and |y| from the cube's half-width across the fingers out to
 #: FINGER_OUTER (the narrowest opening the pick approach descends with, ``DESCEND_OPENING``
@@ -50,6 +51,9 @@ BIN_WALL_THICKNESS = 0.008  # the walls' thickness in sim/assets/tabletop.xml
 #: Room the shipped pick policy needs between a finger and a bin wall (m): with the wall
 #: 2.2 cm from the cube's side it fails from every arm start, with 2.7 cm it succeeds.
 WALL_MARGIN = 0.003
+#: The finger axes a pick may use, in order of preference: the hand at rest, then turned a
+#: quarter about the vertical (``ArmController.set_grip_yaw``).
+GRASP_AXES = ("y", "x")
 
 
 class ObjectState(BaseModel):
@@ -140,21 +144,39 @@ class WorldState(BaseModel):
         o = self.object(name)
         return o is not None and o.reachable
 
-    def grasp_blockers(self, name: str) -> list[str]:
-        """What stands where a finger (or the palm) must go to grasp ``name``: other cubes
-        and bin walls (``"<bin> wall"``), computed from the poses alone, so it holds for a
-        predicted world as well as for one extracted from physics."""
+    def grasp_blockers(self, name: str, axis: str = "y") -> list[str]:
+        """What stands where a finger (or the palm) must go to grasp ``name`` with the fingers
+        along world ``axis``: other cubes and bin walls (``"<bin> wall"``), computed from the
+        poses alone, so it holds for a predicted world as well as for one extracted from
+        physics."""
         o = self.object(name)
         if o is None or o.held or o.fallen:
             return []
-        return grasp_blockers(o, self.objects, self.bins)
+        return grasp_blockers(o, self.objects, self.bins, axis)
+
+    def grasp_axis(self, name: str) -> str | None:
+        """The world axis the fingers can close along on ``name``: ``"y"`` (the hand as it
+        rests) when nothing is in the way there, else ``"x"`` (the hand turned a quarter),
+        else None. A quarter turn of a square cube is the same cube, so a wall or a neighbour
+        beside it along one axis is not a reason to give up."""
+        for axis in GRASP_AXES:
+            if not self.grasp_blockers(name, axis):
+                return axis
+        return None
+
+    def blocked_by(self, name: str) -> list[str]:
+        """What keeps every grasp of ``name`` out (along y and along x, each named once);
+        empty when one axis is free."""
+        if self.grasp_axis(name) is not None:
+            return []
+        return list(dict.fromkeys(b for a in GRASP_AXES for b in self.grasp_blockers(name, a)))
 
     def graspable(self, name: str) -> bool:
-        """The cube is reachable and both fingers can come down beside it (along world y)
-        with nothing in the way: no touching neighbour along the finger axis, no bin wall.
-        A cube with another stacked on it is judged by ``under``, not here."""
+        """The cube is reachable and both fingers can come down beside it along y or along x
+        with nothing in the way (no touching neighbour, no bin wall on that axis). A cube
+        with another stacked on it is judged by ``under``, not here."""
         o = self.object(name)
-        return o is not None and o.reachable and not o.fallen and not self.grasp_blockers(name)
+        return o is not None and o.reachable and not o.fallen and self.grasp_axis(name) is not None
 
     def under(self, name: str) -> str | None:
         """The cube stacked on ``name``, if any."""
@@ -185,7 +207,7 @@ class WorldState(BaseModel):
                 where = f"at ({o.pos[0]:+.2f}, {o.pos[1]:+.2f}, {o.pos[2]:+.2f})"
             extra = "" if o.reachable else ", unreachable"
             if extra == "" and not o.held:
-                blockers = self.grasp_blockers(o.name)
+                blockers = self.blocked_by(o.name)
                 if blockers:
                     extra = f", not graspable (blocked by {', '.join(blockers)})"
             lines.append(f"- {o.name}: {where}{extra}")
@@ -277,21 +299,32 @@ def bin_walls(b: BinState, grow: float = 0.0) -> list[list[tuple[float, float]]]
     ]
 
 
-def grasp_blockers(o: ObjectState, objects: list[ObjectState], bins: list[BinState]) -> list[str]:
-    """Cubes and bin walls in the way of the fingers or the palm grasping cube ``o``."""
+def grasp_blockers(
+    o: ObjectState, objects: list[ObjectState], bins: list[BinState], axis: str = "y"
+) -> list[str]:
+    """Cubes and bin walls in the way of the fingers or the palm grasping cube ``o`` with
+    the fingers along world ``axis`` (``"y"`` or ``"x"``)."""
+    if axis not in GRASP_AXES:
+        raise ValueError(f"axis must be one of {GRASP_AXES}, got {axis!r}")
     gx, gy, gz = o.pos
     phi = abs(o.yaw) % (math.pi / 2)
-    inner = scene.CUBE_HALF * (math.cos(phi) + math.sin(phi))  # half its width along y
-    outer = FINGER_OUTER - CUBE_GIVE  # a cube is pushed aside along y, not along x
+    inner = scene.CUBE_HALF * (math.cos(phi) + math.sin(phi))  # half its width along axis
+    outer = FINGER_OUTER - CUBE_GIVE  # a cube is pushed aside along the axis, not across
+
+    def box(a0: float, a1: float, c0: float, c1: float) -> list[tuple[float, float]]:
+        """A footprint from offsets along (a) and across (c) the finger axis."""
+        if axis == "y":
+            return _box(gx + c0, gx + c1, gy + a0, gy + a1)
+        return _box(gx + a0, gx + a1, gy + c0, gy + c1)
 
     def fingers_to(reach: float) -> list[list[tuple[float, float]]]:
         return [
-            _box(gx - FINGER_X_HALF, gx + FINGER_X_HALF, gy + inner, gy + reach),
-            _box(gx - FINGER_X_HALF, gx + FINGER_X_HALF, gy - reach, gy - inner),
+            box(inner, reach, -FINGER_X_HALF, FINGER_X_HALF),
+            box(-reach, -inner, -FINGER_X_HALF, FINGER_X_HALF),
         ]
 
     fingers = fingers_to(outer)
-    palm = _box(gx - PALM_HALF[0], gx + PALM_HALF[0], gy - PALM_HALF[1], gy + PALM_HALF[1])
+    palm = box(-PALM_HALF[1], PALM_HALF[1], -PALM_HALF[0], PALM_HALF[0])
     tip_z, palm_z = gz + FINGER_TIP_DZ, gz + PALM_DZ
     out = []
     for n in objects:

@@ -276,10 +276,9 @@ def _run_from_here(env: TabletopEnv, skill_name: str, params: SkillParams, polic
     skill = get(skill_name)
     before = env.world_state()
     b = skill.bind(before, params)
+    skill.start(env, b)
     for _ in range(skill.step_budget):
-        raw = env.observe()
-        a = skill.expert(raw, b) if policy is None else policy.act(skill.observe(raw, b))
-        env.step_physics(a)
+        env.step_physics(skill.act(env.observe(), b, policy))
         if skill.success(before, env.world_state(), params):
             return True
     return False

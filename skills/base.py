@@ -90,6 +90,22 @@ class Skill:
         """Shaping potential; the reward is its change plus a success bonus."""
         raise NotImplementedError
 
+    def act(self, obs: dict, b: Binding, policy=None) -> np.ndarray:
+        """The env action here: ``policy`` (an MLPPolicy) on :meth:`observe`, or the
+        scripted expert when None, turned from the binding's frame into world axes. Every
+        loop that drives a skill goes through this, so a turned grasp needs no special case
+        there; the observation and the expert's label stay in the frame the policy learns in.
+        """
+        a = self.expert(obs, b) if policy is None else policy.act(self.observe(obs, b))
+        return to_world(a, b)
+
+    @staticmethod
+    def start(env, b: Binding) -> None:
+        """Set the hand's turn the subgoal needs before its first step (a quarter turn for a
+        pick along x; back to rest for everything else)."""
+        if env.grip_yaw != b.grip_yaw:
+            env.set_grip_yaw(b.grip_yaw)
+
     def sample_start(self, env, rng: np.random.Generator) -> SkillParams | None:
         """Put ``env`` in a start state from the chained distribution; None to resample."""
         raise NotImplementedError
@@ -211,6 +227,54 @@ class Binding:
     target_kind: str | None = None  # "bin" | "cube" | "region" | "point" | "home"
     target_cube: int | None = None  # index of a cube target (stacking)
     target_xyz: tuple[float, float, float] | None = None  # fixed target point
+    #: The hand's turn about world z for this subgoal (rad; 0: fingers along world y). A
+    #: skill that turns it runs its policy in a frame turned with the hand, about ``pivot``
+    #: (a table point), so one policy serves both grasp axes (see :func:`to_frame`).
+    grip_yaw: float = 0.0
+    pivot: tuple[float, float] = (0.0, 0.0)
+
+
+def _turn(xy: np.ndarray, yaw: float) -> np.ndarray:
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([c * xy[0] - s * xy[1], s * xy[0] + c * xy[1]])
+
+
+def to_frame(obs: dict, b: Binding) -> dict:
+    """``obs`` as seen from the binding's frame: the world turned by ``-b.grip_yaw`` about
+    ``b.pivot``, so that the hand's fingers lie along the frame's y as they do at rest.
+
+    A square cube looks the same every quarter turn and nothing a policy observes is tied to
+    the world's axes but the arm's reach, so a pick that needs the fingers along x (a wall or
+    a neighbour beside the cube along y) is the same pick turned a quarter: the policy runs
+    unchanged on the turned observation, and its action is turned back by :func:`to_world`.
+    """
+    if b.grip_yaw == 0.0:
+        return obs
+    p = np.asarray(b.pivot, dtype=np.float64)
+    out = dict(obs)
+    proprio = np.array(obs["proprio"], dtype=np.float64)
+    proprio[:2] = p + _turn(proprio[:2] - p, -b.grip_yaw)
+    proprio[3:5] = _turn(proprio[3:5], -b.grip_yaw)
+    pos = np.array(obs["object_pos"], dtype=np.float64)
+    for i in range(len(pos)):
+        pos[i, :2] = p + _turn(pos[i, :2] - p, -b.grip_yaw)
+    h = -0.5 * b.grip_yaw  # quaternion of the turn, applied on the left: q' = r * q
+    rw, rz = np.cos(h), np.sin(h)
+    q = np.array(obs["object_quat"], dtype=np.float64)
+    w, x, y, z = q[:, 0].copy(), q[:, 1].copy(), q[:, 2].copy(), q[:, 3].copy()
+    q[:, 0], q[:, 1] = rw * w - rz * z, rw * x - rz * y
+    q[:, 2], q[:, 3] = rw * y + rz * x, rw * z + rz * w
+    out.update(proprio=proprio, object_pos=pos, object_quat=q)
+    return out
+
+
+def to_world(action: np.ndarray, b: Binding) -> np.ndarray:
+    """A frame action (see :func:`to_frame`) in world axes: its motion turned back."""
+    if b.grip_yaw == 0.0:
+        return action
+    a = np.array(action, dtype=np.float64)
+    a[:2] = _turn(a[:2], b.grip_yaw)
+    return a
 
 
 def grip_of(obs: dict) -> np.ndarray:

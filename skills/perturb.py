@@ -412,11 +412,11 @@ Actor = Callable[[dict, Binding], np.ndarray]
 
 
 def policy_actor(skill: Skill, policy) -> Actor:
-    return lambda obs, b: np.asarray(policy.act(skill.observe(obs, b)), dtype=np.float64)
+    return lambda obs, b: np.asarray(skill.act(obs, b, policy), dtype=np.float64)
 
 
 def expert_actor(skill: Skill) -> Actor:
-    return lambda obs, b: np.asarray(skill.expert(obs, b), dtype=np.float64)
+    return lambda obs, b: np.asarray(skill.act(obs, b), dtype=np.float64)
 
 
 @dataclass
@@ -441,6 +441,7 @@ def rollout(
     target = getattr(params, "target", None)
     event = Event(c.event, cube, target if isinstance(target, str) else None, rng)
     noise_rng = np.random.default_rng(rng.integers(2**63))
+    skill.start(env, b)
     for step in range(1, skill.step_budget + 1):
         obs = env.observe()
         if event.before_step(env, step, obs, b):

@@ -25,10 +25,12 @@ from skills.base import (
     random_cubes,
     replace_object,
     sample_arm_start,
+    to_frame,
     yaw_features,
 )
 
 LIFT_Z = 0.08  # a picked cube's centre must be at least this high (m)
+QUARTER_TURN = float(np.pi / 2)  # the hand's turn for a grasp with the fingers along x
 
 
 class PickParams(SkillParams):
@@ -55,7 +57,8 @@ def not_graspable(world: WorldState, obj: str, blockers: list[str]) -> Violation
         )
     return Violation(
         NOT_GRASPABLE,
-        f"{obj} cannot be grasped: {', '.join(blockers)} in the way of the fingers (along y)",
+        f"{obj} cannot be grasped: {', '.join(blockers)} in the way of the fingers "
+        "(along y and along x)",
         hint,
         "object",
     )
@@ -68,7 +71,8 @@ class Pick(Skill):
     precondition_text = (
         "the gripper is empty",
         "the cube is reachable and has no other cube on top of it",
-        "the fingers fit beside the cube along y: no touching neighbour or bin wall there",
+        "the fingers fit beside the cube along y or along x: no touching neighbour or bin "
+        "wall on that axis",
     )
     step_budget = 80
 
@@ -96,7 +100,7 @@ class Pick(Skill):
                     "object",
                 )
             )
-        blockers = world.grasp_blockers(params.object)
+        blockers = world.blocked_by(params.object)
         if not out and blockers:
             out.append(not_graspable(world, params.object, blockers))
         return out
@@ -117,15 +121,26 @@ class Pick(Skill):
     obs_dim = 13
 
     def bind(self, world: WorldState, params: PickParams) -> Binding:
-        return Binding(cube=scene.CUBE_NAMES.index(params.object))
+        """The cube, and the hand turned a quarter when only x leaves room for the fingers
+        (a bin wall or a neighbour beside the cube along y): the policy then runs in that
+        turned frame, pivoting about the cube (see :func:`skills.base.to_frame`)."""
+        o = world.object(params.object)
+        turn = o is not None and world.grasp_axis(params.object) == "x"
+        return Binding(
+            cube=scene.CUBE_NAMES.index(params.object),
+            grip_yaw=QUARTER_TURN if turn else 0.0,
+            pivot=(float(o.pos[0]), float(o.pos[1])) if turn else (0.0, 0.0),
+        )
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
+        obs = to_frame(obs, b)
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
         return np.concatenate(
             [*proprio_features(obs), cube - grip, [cube[2]], yaw_features(obs, b.cube)]
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
+        obs = to_frame(obs, b)
         return scripted.pick_action(
             grip_of(obs), opening_of(obs), obs["object_pos"][b.cube], cube_yaw(obs, b.cube)
         )

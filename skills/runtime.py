@@ -104,12 +104,9 @@ class SkillExecutor:
         policy = None if self.source == "scripted" else self.policy(name)
         budget = max_steps or skill.step_budget
         after = before
+        skill.start(env, binding)
         for step in range(1, budget + 1):
-            raw = env.observe()
-            if policy is None:
-                action = skill.expert(raw, binding)
-            else:
-                action = policy.act(skill.observe(raw, binding))
+            action = skill.act(env.observe(), binding, policy)
             if on_step is not None:
                 on_step(action)
             env.step_physics(action)

@@ -14,6 +14,7 @@ from gymnasium import spaces
 
 from sim import scene
 from sim.env import TabletopEnv
+from skills.base import to_world
 from skills.registry import get
 
 SHAPING_SCALE = 10.0
@@ -65,6 +66,7 @@ class SkillEnv(gym.Env):
         self.params = params
         self.before = self.sim.world_state()
         self.binding = self.skill.bind(self.before, params)
+        self.skill.start(self.sim, self.binding)
         self._event = None
         if self._cond is not None and self._cond.event is not None:  # a disturbance episode
             from skills.perturb import Event
@@ -111,7 +113,7 @@ class SkillEnv(gym.Env):
         if self._event is not None:
             self._event.before_step(self.sim, self.steps + 1, self.sim.observe(), self.binding)
             action = self._event.gripper(action)
-        self.sim.step_physics(action)
+        self.sim.step_physics(to_world(action, self.binding))  # a turned grasp's frame
         self.steps += 1
         raw = self.sim.observe()
         success = self.skill.success(self.before, self.sim.world_state(), self.params)

@@ -93,17 +93,20 @@ def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> np
     return np.concatenate(out) if out else np.zeros((0, 2))
 
 
-def finger_gaps(world: WorldState, name: str) -> tuple[float, float]:
-    """Free room (m) beside cube ``name`` along +y and -y within the fingers' x band: from
-    the cube's side to the nearest obstacle there, capped at ``CAP``."""
-    o = world.object(name)
+def finger_gaps(world: WorldState, name: str, axis: str = "y") -> tuple[float, float]:
+    """Free room (m) beside cube ``name`` on both sides along the finger ``axis`` (``"y"``,
+    or ``"x"`` for a pick with the hand turned a quarter), within the fingers' band across
+    it: from the cube's side to the nearest obstacle there, capped at ``CAP``."""
+    o = _cube(world, name)
     gx, gy, gz = o.pos
     half = scene.CUBE_HALF * (math.cos(_fold(o.yaw)) + math.sin(_fold(o.yaw)))
     pos, neg = CAP, CAP
     pts = _obstacles(world, name, gz + FINGER_TIP_DZ)
-    band = pts[np.abs(pts[:, 0] - gx) <= FINGER_X_HALF]
-    dy = band[:, 1] - gy
-    up, down = dy[dy > 0], -dy[dy < 0]
+    along, across = (1, 0) if axis == "y" else (0, 1)
+    centre = (gx, gy)
+    band = pts[np.abs(pts[:, across] - centre[across]) <= FINGER_X_HALF]
+    d = band[:, along] - centre[along]
+    up, down = d[d > 0], -d[d < 0]
     if len(up):
         pos = min(pos, float(up.min()) - half)
     if len(down):
@@ -130,7 +133,8 @@ def _reach(x: float, y: float) -> list[float]:
 def _pick(world: WorldState, p) -> list[float]:
     o = world.object(p.object)
     x, y, z = o.pos
-    g_pos, g_neg = finger_gaps(world, o.name)
+    # the gaps along the axis the pick will use (the hand turns a quarter when only x is free)
+    g_pos, g_neg = finger_gaps(world, o.name, world.grasp_axis(o.name) or "y")
     return [
         x,
         y,
