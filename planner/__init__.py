@@ -9,6 +9,8 @@
 The planner never touches physics and never validates plans itself: the bridge does.
 """
 
+from typing import Any
+
 from planner.errors import BackendCallError, BackendUnavailable, PlannerError
 from planner.rules import RulesPlanner, RulesResult, parse
 
@@ -26,7 +28,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name):  # lazy: the model side pulls in langchain and the bridge
+def __getattr__(name: str) -> Any:  # lazy: the model side pulls in langchain and the bridge
     if name in ("HybridPlanner", "RulesProposer"):
         from planner import hybrid
 

@@ -34,10 +34,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from planner.errors import BackendUnavailable, PlannerError
+
+if TYPE_CHECKING:
+    from langchain_core.language_models.chat_models import BaseChatModel
 
 PROVIDERS = ("openai", "ollama", "anthropic", "local", "embedded", "rules")
 #: Output modes, strongest first. ``json_schema``: the provider decodes against the plan's
@@ -68,7 +72,8 @@ class BackendSpec:
     retries: int = DEFAULT_RETRIES
     temperature: float = 0.0
     base_url: str | None = None
-    options: dict = field(default_factory=dict)
+    #: provider options: strings as given, ``threads`` and ``ctx`` already parsed to int
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def output_mode(self) -> str:
@@ -118,7 +123,7 @@ def check_timeout(value: Any) -> float:
     return float(_number("timeout", str(value).strip(), 0.0, MAX_TIMEOUT_S, lo_open=True))
 
 
-def _options(provider: str, spec: str, query: str) -> tuple[dict[str, Any], dict[str, str]]:
+def _options(provider: str, spec: str, query: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(BackendSpec fields, provider options) from ``k=v&...``; unknown or repeated keys
     are errors, since a misspelt option silently ignored is a setting the user never got."""
     pairs = parse_qsl(query, keep_blank_values=True)
@@ -131,7 +136,7 @@ def _options(provider: str, spec: str, query: str) -> tuple[dict[str, Any], dict
         if k in seen:
             raise PlannerError(f"option {k!r} given twice in --llm {spec!r}")
         seen.add(k)
-    opts = dict(pairs)
+    opts: dict[str, Any] = dict(pairs)
     kw: dict[str, Any] = {}
     if "mode" in opts:
         mode = opts.pop("mode")
@@ -286,7 +291,7 @@ def resolve_spec(cli_spec: str | None = None, *, base_url: str | None = None) ->
 
 
 # ----------------------------------------------------------------------------- factories
-def _need(module: str, extra: str, provider: str):
+def _need(module: str, extra: str, provider: str) -> ModuleType:
     import importlib
 
     try:
@@ -298,7 +303,7 @@ def _need(module: str, extra: str, provider: str):
         ) from None
 
 
-def make_chat_model(spec: BackendSpec):
+def make_chat_model(spec: BackendSpec) -> BaseChatModel:
     """A langchain-core chat model for ``spec`` (not for ``rules``)."""
     if spec.provider == "rules":
         raise PlannerError("the rules planner is not a chat model")

@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from planner.embedded.prompt import scene_line
 
@@ -42,6 +44,7 @@ CUBES = ("red", "green", "blue", "yellow")
 BINS = ("red", "green", "blue")
 ABSENT = ("purple", "orange", "pink", "black", "white", "brown", "grey", "violet")
 REGIONS = ("center", "left", "right", "front", "back")
+T = TypeVar("T")
 
 # ----------------------------------------------------------------------------- lexicon
 COLOR_SYNONYMS = {
@@ -377,6 +380,20 @@ class Clause:
     dest: str | None = None
     excl: tuple[str, ...] = ()
 
+    @property
+    def named_obj(self) -> str:
+        """``obj`` where ``kind`` promises one (move, stack, region, push, pick)."""
+        if self.obj is None:
+            raise ValueError(f"a {self.kind!r} clause without an object")
+        return self.obj
+
+    @property
+    def named_dest(self) -> str:
+        """``dest`` where ``kind`` promises one (move, stack, region, push, all, except, it)."""
+        if self.dest is None:
+            raise ValueError(f"a {self.kind!r} clause without a destination")
+        return self.dest
+
     def command(self) -> str:
         o, d = self.obj, self.dest
         if self.kind == "move":
@@ -435,7 +452,7 @@ class Writer:
         self.p_goal = goal_state
         self.casual = casual
 
-    def pick(self, xs):
+    def pick(self, xs: Sequence[T]) -> T:
         return self.r.choice(xs)
 
     def colour(self, c: str) -> str:
@@ -496,7 +513,7 @@ class Writer:
         """The clause as an order ("put the red block in the green bin")."""
         p = self.pick
         if c.kind == "move":
-            ob, B = self.block(c.obj, allow_bare=False), self.bin(c.dest)
+            ob, B = self.block(c.named_obj, allow_bare=False), self.bin(c.named_dest)
             return p(
                 [
                     f"{p(MOVE_VERBS)} {ob} {p(IN_PREPS)} {B}",
@@ -509,7 +526,10 @@ class Writer:
                 ]
             )
         if c.kind == "stack":
-            ob, D = self.block(c.obj, allow_bare=False), self.block(c.dest, allow_bare=False)
+            ob, D = (
+                self.block(c.named_obj, allow_bare=False),
+                self.block(c.named_dest, allow_bare=False),
+            )
             return p(
                 [
                     f"{p(STACK_VERBS)} {ob} {p(ON_PREPS)} {D}",
@@ -522,7 +542,7 @@ class Writer:
                 ]
             )
         if c.kind == "region":
-            ob, R = self.block(c.obj, allow_bare=False), self.region(c.dest)
+            ob, R = self.block(c.named_obj, allow_bare=False), self.region(c.named_dest)
             return p(
                 [
                     f"{p(['put', 'place', 'set', 'move', 'put down'])} {ob} "
@@ -533,7 +553,7 @@ class Writer:
                 ]
             )
         if c.kind == "push":
-            ob, R = self.block(c.obj, allow_bare=False), self.region(c.dest)
+            ob, R = self.block(c.named_obj, allow_bare=False), self.region(c.named_dest)
             return p(
                 [
                     f"{p(PUSH_VERBS)} {ob} {p(['to', 'towards', 'over to', 'toward', 'into'])} {R}",
@@ -543,7 +563,7 @@ class Writer:
                 ]
             )
         if c.kind == "pick":
-            ob = self.block(c.obj, allow_bare=False)
+            ob = self.block(c.named_obj, allow_bare=False)
             return p(
                 [
                     f"{p(PICK_VERBS)} {ob}",
@@ -556,7 +576,7 @@ class Writer:
         if c.kind == "home":
             return p(HOME_PHRASES)
         if c.kind == "all":
-            B = self.bin(c.dest)
+            B = self.bin(c.named_dest)
             return p(
                 [
                     f"{p(MOVE_VERBS[:12])} {p(['all the', 'all', 'every', 'each', 'all of the'])} "
@@ -586,7 +606,7 @@ class Writer:
         if c.kind in ("except", "except_match"):
             X = " and ".join(self.block(e, allow_bare=False) for e in c.excl)
             if c.kind == "except":
-                B = self.bin(c.dest)
+                B = self.bin(c.named_dest)
                 return p(
                     [
                         f"put every block except {X} in {B}",
@@ -611,7 +631,7 @@ class Writer:
                 ]
             )
         if c.kind == "it":
-            B = self.bin(c.dest)
+            B = self.bin(c.named_dest)
             return p(
                 [
                     f"{p(['put', 'drop', 'place', 'release'])} it {p(IN_PREPS[:4])} {B}",
@@ -627,7 +647,7 @@ class Writer:
         """The clause as a wish or an end state ("I want the red cube in the green bin")."""
         p = self.pick
         if c.kind == "move":
-            ob, B = self.block(c.obj), self.bin(c.dest)
+            ob, B = self.block(c.named_obj), self.bin(c.named_dest)
             return p(
                 [
                     f"I want {ob} in {B}",
@@ -652,7 +672,7 @@ class Writer:
                 ]
             )
         if c.kind == "stack":
-            ob, D = self.block(c.obj), self.block(c.dest)
+            ob, D = self.block(c.named_obj), self.block(c.named_dest)
             return p(
                 [
                     f"I want {ob} on top of {D}",
@@ -667,7 +687,7 @@ class Writer:
                 ]
             )
         if c.kind == "region":
-            ob, R = self.block(c.obj), self.region(c.dest)
+            ob, R = self.block(c.named_obj), self.region(c.named_dest)
             return p(
                 [
                     f"I want {ob} on {R}",
@@ -746,7 +766,7 @@ def casualise(text: str, r: random.Random) -> str:
 
 
 # ----------------------------------------------------------------------------- plans
-def _other(r: random.Random, xs, *not_in):
+def _other(r: random.Random, xs: Sequence[T], *not_in: T) -> T:
     return r.choice([x for x in xs if x not in not_in])
 
 
@@ -1218,7 +1238,7 @@ def _shorthand(w: Writer, c: Clause) -> str:
     p = w.pick
     o = w.colour(c.obj) if c.obj else ""
     if c.kind == "move":
-        d = w.colour(c.dest)
+        d = w.colour(c.named_dest)
         return p(
             [
                 f"{o} {p(['in', 'into', 'to'])} {d}",
@@ -1228,7 +1248,7 @@ def _shorthand(w: Writer, c: Clause) -> str:
             ]
         )
     if c.kind == "stack":
-        d = w.colour(c.dest)
+        d = w.colour(c.named_dest)
         return p(
             [f"{o} on {d}", f"{o} onto {d}", f"{o} on top of {d}", f"{o} {p(['->', '→'])} on {d}"]
         )
@@ -1285,9 +1305,9 @@ def phrasing(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:  #
             cl = random_clause(r, used, bases, last=i == n - 1)
             if cl.kind not in ("move", "stack"):
                 cl = Clause("move", cl.obj, r.choice(BINS))
-            used.add(cl.obj)
+            used.add(cl.named_obj)
             if cl.kind == "stack":
-                bases.add(cl.dest)
+                bases.add(cl.named_dest)
             clauses.append(cl)
         parts = [_shorthand(w, cl) for cl in clauses]
         text = r.choice([", ", "; ", " / ", " | ", ". ", " and ", ", then "]).join(parts)
@@ -1402,9 +1422,9 @@ def sample(r: random.Random, profile: str = "base", *, typos: bool = True) -> di
         clauses = []
         for i in range(n):
             c = random_clause(r, used, bases, last=i == n - 1)
-            used.add(c.obj)
+            used.add(c.named_obj)
             if c.kind == "stack":
-                bases.add(c.dest)
+                bases.add(c.named_dest)
             clauses.append(c)
         if r.random() < 0.15:
             clauses.append(Clause("home"))

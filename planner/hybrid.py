@@ -19,7 +19,9 @@ from planner.llm import LLMProposer, Usage
 from planner.rules import RulesPlanner, RulesResult
 
 if TYPE_CHECKING:
-    from bridge.policy import Proposer
+    from bridge.policy import AttemptRecord, Negotiation, PlanRequest, Proposal, Proposer
+    from bridge.validate import BridgeResult
+    from sim.world import WorldState
 
 ROUTES = ("hybrid", "rules", "model")
 #: What a user without a model is told when the rules do not understand them.
@@ -38,7 +40,7 @@ class RulesProposer:
         *,
         as_fallback: bool = False,
         no_model_hint: bool = False,
-    ):
+    ) -> None:
         self.planner = planner or RulesPlanner()
         #: As a fallback after a model, an instruction it cannot parse yields an empty plan
         #: (rejected, so the bridge moves on to the safe stop) instead of a refusal.
@@ -46,7 +48,7 @@ class RulesProposer:
         #: With no model configured, a refusal for not understanding says how to get one.
         self.no_model_hint = no_model_hint
 
-    def propose(self, request):
+    def propose(self, request: PlanRequest) -> Proposal:
         from bridge.policy import Proposal
 
         t0 = time.monotonic()
@@ -78,13 +80,13 @@ class RulesProposer:
 class _Counted:
     """Wraps a proposer to add every proposal to a :class:`Usage` (per task totals)."""
 
-    def __init__(self, inner, usage: Usage, log: list[dict]):
+    def __init__(self, inner: Proposer, usage: Usage, log: list[dict]) -> None:
         self.inner = inner
         self.name = inner.name
         self._usage = usage
         self._log = log
 
-    def propose(self, request):
+    def propose(self, request: PlanRequest) -> Proposal:
         t0 = time.monotonic()
         try:
             p = self.inner.propose(request)
@@ -118,14 +120,14 @@ class _Counted:
 class PlanOutcome:
     """A negotiated plan plus how it was reached (route, rules parse, usage)."""
 
-    negotiation: Any
+    negotiation: Negotiation
     route: str
     rules: RulesResult
     usage: Usage
     proposals: list[dict] = field(default_factory=list)
 
     @property
-    def plan(self):
+    def plan(self) -> BridgeResult | None:
         return self.negotiation.plan
 
     @property
@@ -133,11 +135,11 @@ class PlanOutcome:
         return self.negotiation.decision
 
     @property
-    def source(self) -> str:
+    def source(self) -> str | None:
         return self.negotiation.source
 
     @property
-    def attempts(self) -> list:
+    def attempts(self) -> list[AttemptRecord]:
         return self.negotiation.attempts
 
     @property
@@ -201,7 +203,7 @@ class HybridPlanner:
         safe_stop: bool = True,
         rules_fallback: bool = True,
         max_steps: int = 12,
-    ):
+    ) -> None:
         if route not in ROUTES:
             raise PlannerError(f"unknown planner route {route!r}; expected {', '.join(ROUTES)}")
         if route == "model" and llm is None:
@@ -224,7 +226,7 @@ class HybridPlanner:
         *,
         base_url: str | None = None,
         route: str = "hybrid",
-        **kw,
+        **kw: Any,
     ) -> HybridPlanner:
         """Spec from the argument, ``SKILLBRIDGE_LLM`` or the config file (else rules)."""
         from planner.backends import resolve_spec
@@ -246,7 +248,7 @@ class HybridPlanner:
     def spec(self) -> str:
         return self.llm.name if self.llm is not None else "rules"
 
-    def choose(self, task: str, world) -> tuple[str, list[Proposer], RulesResult]:
+    def choose(self, task: str, world: WorldState) -> tuple[str, list[Proposer], RulesResult]:
         """(route taken, proposers in order, the rules parse)."""
         r = self.rules.parse(task, world)
         # (the model route without a model is refused when the planner is built)
@@ -259,7 +261,14 @@ class HybridPlanner:
             chain.append(self.rules_fallback_proposer)
         return "model", chain, r
 
-    def plan(self, task: str, world, *, history: list[dict] | None = None, trace_id=None):
+    def plan(
+        self,
+        task: str,
+        world: WorldState,
+        *,
+        history: list[dict] | None = None,
+        trace_id: str | None = None,
+    ) -> PlanOutcome:
         from bridge.policy import negotiate
 
         route, proposers, r = self.choose(task, world)

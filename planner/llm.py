@@ -21,11 +21,19 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.backends import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, MODES, BackendSpec
 from planner.errors import BackendCallError
 from planner.prompting import HISTORY_K, build_messages, messages_as_dicts
+
+if TYPE_CHECKING:
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.messages import BaseMessage
+    from langchain_core.runnables import Runnable
+
+    from bridge.policy import PlanRequest, Proposal
+    from sim.world import WorldState
 
 TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 #: Output mode to fall back to when a provider refuses the stronger one.
@@ -131,7 +139,9 @@ class Usage:
     retries: int = 0
     by_source: dict = field(default_factory=dict)
 
-    def add(self, source: str, tokens_in: int, tokens_out: int, latency_s: float, retries=0):
+    def add(
+        self, source: str, tokens_in: int, tokens_out: int, latency_s: float, retries: int = 0
+    ) -> None:
         self.calls += 1
         self.tokens_in += int(tokens_in)
         self.tokens_out += int(tokens_out)
@@ -156,7 +166,7 @@ class LLMProposer:
 
     def __init__(
         self,
-        model,
+        model: BaseChatModel,
         *,
         name: str = "llm",
         mode: str = "text",
@@ -167,10 +177,10 @@ class LLMProposer:
         history_k: int = HISTORY_K,
         max_steps: int = 12,
         sleep: Callable[[float], None] = time.sleep,
-        schema_fn: Callable | None = None,
+        schema_fn: Callable[[WorldState], dict] | None = None,
         catalogue: list[dict] | None = None,
         temperature: float = 0.0,
-    ):
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
         self.model = model
@@ -190,7 +200,7 @@ class LLMProposer:
         self.calls: list[CallRecord] = []
 
     @classmethod
-    def from_spec(cls, spec: BackendSpec, **kw) -> LLMProposer:
+    def from_spec(cls, spec: BackendSpec, **kw: Any) -> LLMProposer:
         from planner.backends import make_chat_model
 
         model = make_chat_model(spec)
@@ -205,7 +215,7 @@ class LLMProposer:
         )
 
     # -- pieces -------------------------------------------------------------------
-    def _schema(self, world) -> dict:
+    def _schema(self, world: WorldState) -> dict:
         if self._schema_fn is not None:
             return self._schema_fn(world)
         import bridge
@@ -219,7 +229,7 @@ class LLMProposer:
             self._catalogue = skills.catalogue()
         return self._catalogue
 
-    def _bound(self, mode: str, schema: dict):
+    def _bound(self, mode: str, schema: dict) -> Runnable[Any, Any]:
         """The model with the provider's structured-output switch for ``mode``."""
         if mode == "json_schema":
             if type(self.model).__name__ == "ChatOllama":
@@ -253,14 +263,14 @@ class LLMProposer:
                 return json.dumps(c.get("args", {}))
         return _text_of(getattr(msg, "content", msg))
 
-    def _sampled(self, runnable, attempt: int):
+    def _sampled(self, runnable: Runnable[Any, Any], attempt: int) -> Runnable[Any, Any]:
         """``runnable`` sampling for a regeneration (attempt > 0), as configured otherwise."""
         if attempt <= 0:
             return runnable
         kw = _sampling_kwargs(self.model, max(self.temperature, REGEN_TEMPERATURE), attempt)
         return runnable.bind(**kw) if kw else runnable
 
-    def _invoke(self, runnable, messages):
+    def _invoke(self, runnable: Runnable[Any, Any], messages: list[BaseMessage]) -> Any:
         """One call under a wall-clock watchdog (clients also get ``timeout`` natively).
 
         The call runs on a daemon thread: on a timeout or Ctrl-C the caller returns at once,
@@ -270,7 +280,7 @@ class LLMProposer:
         box: dict[str, Any] = {}
         done = threading.Event()
 
-        def work():
+        def work() -> None:
             try:
                 box["value"] = runnable.invoke(messages)
             except BaseException as e:  # noqa: BLE001 - handed to the caller's thread
@@ -307,7 +317,7 @@ class LLMProposer:
         return delay * (1.0 + 0.1 * self._rng.random())
 
     # -- the Proposer protocol -----------------------------------------------------
-    def propose(self, request):
+    def propose(self, request: PlanRequest) -> Proposal:
         from bridge.policy import Proposal
 
         schema = self._schema(request.world)

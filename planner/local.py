@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -24,6 +24,10 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, PrivateAttr
 
 from planner.errors import BackendUnavailable, PlannerError
+
+if TYPE_CHECKING:
+    from langchain_core.callbacks import CallbackManagerForLLMRun
+    from llama_cpp import Llama
 
 _ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 #: llama.cpp chat formats guessed from a file name, used only when the GGUF carries no chat
@@ -80,7 +84,7 @@ class LlamaCppChatModel(BaseChatModel):
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
-    def from_path(cls, path: str, **kw) -> LlamaCppChatModel:
+    def from_path(cls, path: str, **kw: Any) -> LlamaCppChatModel:
         try:
             import llama_cpp  # noqa: F401
         except ImportError:
@@ -98,7 +102,7 @@ class LlamaCppChatModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "llama-cpp-local"
 
-    def _load(self):
+    def _load(self) -> Llama:
         if self._llm is None:
             import llama_cpp
 
@@ -123,7 +127,7 @@ class LlamaCppChatModel(BaseChatModel):
         self,
         messages: list[BaseMessage],
         stop: list[str] | None = None,
-        run_manager=None,
+        run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
         if not self._lock.acquire(timeout=self.busy_wait_s):
@@ -136,7 +140,9 @@ class LlamaCppChatModel(BaseChatModel):
         finally:
             self._lock.release()
 
-    def _generate_locked(self, messages, stop, **kwargs: Any) -> ChatResult:
+    def _generate_locked(
+        self, messages: list[BaseMessage], stop: list[str] | None, **kwargs: Any
+    ) -> ChatResult:
         llm = self._load()
         chat = [{"role": _ROLES.get(m.type, "user"), "content": str(m.content)} for m in messages]
         fmt = kwargs.get("response_format")

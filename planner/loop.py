@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from bridge import goals as G
 from bridge.policy import Decision
@@ -33,9 +34,12 @@ from planner.hybrid import HybridPlanner, PlanOutcome
 from planner.llm import Usage
 from planner.rules import NOTHING_TO_DO
 
-Executor = Callable[[dict], "tuple[bool, object]"]
+if TYPE_CHECKING:
+    from sim.world import WorldState
+
+Executor = Callable[[dict], "tuple[bool, WorldState]"]
 #: ``verify(goal) -> (world, [{"predicate": str, "met": bool}, ...])``
-Verifier = Callable[[list], "tuple[object, list[dict]]"]
+Verifier = Callable[[list[str]], "tuple[WorldState, list[dict]]"]
 
 
 class RunStatus(StrEnum):
@@ -76,7 +80,7 @@ class LoopResult:
     replans: int = 0
     refusal: str | None = None
     usage: Usage = field(default_factory=Usage)
-    world: object = None
+    world: WorldState | None = None
     message: str = ""
     #: the goal the run was judged by, where it came from ("plan", "effects", "rules"),
     #: and its last evaluation on the world (None when never checked)
@@ -132,7 +136,7 @@ def _is_safe_stop(outcome: PlanOutcome) -> bool:
     return outcome.decision == Decision.SAFE_STOP
 
 
-def _still_valid(steps: list[dict], world, max_steps: int) -> bool:
+def _still_valid(steps: list[dict], world: WorldState, max_steps: int) -> bool:
     import bridge
 
     if not steps:
@@ -143,7 +147,7 @@ def _still_valid(steps: list[dict], world, max_steps: int) -> bool:
 
 def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/replan cycle
     task: str,
-    world,
+    world: WorldState,
     execute: Executor,
     *,
     planner: HybridPlanner | None = None,

@@ -569,7 +569,7 @@ def _clause_words(tokens: list[str]) -> tuple[str | None, list[str], list[str]]:
     return verb_word, after, unknown
 
 
-def _parse_clause(tokens: list[str], points, prev_verb: str | None) -> _Clause:
+def _parse_clause(tokens: list[str], points: list[list[float]], prev_verb: str | None) -> _Clause:
     verb_word, rest, unknown = _clause_words(tokens)
     verb = VERBS[verb_word] if verb_word is not None else prev_verb
     prep_i = next((i for i, t in enumerate(rest) if t in PREPS), None)
@@ -607,7 +607,7 @@ def _parse_clause(tokens: list[str], points, prev_verb: str | None) -> _Clause:
 
 
 def _missing_message(p: _Phrase, role: str) -> str:
-    if (p.noun or "").startswith("thing:"):
+    if p.noun is not None and p.noun.startswith("thing:"):
         word = p.noun.split(":", 1)[1]
         colour = (p.other_colors or p.colors or [""])[0]
         return f"there is no {(colour + ' ' + word).strip()} in the scene; only blocks and bins"
@@ -857,16 +857,15 @@ class RulesPlanner:
         if c.verb == SORT and (t is None or t.empty or (t.noun == "bin" and t.match)):
             objs = self._objects(c.obj, plan) if not c.obj.empty else list(plan.world.object_names)
             return self._to_matching(objs, plan, explicit=bool(c.obj.colors))
-        no_target = t is None or t.empty
-        if no_target and (c.verb == PICK or (c.verb == MOVE and c.verb_word in PICK_LIKE)):
-            return self._emit_pick(c, plan)
-        if no_target:
+        if t is None or t.empty:
+            if c.verb == PICK or (c.verb == MOVE and c.verb_word in PICK_LIKE):
+                return self._emit_pick(c, plan)
             raise _Unsure("no destination given")
         if c.verb == PUSH:
-            return self._emit_push(c, plan)
+            return self._emit_push(c, t, plan)
         # MOVE / STACK / SORT with a destination ("lift the red block onto the blue one"
         # reads as a move too)
-        return self._emit_move(c, plan)
+        return self._emit_move(c, t, plan)
 
     @staticmethod
     def _is_home(c: _Clause) -> bool:
@@ -907,11 +906,12 @@ class RulesPlanner:
         plan.moved.add(objs[0])
         return objs
 
-    def _emit_push(self, c: _Clause, plan: _Plan) -> list[str]:
-        t = c.target
+    def _emit_push(self, c: _Clause, t: _Phrase, plan: _Plan) -> list[str]:
+        """``t`` is ``c.target``, passed apart because :meth:`_emit` has ruled out a missing one."""
         objs = self._objects(c.obj, plan)
         if len(objs) != 1:
             raise _Unsure("push one block at a time")
+        target: list[float] | str
         if t.point is not None:
             target = list(t.point)
         elif t.region is not None and t.noun is None and not t.colors:
@@ -933,8 +933,9 @@ class RulesPlanner:
         plan.where[o] = None
         return objs
 
-    def _emit_move(self, c: _Clause, plan: _Plan) -> list[str]:
-        t, world = c.target, plan.world
+    def _emit_move(self, c: _Clause, t: _Phrase, plan: _Plan) -> list[str]:
+        """``t`` is ``c.target``, passed apart because :meth:`_emit` has ruled out a missing one."""
+        world = plan.world
         if t.noun == "bin" and t.match and not t.colors:
             objs = self._objects(c.obj, plan)
             return self._to_matching(objs, plan, explicit=bool(c.obj.colors) and not c.obj.quant)

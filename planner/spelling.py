@@ -21,6 +21,10 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spellchecker import WordFrequency
 
 MIN_LEN = 4
 #: How often a word must occur in pyspellchecker's English frequency list to count as a real
@@ -69,7 +73,7 @@ def doable_vocabulary() -> frozenset[str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _english():
+def _english() -> WordFrequency:
     from spellchecker import SpellChecker
 
     return SpellChecker().word_frequency

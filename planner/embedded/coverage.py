@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 from planner.corpus import ABSENT, COLOR_SYNONYMS, CUBES, WORLD_THINGS
 from sim.scene import cube_color
+
+if TYPE_CHECKING:
+    from sim.world import WorldState
 
 
 @functools.lru_cache(maxsize=1)
@@ -118,7 +122,7 @@ _KEEPS = re.compile(
 )
 
 
-def unaccounted(instruction: str, command: str, steps: list[dict], world) -> set[str]:
+def unaccounted(instruction: str, command: str, steps: list[dict], world: WorldState) -> set[str]:
     """Colours the user named that neither the command nor the scene around the plan
     accounts for: not in the command, and not the colour of a cube or bin next to what the
     plan moves ("the block on the blue one", "the same bin as the red block"). Empty when the
@@ -142,6 +146,6 @@ def unaccounted(instruction: str, command: str, steps: list[dict], world) -> set
             if o is not None:
                 near |= {x for x in (o.on, o.in_bin) if x}
             near |= {x.name for x in objs.values() if name in (x.on, x.in_bin)}
-    if getattr(world, "held_object", None):
+    if world.held_object:
         near.add(world.held_object)
     return lost - {cube_color(n) for n in near}

@@ -20,9 +20,10 @@ import os
 import random
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
@@ -67,10 +68,12 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress, str], None]
+#: (input ids, labels) per sample, as :func:`encode` writes them
+Encoded = list[tuple[list[int], list[int]]]
 
 
 # ----------------------------------------------------------------------------- data
-def encode(tok, samples: list[dict], max_tokens: int) -> list[tuple[list[int], list[int]]]:
+def encode(tok: Any, samples: list[dict], max_tokens: int) -> Encoded:
     """(input ids, labels) per sample; the prompt's labels are masked with -100."""
     out = []
     for s in samples:
@@ -94,7 +97,7 @@ class TopStack:
     top ``layers`` carry LoRA adapters and train. Right padding with causal attention means
     no real token ever attends to a pad, so no attention mask is needed."""
 
-    def __init__(self, model, layers: int, rank: int, alpha: float, seed: int):
+    def __init__(self, model: Any, layers: int, rank: int, alpha: float, seed: int) -> None:
         torch.manual_seed(seed)
         self.model = model
         inner = model.model
@@ -113,15 +116,18 @@ class TopStack:
                     b = torch.nn.Parameter(torch.zeros(mod.out_features, rank))
                     key = f"model.layers.{i}.{name}"
                     self.lora[key] = (a, b)
-                    mod.forward = self._lora_forward(mod, a, b)
+                    # an instance-level override of this Linear alone, by design
+                    mod.forward = self._lora_forward(mod, a, b)  # type: ignore[method-assign,assignment]
         for p in model.parameters():
             p.requires_grad_(False)
 
-    def _lora_forward(self, mod, a, b):
+    def _lora_forward(
+        self, mod: torch.nn.Linear, a: torch.nn.Parameter, b: torch.nn.Parameter
+    ) -> Callable[[torch.Tensor], torch.Tensor]:
         base = torch.nn.functional.linear
         scale = self.scale
 
-        def forward(x):
+        def forward(x: torch.Tensor) -> torch.Tensor:
             return base(x, mod.weight, mod.bias) + (x @ a.t() @ b.t()) * scale
 
         return forward
@@ -142,7 +148,7 @@ class TopStack:
                 a.copy_(state[f"{key}.lora_A"])
                 b.copy_(state[f"{key}.lora_B"])
 
-    def _run(self, h: torch.Tensor, layers) -> torch.Tensor:
+    def _run(self, h: torch.Tensor, layers: Iterable[Any]) -> torch.Tensor:
         inner = self.model.model
         pos = torch.arange(h.shape[1]).unsqueeze(0).expand(h.shape[0], -1)
         pe = inner.rotary_emb(h, pos)
@@ -185,20 +191,20 @@ def _loss_and_hits(
 class Tuner:
     """One resumable fine-tuning run in ``run_dir``."""
 
-    def __init__(self, cfg: TuneConfig, run_dir: Path, progress: ProgressFn | None = None):
+    def __init__(self, cfg: TuneConfig, run_dir: Path, progress: ProgressFn | None = None) -> None:
         self.cfg = cfg
         self.dir = Path(run_dir)
         self.say = progress or (lambda p, msg: None)
 
     # -- cache ----------------------------------------------------------------------
-    def _cache(self, stack: TopStack, enc, name: str) -> list[torch.Tensor]:
+    def _cache(self, stack: TopStack, enc: Encoded, name: str) -> list[torch.Tensor]:
         path = self.dir / f"cache-{name}.safetensors"
         if path.is_file():
             d = load_file(str(path))
             if len(d) == len(enc):
                 return [d[str(i)] for i in range(len(enc))]
         order = sorted(range(len(enc)), key=lambda i: len(enc[i][0]))
-        hs: list[torch.Tensor | None] = [None] * len(enc)
+        hs: dict[int, torch.Tensor] = {}
         for j in range(0, len(order), 32):
             idx = order[j : j + 32]
             ids = _pad([enc[i][0] for i in idx], 0)
@@ -207,12 +213,15 @@ class Tuner:
                 hs[i] = h[r, : len(enc[i][0])].to(torch.bfloat16).clone()
             self.say(Progress(step=j, total=len(order)), f"caching {name}")
         self.say(Progress(step=len(order), total=len(order)), f"caching {name}")
+        rows = [hs[i] for i in range(len(enc))]
         tmp = path.with_suffix(".tmp")
-        save_file({str(i): h for i, h in enumerate(hs)}, str(tmp))
+        save_file({str(i): h for i, h in enumerate(rows)}, str(tmp))
         os.replace(tmp, path)
-        return hs  # type: ignore[return-value]
+        return rows
 
-    def _batch(self, enc, hs, idx):
+    def _batch(
+        self, enc: Encoded, hs: list[torch.Tensor], idx: list[int]
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         n = max(len(enc[i][0]) for i in idx)
         h = torch.zeros(len(idx), n, hs[idx[0]].shape[-1])
         for r, i in enumerate(idx):
@@ -221,7 +230,7 @@ class Tuner:
         return h, labels
 
     @torch.no_grad()
-    def evaluate(self, stack: TopStack, enc, hs) -> float:
+    def evaluate(self, stack: TopStack, enc: Encoded, hs: list[torch.Tensor]) -> float:
         order = sorted(range(len(enc)), key=lambda i: len(enc[i][0]))
         hits = 0
         for j in range(0, len(order), 32):
@@ -315,7 +324,7 @@ class Tuner:
             "wall_s": time.monotonic() - t0,
         }
 
-    def _checkpoint(self, stack: TopStack, opt, prog: Progress) -> None:
+    def _checkpoint(self, stack: TopStack, opt: torch.optim.Optimizer, prog: Progress) -> None:
         ckpt = self.dir / "checkpoint"
         tmp = self.dir / "checkpoint.tmp"
         tmp.mkdir(parents=True, exist_ok=True)

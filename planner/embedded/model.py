@@ -16,6 +16,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -84,7 +85,7 @@ def read_manifest(adapter_dir: Path) -> AdapterManifest:
     return m
 
 
-def command_vocabulary(tok) -> list[int]:
+def command_vocabulary(tok: Any) -> list[int]:
     """Token ids the command language can use (every token of every command shape the
     corpus teaches, with and without a leading space), plus the end marker."""
     from planner import corpus

@@ -8,7 +8,12 @@ block in the green bin" and "what you are holding" can be resolved) and the user
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sim.scene import cube_color
+
+if TYPE_CHECKING:
+    from sim.world import WorldState
 
 #: Bumped whenever the prompt or the command language changes; an adapter trained for
 #: another version is refused at load.
@@ -43,7 +48,7 @@ def scene_line(
     return "; ".join(parts)
 
 
-def scene_of(world) -> str:
+def scene_of(world: WorldState) -> str:
     """:func:`scene_line` of a :class:`sim.world.WorldState`."""
     col = cube_color
     objs = list(getattr(world, "objects", []) or [])
@@ -51,7 +56,7 @@ def scene_of(world) -> str:
         [col(o.name) for o in objs],
         {col(o.name): col(o.in_bin) for o in objs if o.in_bin},
         {col(o.name): col(o.on) for o in objs if o.on},
-        col(world.held_object) if getattr(world, "held_object", None) else None,
+        col(world.held_object) if world.held_object else None,
     )
 
 

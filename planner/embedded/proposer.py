@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
@@ -30,6 +30,12 @@ from planner.embedded import coverage, refusal
 from planner.embedded.model import EmbeddedModel, get_model
 from planner.embedded.prompt import scene_of, user_text
 from planner.rules import MAX_REFUSAL
+
+if TYPE_CHECKING:
+    from langchain_core.callbacks import CallbackManagerForLLMRun
+
+    from bridge.policy import PlanRequest, Proposal
+    from sim.world import WorldState
 
 #: Temperature of regenerations (the first answer is greedy).
 REGEN_TEMPERATURE = 0.7
@@ -53,7 +59,11 @@ class EmbeddedChatModel(BaseChatModel):
         return get_model(Path(self.adapter_dir) if self.adapter_dir else None, self.threads)
 
     def _generate(
-        self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
     ) -> ChatResult:
         text = next((str(m.content) for m in reversed(messages) if m.type == "human"), "")
         r = self.engine().rewrite(
@@ -74,7 +84,7 @@ class EmbeddedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
 
-def command_to_plan(command: str, world) -> tuple[dict, dict]:
+def command_to_plan(command: str, world: WorldState) -> tuple[dict, dict]:
     """(plan JSON, notes) for a command: a refusal, or what the rules planner makes of it."""
     text = command.strip()
     if _is_refusal(text):
@@ -91,12 +101,13 @@ def command_to_plan(command: str, world) -> tuple[dict, dict]:
 class EmbeddedProposer:
     """The embedded model as a ``bridge.policy.Proposer``."""
 
-    def __init__(self, chat: EmbeddedChatModel | None = None, name: str = "embedded"):
+    def __init__(self, chat: BaseChatModel | None = None, name: str = "embedded") -> None:
+        # any chat model: the embedded one in process, or a ChatOpenAI client of its server
         self.chat = chat or EmbeddedChatModel()
         self.name = name
         self._loaded = False
 
-    def propose(self, request):
+    def propose(self, request: PlanRequest) -> Proposal:
         from bridge.policy import Proposal
 
         load_s = None
@@ -143,7 +154,7 @@ class EmbeddedProposer:
             },
         )
 
-    def _ask(self, text: str, scene: str, tokens: list[int], **kw) -> str:
+    def _ask(self, text: str, scene: str, tokens: list[int], **kw: Any) -> str:
         if kw.get("no_refusal") and not isinstance(self.chat, EmbeddedChatModel):
             kw = {"extra_body": {"no_refusal": True}}  # the embedded model's HTTP server
         msg = self.chat.invoke([HumanMessage(content=user_text(text, scene))], **kw)
@@ -152,7 +163,9 @@ class EmbeddedProposer:
         tokens[1] += t[1]
         return str(msg.content).strip()
 
-    def _second_look(self, task, command, scene, world, tokens: list[int]):
+    def _second_look(
+        self, task: str, command: str, scene: str, world: WorldState, tokens: list[int]
+    ) -> tuple[str, dict, dict] | None:
         """(command, plan, notes) that replace the first answer, or ``None`` to keep it.
 
         A plain list is rewritten item by item (short inputs are the model's best case) and
@@ -212,6 +225,8 @@ def _overridable(command: str, text: str, *, unchecked_stands: bool = True) -> b
     return not fits and refusal.known_words(text) and bool(coverage.colours(text))
 
 
-def _tokens(msg) -> list[int]:
-    usage = msg.usage_metadata or {}
+def _tokens(msg: AIMessage) -> list[int]:
+    usage = msg.usage_metadata
+    if not usage:
+        return [0, 0]
     return [int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))]

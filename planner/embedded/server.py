@@ -16,19 +16,24 @@ import argparse
 import json
 import time
 import uuid
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planner.embedded.model import EmbeddedModel
 
 MODEL_ID = "skillbridge-embedded"
 MAX_BODY = 1 << 20
 
 
-def make_handler(engine):
+def make_handler(engine: EmbeddedModel) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "skillbridge-planner/1"
 
-        def log_message(self, fmt, *args):  # quiet: a planner call is not an event
-            return
+        def log_message(self, fmt: str, *args: Any) -> None:
+            """Silent: a planner call is not an event worth a log line."""
 
         def _send(self, code: int, body: dict) -> None:
             data = json.dumps(body).encode()
@@ -41,7 +46,7 @@ def make_handler(engine):
         def _error(self, code: int, message: str) -> None:
             self._send(code, {"error": {"message": message, "type": "invalid_request_error"}})
 
-        def do_GET(self):
+        def do_GET(self) -> None:
             if self.path.rstrip("/") in ("/v1/models", "/models"):
                 self._send(
                     200,
@@ -53,7 +58,7 @@ def make_handler(engine):
             else:
                 self._error(404, f"no route {self.path}")
 
-        def do_POST(self):
+        def do_POST(self) -> None:
             if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
                 return self._error(404, f"no route {self.path}")
             try:
@@ -103,7 +108,11 @@ def make_handler(engine):
 
 
 def serve(
-    host: str, port: int, adapter: Path | None = None, threads: int | None = None, ready=None
+    host: str,
+    port: int,
+    adapter: Path | None = None,
+    threads: int | None = None,
+    ready: Callable[[ThreadingHTTPServer], None] | None = None,
 ) -> None:
     from planner.embedded.model import get_model
 
@@ -120,7 +129,7 @@ def serve(
         httpd.server_close()
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Serve the embedded planner model (OpenAI API).")
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8765)
