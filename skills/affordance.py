@@ -136,13 +136,13 @@ def _spot_ok(world: WorldState, chain: list[str], subject: str, shift, back: np.
 def separation_push(world: WorldState, obj: str) -> dict | None:
     """A ``push`` subgoal after which ``obj`` is graspable, or None if none is found.
 
-    The cube itself is pushed first (its neighbours, and what the plan wants of them, stay
-    put), sideways to the finger axis before anything else; then each blocking neighbour,
-    away from it."""
+    Asked only when neither grasp axis is free (a neighbour or a wall on each). The cube
+    itself is pushed first (its neighbours, and what the plan wants of them, stay put), away
+    from its first blocking neighbour; then each blocking neighbour, away from it."""
     o = world.object(obj)
     if o is None or o.held or not o.on_table or world.graspable(obj):
         return None
-    blocking = world.grasp_blockers(obj)
+    blocking = world.blocked_by(obj)
     blockers = [b for b in blocking if world.object(b) is not None]
     away = 0.0  # angle away from the (first) blocker; along -y when a wall blocks
     if blockers:

@@ -103,20 +103,23 @@ WORLDS = _worlds()
 def _affordance_worlds() -> dict[str, WorldState]:
     """Worlds where geometry or a learned success predictor refuses a step (not fuzzed: the
     fuzzer's valid plans know nothing of graspability)."""
-    # red and blue touching along the finger axis (y); a push of red frees it
+    # red touching blue along y and green along x (an L): no grasp axis is free, a push of
+    # red frees it; blue and green each have one free axis
     touching = make_world(
         [
             cube("red_block", xy=(0.0, -0.08)),
-            cube("green_block"),
+            cube("green_block", xy=(0.0405, -0.08)),
             cube("blue_block", xy=(0.0, -0.0395)),
             cube("yellow_block"),
         ]
     )
-    # red against the outside of the green bin's wall: no push gets it out
+    # red against the outside of the green bin's wall with green touching it along the wall:
+    # no grasp, and no push gets either out (the pusher would have to come down in the
+    # other's place or against the wall)
     walled = make_world(
         [
             cube("red_block", xy=(0.0, 0.1605)),
-            cube("green_block"),
+            cube("green_block", xy=(0.0405, 0.1605)),
             cube("blue_block"),
             cube("yellow_block"),
         ]

@@ -10,8 +10,13 @@ from bridge import reasons as R
 from bridge import validate
 from planner.rules import parse
 
-#: red and blue touching along the finger axis (y); yellow free
-TOUCHING = {"red_block": [0.0, -0.08], "blue_block": [0.0, -0.0395], "yellow_block": [-0.12, -0.12]}
+#: red touching blue along y and green along x: neither grasp axis is free; yellow free
+TOUCHING = {
+    "red_block": [0.0, -0.08],
+    "blue_block": [0.0, -0.0395],
+    "green_block": [0.0405, -0.08],
+    "yellow_block": [-0.12, -0.12],
+}
 BLOCK = {
     "red_block": [0.0, -0.08],
     "green_block": [0.0405, -0.08],
@@ -43,10 +48,10 @@ def test_no_push_for_a_free_cube(env):
 
 
 def test_a_neighbour_moved_by_the_plan_needs_no_push(env):
-    """Once blue is in its bin, red is free: only the first pick is repaired."""
+    """Blue is free along x, and once it is in its bin red is free along y: no push."""
     w = _world(env, TOUCHING)
     r = parse("put the blue block in the blue bin, then put the red block in the red bin", w)
-    assert [s["skill"] for s in r.steps] == ["push", "pick", "place", "pick", "place"]
+    assert [s["skill"] for s in r.steps] == ["pick", "place", "pick", "place"]
     assert validate(r.to_json(), w).accepted
 
 
@@ -57,10 +62,17 @@ def test_block_is_repaired_by_pushing_a_row_out(env):
     assert validate(r.to_json(), w).accepted
 
 
-def test_unrepairable_cube_is_refused_by_the_bridge(env):
-    """Against a bin wall: the pusher cannot come down between cube and wall, and a push
-    along the wall leaves it there."""
+def test_cube_against_a_bin_wall_is_picked_along_x(env):
     w = _world(env, {"red_block": [0.0, 0.1605], "blue_block": [-0.1, -0.1]})
+    r = parse("put the red block in the green bin", w)
+    assert [s["skill"] for s in r.steps] == ["pick", "place"]
+    assert validate(r.to_json(), w).accepted
+
+
+def test_unrepairable_cube_is_refused_by_the_bridge(env):
+    """Against a bin wall with a neighbour touching it along the wall: the pusher cannot
+    come down between cube and wall, nor in the neighbour's place."""
+    w = _world(env, {"red_block": [0.0, 0.1605], "green_block": [0.0405, 0.1605]})
     r = parse("put the red block in the green bin", w)
     assert [s["skill"] for s in r.steps] == ["pick", "place"]
     res = validate(r.to_json(), w)
@@ -69,7 +81,7 @@ def test_unrepairable_cube_is_refused_by_the_bridge(env):
 
 @pytest.mark.slow
 def test_crowded_scene_runs_end_to_end(tmp_path):
-    from skillbridge.runner import run_task
+    from skillbridge.runner.runner import run_task
 
     res = run_task(
         "put the red block in the green bin",

@@ -42,8 +42,11 @@ def test_features_come_from_the_world_state(env):
     w = _world(env, {"red_block": [0.0, -0.08], "blue_block": [0.0, -0.08 + 0.05]})
     f = SM.features("pick", w, PickParams(object="red_block"))
     assert f.shape == (len(SM.FEATURES["pick"]),) and np.isfinite(f).all()
+    # blue's face is 1 cm from red's along y: too tight there, so the pick (and its
+    # features) use the x axis, where nothing is near
+    assert SM.finger_gaps(w, "red_block", "y")[0] == pytest.approx(0.01, abs=0.002)
     gap = dict(zip(SM.FEATURES["pick"], f, strict=True))["min_finger_gap"]
-    assert gap == pytest.approx(0.01, abs=0.002)  # blue's face is 1 cm from red's
+    assert w.grasp_axis("red_block") == "x" and gap == pytest.approx(SM.CAP)
     env.reset(seed=0, options={"cubes": {"red_block": [0.0, -0.08]}, "arm": [0, -0.08, 0.03]})
     for skill, params in (
         ("push", PushParams(object="red_block", target="table_front")),
@@ -94,7 +97,14 @@ def test_shipped_predictors_are_calibrated(skill):
 def test_shipped_pick_predictor_tells_free_from_crowded(env):
     m = SM.shipped("pick")
     free = _world(env, {"red_block": [0.0, -0.08]})
-    tight = _world(env, {"red_block": [0.0, -0.08], "blue_block": [0.0, -0.08 + 0.0415]})
+    tight = _world(  # a neighbour 1.5 mm away on each axis
+        env,
+        {
+            "red_block": [0.0, -0.08],
+            "blue_block": [0.0, -0.08 + 0.0415],
+            "green_block": [0.0415, -0.08],
+        },
+    )
     p_free = m.prob(free, PickParams(object="red_block"))
     p_tight = m.prob(tight, PickParams(object="red_block"))
     assert p_free > 0.9 and p_tight < m.threshold < p_free
