@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from skills.pick import PickParams
 from skills.place import PlaceParams
 from skills.push import PushParams
 from skills.registry import get
+
+if TYPE_CHECKING:
+    from skills.policy import MLPPolicy
 
 Q = math.pi / 4
 #: Where a green-bin south wall's outer face is (y), for the wall layouts.
@@ -48,7 +52,7 @@ class Start:
     state: np.ndarray  # full physics state, so several controllers run the same start
 
 
-def _arm(rng: np.random.Generator):
+def _arm(rng: np.random.Generator) -> list[float] | None:
     if rng.random() < 0.4:
         return None
     xy = rng.uniform([-0.2, -0.28], [0.2, 0.28])
@@ -102,7 +106,9 @@ def _overlapping(cubes: dict) -> bool:
     return any(_overlap(a, b) for i, a in enumerate(feet) for b in feet[i + 1 :])
 
 
-def _reset(env: TabletopEnv, rng: np.random.Generator, cubes, arm=None) -> None:
+def _reset(
+    env: TabletopEnv, rng: np.random.Generator, cubes: dict, arm: list[float] | None = None
+) -> None:
     env.reset(seed=int(rng.integers(2**31)), options={"cubes": cubes, "arm": arm})
 
 
@@ -111,9 +117,10 @@ def sample_pick(env: TabletopEnv, rng: np.random.Generator, layout: str) -> Skil
     if layout == "nominal":
         return skill.sample_start(env, rng)
     subject = str(rng.choice(scene.CUBE_NAMES))
+    cubes: dict | None
     if layout in ("yaw", "edges"):
         k = int(rng.integers(0, 3))
-        cubes: dict = {subject: None}
+        cubes = {subject: None}
         if layout == "edges":
             lo, hi = scene.SPAWN_LOW - 0.06, scene.SPAWN_HIGH + 0.06
             side = int(rng.integers(4))
@@ -171,19 +178,18 @@ def sample_place(env: TabletopEnv, rng: np.random.Generator, layout: str) -> Ski
     if rng.random() < 0.5 and not _policy_pick(env, subject):
         return None
 
-    def act(obs):
+    def act(obs: dict) -> np.ndarray:
         grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
         yaw = cube_yaw(obs, held)
         if scripted.is_grasped(grip, op, cube, yaw) and cube[2] > 0.07:
             return scripted._move(grip, carry, scripted.CLOSE)
         return scripted.pick_action(grip, op, cube, yaw)
 
-    def done(obs):
+    def done(obs: dict) -> bool:
         grip = grip_of(obs)
-        return (
-            scripted.is_grasped(grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held))
-            and np.linalg.norm(grip - carry) < 0.02
-        )
+        return scripted.is_grasped(
+            grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
+        ) and bool(np.linalg.norm(grip - carry) < 0.02)
 
     if not run_expert_until(env, act, done, 120):
         return None
@@ -198,7 +204,7 @@ def sample_place(env: TabletopEnv, rng: np.random.Generator, layout: str) -> Ski
 
 
 @functools.cache
-def _shipped_pick():
+def _shipped_pick() -> MLPPolicy:
     from skills.runtime import load_pretrained
 
     return load_pretrained("pick")
@@ -240,8 +246,8 @@ def sample_push(env: TabletopEnv, rng: np.random.Generator, layout: str) -> Skil
         return PushParams(object=subject, target=str(rng.choice(w.region_names)))
     d = float(rng.uniform(0.06, 0.14))
     ang = float(rng.uniform(0, 2 * math.pi))
-    xy = (round(o.pos[0] + d * math.cos(ang), 3), round(o.pos[1] + d * math.sin(ang), 3))
-    return PushParams(object=subject, target=xy)
+    point = (round(o.pos[0] + d * math.cos(ang), 3), round(o.pos[1] + d * math.sin(ang), 3))
+    return PushParams(object=subject, target=point)
 
 
 SAMPLERS = {"pick": sample_pick, "place": sample_place, "push": sample_push}
@@ -258,6 +264,7 @@ def sample_start(env: TabletopEnv, skill: str, rng: np.random.Generator, layout:
         if skill == "push":
             from skills.push import _goal
 
+            assert isinstance(params, PushParams)  # the push sampler's
             goal, _ = _goal(w, params.target)
             if goal is None or not get("push").preconditions(w, params) == []:
                 continue
@@ -265,14 +272,18 @@ def sample_start(env: TabletopEnv, skill: str, rng: np.random.Generator, layout:
     raise RuntimeError(f"no {layout} start for {skill}")
 
 
-def run_skill(env: TabletopEnv, skill_name: str, start: Start, policy=None) -> bool:
+def run_skill(
+    env: TabletopEnv, skill_name: str, start: Start, policy: MLPPolicy | None = None
+) -> bool:
     """Run ``skill_name`` from ``start`` with ``policy`` (an MLPPolicy; None: the scripted
     expert) to its step budget; the skill's own success test. No precondition checks."""
     env.set_state(start.state)
     return _run_from_here(env, skill_name, start.params, policy)
 
 
-def _run_from_here(env: TabletopEnv, skill_name: str, params: SkillParams, policy=None) -> bool:
+def _run_from_here(
+    env: TabletopEnv, skill_name: str, params: SkillParams, policy: MLPPolicy | None = None
+) -> bool:
     skill = get(skill_name)
     before = env.world_state()
     b = skill.bind(before, params)

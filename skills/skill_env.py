@@ -8,6 +8,8 @@ and a small time cost; the episode terminates on the skill's own success test.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, cast
+
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
@@ -17,12 +19,16 @@ from sim.env import TabletopEnv
 from skills.base import to_world
 from skills.registry import get
 
+if TYPE_CHECKING:
+    from skills.base import SkillParams
+    from skills.perturb import Condition, Event, PerturbedEnv
+
 SHAPING_SCALE = 10.0
 SUCCESS_BONUS = 5.0
 TIME_COST = 0.01
 
 
-class SkillEnv(gym.Env):
+class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 25}
 
     def __init__(
@@ -31,16 +37,16 @@ class SkillEnv(gym.Env):
         render_mode: str | None = None,
         expert_actions: bool = False,
         randomize: dict[str, float] | None = None,
-    ):
+    ) -> None:
         self.skill = get(skill)
         self.sim = TabletopEnv(render_mode=render_mode)
         # domain randomisation: {condition of skills/perturb.py: probability per episode};
         # the rest of the episodes are nominal
         self._nominal = self.sim
         self._randomize = dict(randomize or {})
-        self._sims: dict = {}
-        self._cond = None
-        self._event = None
+        self._sims: dict[str, PerturbedEnv] = {}
+        self._cond: Condition | None = None
+        self._event: Event | None = None
         if self._randomize:
             from skills.perturb import BY_NAME, PerturbedEnv
 
@@ -52,7 +58,9 @@ class SkillEnv(gym.Env):
         self.expert_actions = expert_actions
         self._rng: np.random.Generator | None = None
 
-    def reset(self, *, seed: int | None = None, options=None):
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
         if self._rng is None or seed is not None:
             self._rng = np.random.default_rng(self.np_random.integers(2**63))
@@ -88,30 +96,38 @@ class SkillEnv(gym.Env):
         self.sim, self._cond = self._nominal, None
         if not self._randomize:
             return
-        u, acc = self._rng.random(), 0.0
+        u, acc = self._generator.random(), 0.0
         for name, p in self._randomize.items():
             acc += p
             if u < acc:
-                self.sim = self._sims[name]
-                self._cond = self.sim.cond
+                sim = self._sims[name]
+                self.sim, self._cond = sim, sim.cond
                 return
 
-    def _sample_start(self):
-        if self._cond is None or self._cond.name == "nominal":
-            return self.skill.sample_start(self.sim, self._rng)
-        from skills.perturb import sample_start
+    @property
+    def _generator(self) -> np.random.Generator:
+        """The episodes' generator, which the first :meth:`reset` makes."""
+        assert self._rng is not None, "reset() first"
+        return self._rng
 
-        start = sample_start(self.skill, self.sim, self._rng)
+    def _sample_start(self) -> SkillParams | None:
+        if self._cond is None or self._cond.name == "nominal":
+            return self.skill.sample_start(self.sim, self._generator)
+        from skills.perturb import PerturbedEnv, sample_start
+
+        assert isinstance(self.sim, PerturbedEnv)  # _pick_condition chose it with _cond
+        start = sample_start(self.skill, self.sim, self._generator)
         return None if start is None else start[0]
 
-    def step(self, action):
+    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         action = np.asarray(action, dtype=np.float64)
         if self._cond is not None and self._cond.action_noise > 0:
             action = action.copy()
-            noise = self._rng.normal(0, self._cond.action_noise, 3)
+            noise = self._generator.normal(0, self._cond.action_noise, 3)
             action[:3] = np.clip(action[:3] + noise, -1.0, 1.0)
         if self._event is not None:
-            self._event.before_step(self.sim, self.steps + 1, self.sim.observe(), self.binding)
+            sim = cast("PerturbedEnv", self.sim)  # an event comes with its condition's env
+            self._event.before_step(sim, self.steps + 1, self.sim.observe(), self.binding)
             action = self._event.gripper(action)
         self.sim.step_physics(to_world(action, self.binding))  # a turned grasp's frame
         self.steps += 1
@@ -131,24 +147,24 @@ class SkillEnv(gym.Env):
     def expert_action(self) -> np.ndarray:
         return self.skill.expert(self.sim.observe(), self.binding).astype(np.float32)
 
-    def _observe(self, raw) -> np.ndarray:
+    def _observe(self, raw: dict) -> np.ndarray:
         if self._cond is not None and self._cond.obs_noise > 0:  # the policy's view only
             raw = dict(raw)
-            raw["object_pos"] = raw["object_pos"] + self._rng.normal(
+            raw["object_pos"] = raw["object_pos"] + self._generator.normal(
                 0, self._cond.obs_noise, raw["object_pos"].shape
             )
         return self.skill.observe(raw, self.binding).astype(np.float32)
 
-    def _info(self, raw, success: bool) -> dict:
-        info = {"is_success": success}
+    def _info(self, raw: dict, success: bool) -> dict[str, Any]:
+        info: dict[str, Any] = {"is_success": success}
         if self.expert_actions:
             info["expert_action"] = self.skill.expert(raw, self.binding).astype(np.float32)
         return info
 
-    def render(self):
+    def render(self) -> np.ndarray:
         return self.sim.render_rgb()
 
-    def close(self):
+    def close(self) -> None:
         self._nominal.close()
         for e in self._sims.values():
             e.close()

@@ -18,8 +18,10 @@ import json
 import logging
 import math
 import os
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,12 +33,18 @@ from sim.safeio import MiB, read_regular
 from sim.world import (
     FINGER_TIP_DZ,
     FINGER_X_HALF,
+    ObjectState,
     WorldState,
     _square,
     bin_walls,
 )
 from skills.affordance import push_chain
 from skills.base import SkillParams, resolve_xy
+
+if TYPE_CHECKING:
+    from skills.pick import PickParams
+    from skills.place import PlaceParams
+    from skills.push import PushParams
 
 FORMAT = "skillbridge.success_model/1"
 DIR = Path(__file__).resolve().parent / "predictors"
@@ -93,6 +101,12 @@ def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> np
     return np.concatenate(out) if out else np.zeros((0, 2))
 
 
+def _cube(world: WorldState, name: str) -> ObjectState:
+    o = world.object(name)
+    assert o is not None, f"no cube {name}"  # a step is rated once its preconditions hold
+    return o
+
+
 def finger_gaps(world: WorldState, name: str, axis: str = "y") -> tuple[float, float]:
     """Free room (m) beside cube ``name`` on both sides along the finger ``axis`` (``"y"``,
     or ``"x"`` for a pick with the hand turned a quarter), within the fingers' band across
@@ -114,7 +128,12 @@ def finger_gaps(world: WorldState, name: str, axis: str = "y") -> tuple[float, f
     return max(pos, -0.02), max(neg, -0.02)
 
 
-def nearest(world: WorldState, name: str | list[str], xy, pts: np.ndarray | None = None) -> float:
+def nearest(
+    world: WorldState,
+    name: str | list[str],
+    xy: tuple[float, float],
+    pts: np.ndarray | None = None,
+) -> float:
     """Distance (m) from point ``xy`` to the nearest obstacle edge other than ``name``."""
     pts = _obstacles(world, name, 0.0) if pts is None else pts
     if not len(pts):
@@ -130,8 +149,8 @@ def _reach(x: float, y: float) -> list[float]:
     return [r, min(box, 0.1), min(0.70 - r, 0.1)]
 
 
-def _pick(world: WorldState, p) -> list[float]:
-    o = world.object(p.object)
+def _pick(world: WorldState, p: PickParams) -> list[float]:
+    o = _cube(world, p.object)
     x, y, z = o.pos
     # the gaps along the axis the pick will use (the hand turns a quarter when only x is free)
     g_pos, g_neg = finger_gaps(world, o.name, world.grasp_axis(o.name) or "y")
@@ -150,7 +169,7 @@ def _pick(world: WorldState, p) -> list[float]:
     ]
 
 
-def _place(world: WorldState, p) -> list[float]:
+def _place(world: WorldState, p: PlaceParams) -> list[float]:
     h = world.object(world.held_object) if world.held_object else None
     yaw = _fold(h.yaw) if h is not None else 0.0
     t = p.target
@@ -164,8 +183,8 @@ def _place(world: WorldState, p) -> list[float]:
     return [yaw, *kind, tx, ty, *_reach(tx, ty), t_yaw, min(room, CAP), float(in_bin)]
 
 
-def _push(world: WorldState, p) -> list[float]:
-    o = world.object(p.object)
+def _push(world: WorldState, p: PushParams) -> list[float]:
+    o = _cube(world, p.object)
     x, y = o.pos[0], o.pos[1]
     xy = resolve_xy(world, p.target)
     gx, gy = (float(xy[0]), float(xy[1])) if xy is not None else (x, y)
@@ -173,7 +192,7 @@ def _push(world: WorldState, p) -> list[float]:
     ang = math.atan2(gy - y, gx - x)
     u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))
     chain = push_chain(world, o.name, (gx, gy)) if d > 1e-6 else [o.name]
-    rear = world.object(chain[-1]).pos
+    rear = _cube(world, chain[-1]).pos
     behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
     around = _obstacles(world, chain, 0.0)
     path = min(
@@ -214,7 +233,12 @@ FEATURES = {
         "behind_box_margin behind_r_margin ux uy pushed_along"
     ).split(),
 }
-_FN = {"pick": _pick, "place": _place, "push": _push}
+#: Each takes its skill's own parameter model.
+_FN: dict[str, Callable[[WorldState, Any], list[float]]] = {
+    "pick": _pick,
+    "place": _place,
+    "push": _push,
+}
 
 
 def features(skill: str, world: WorldState, params: SkillParams) -> np.ndarray:
