@@ -23,7 +23,7 @@ A condition lists the skills it applies to and those for which *no* controller c
 there the figure that matters is how soon the skill notices, through
 :meth:`skills.base.Skill.doomed`, which ends the episode with a reason (reported as
 ``aborted`` and ``abort_steps``). A cube against a bin wall along the finger axis is not
-marked so: the expert never picks it, but a learned pick sometimes nudges it free.
+marked so: the pick turns the hand a quarter and closes the fingers along the wall.
 """
 
 from __future__ import annotations
