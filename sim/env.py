@@ -23,6 +23,7 @@ from gymnasium import spaces
 
 from sim import physics, scene
 from sim.controller import ArmController
+from sim.cubes import cube_pose
 from sim.world import WorldState, extract_world_state
 
 N_CUBES = len(scene.CUBE_NAMES)
@@ -175,15 +176,7 @@ class TabletopEnv(gym.Env):
                 placed.append(xy)
                 poses[n] = (xy[0], xy[1], scene.CUBE_HALF, rng.uniform(-0.35, 0.35))
             else:
-                v = [float(x) for x in v]
-                if len(v) == 2:
-                    poses[n] = (v[0], v[1], scene.CUBE_HALF, 0.0)
-                elif len(v) == 3:
-                    poses[n] = (v[0], v[1], scene.CUBE_HALF, v[2])
-                elif len(v) == 4:
-                    poses[n] = (v[0], v[1], v[2], v[3])
-                else:
-                    raise ValueError(f"pose of {n} must be [x, y], [x, y, yaw] or [x, y, z, yaw]")
+                poses[n] = cube_pose(n, v)
         for i, n in enumerate(scene.CUBE_NAMES):
             if n in poses:
                 x, y, z, yaw = poses[n]
