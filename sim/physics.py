@@ -59,3 +59,26 @@ def set_state(model: mujoco.MjModel, data: mujoco.MjData, state: np.ndarray) -> 
         raise ValueError(f"state has shape {state.shape}, this model needs ({state_size(model)},)")
     mujoco.mj_setState(model, data, state, STATE_SPEC)
     mujoco.mj_forward(model, data)
+
+
+@lru_cache(maxsize=1)
+def _scene_model() -> mujoco.MjModel:
+    return load_model()
+
+
+def command_slice(model: mujoco.MjModel | None = None) -> slice:
+    """Where the hand's commanded turn (the mocap target's quaternion) lies in a state vector.
+
+    A skill sets the turn at its start (``TabletopEnv.set_grip_yaw``), between two recorded
+    steps: it is a command, like the action, not a consequence of the previous step. Replay
+    checks take it from the recorded row and compare everything else bit for bit.
+    ``model`` defaults to the scene's (read-only use: sizes only)."""
+    model = _scene_model() if model is None else model
+    quat = int(mujoco.mjtState.mjSTATE_MOCAP_QUAT)
+    # mj_getState stores the components in the order of their bits
+    start = sum(
+        mujoco.mj_stateSize(model, 1 << bit)
+        for bit in range(quat.bit_length() - 1)
+        if int(STATE_SPEC) & (1 << bit)
+    )
+    return slice(start, start + mujoco.mj_stateSize(model, quat))

@@ -200,7 +200,11 @@ class VerifyResult:
 
 def verify(ep: Episode | str | Path) -> VerifyResult:
     """Re-simulate from the first recorded state with the recorded actions; compare every
-    following state bit for bit (as integers, so NaNs and signed zeros count too)."""
+    following state bit for bit (as integers, so NaNs and signed zeros count too).
+
+    The hand's commanded turn (:func:`sim.physics.command_slice`) is a command a skill sets
+    between steps, like an action: it is taken from the recorded row, and everything it
+    leads to is checked."""
     from sim import physics
 
     ep = _episode(ep)
@@ -215,6 +219,7 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
         for r in ep.trace
         if isinstance(r, dict) and r.get("kind") == "fault"
     }
+    cmd = physics.command_slice(env.model)
     t0 = time.perf_counter()
     checked, first, worst = 0, None, 0.0
     try:
@@ -227,6 +232,9 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
                 env.set_state(ref[k + 1])
                 continue
             s = env.get_state()
+            if not np.array_equal(s[cmd], ref[k + 1][cmd]):  # a skill turned the hand here
+                env.data.mocap_quat[env.controller.mocap] = ref[k + 1][cmd]
+                s = env.get_state()
             checked += 1
             if not np.array_equal(s.view(np.uint64), ref[k + 1].view(np.uint64)):
                 first = k + 1
