@@ -8,7 +8,7 @@ and are frozen. Adding a skill to the registry adds its subgoal here without bri
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, cast
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Required, TypedDict, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
@@ -48,6 +48,18 @@ else:
     # Union[...] of a runtime tuple: the `X | Y` spelling cannot be built from a tuple
     Subgoal = Annotated[Union[tuple(SUBGOAL_MODELS.values())], Field(discriminator="skill")]  # noqa: UP007
 SUBGOAL_ADAPTER: TypeAdapter[Subgoal] = TypeAdapter(Subgoal)
+
+
+class SubgoalDict(TypedDict, total=False):
+    """A subgoal as the JSON the planner, the bridge and the runner pass between them
+    (:func:`subgoal_json` of an accepted :data:`Subgoal`), ``skill`` first. Only ``skill``
+    is always there; the parameters are the skill's (those of the shipped skills here; a
+    skill added to the registry brings its own keys, which a static checker cannot see)."""
+
+    skill: Required[str]
+    object: str
+    #: a place target (bin, cube, table region) or a push target: a region or ``[x, y]``
+    target: str | list[float]
 
 
 class Plan(BaseModel):

@@ -371,7 +371,7 @@ def e2e(n: int, seed: int, layouts: list[str]) -> int:
     """Crowded, rotated and edge scenes run end to end with the rules planner."""
     import tempfile
 
-    from skillbridge.runner import run_task
+    from skillbridge.runner.runner import run_task
 
     print("layout    runs  success  refused  failed  repaired(push inserted)")
     for layout in layouts:

@@ -34,7 +34,7 @@ KEYS = ("planning", "bridge", "policy", "physics", "world", "recording", "other"
 
 def _source(requested: str) -> tuple[str, str | None]:
     from skillbridge.errors import UserError
-    from skillbridge.runner import make_executor
+    from skillbridge.runner.executor import make_executor
 
     if requested != "auto":
         return requested, None
@@ -60,9 +60,10 @@ def main(argv=None) -> int:
     import sim  # noqa: F401
     from sim import util
     from sim.env import TabletopEnv
-    from skillbridge import episode as E
-    from skillbridge import replay
-    from skillbridge.runner import RunConfig, Runner
+    from skillbridge.episodes import episode as E
+    from skillbridge.episodes import replay
+    from skillbridge.runner.records import RunConfig
+    from skillbridge.runner.runner import Runner
 
     source, note = _source(args.policy_source)
     runs = []

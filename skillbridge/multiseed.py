@@ -172,12 +172,12 @@ def _failed(seed: int, error: str, t0: float) -> dict:
 def run_ray(specs: list[dict], address: str, n_jobs: int, threads: int, done: Done) -> None:
     """Each spec as a Ray task on the cluster at ``address`` (``local``: one started here
     with ``n_jobs * threads`` CPUs and stopped at the end)."""
-    from skillbridge import ray_eval
+    from skillbridge import ray_cluster
 
-    ray = ray_eval.ray_module()
+    ray = ray_cluster.ray_module()
     # Ray's driver prints cluster events on stdout, which belongs to --json
     with contextlib.redirect_stdout(sys.stderr):
-        started = ray_eval.start(address, n_jobs * threads)
+        started = ray_cluster.start(address, n_jobs * threads)
         try:
             task = ray.remote(num_cpus=threads, max_retries=0)(train_seed)
             t0 = time.time()

@@ -291,7 +291,8 @@ def workspace(recorded, tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def recorded(tmp_path_factory):
-    from skillbridge.runner import RunConfig, Runner
+    from skillbridge.runner.records import RunConfig
+    from skillbridge.runner.runner import Runner
 
     out = tmp_path_factory.mktemp("prop-runs")
     r = Runner(

@@ -15,7 +15,7 @@ EXIT_INPUT = 2
 
 
 def register(app: typer.Typer) -> None:
-    from skillbridge.ray_eval import command_class  # a bare --ray: a local Ray cluster
+    from skillbridge.ray_cluster import command_class  # a bare --ray: a local Ray cluster
 
     app.command("eval", cls=command_class())(eval_suite)
 
@@ -102,8 +102,10 @@ def eval_suite(
       2    unusable input (suite, options, --out in use by another eval)
       130  interrupted (Ctrl-C or SIGTERM): the partial report is kept;
            continue it with --resume DIR"""
-    from skillbridge import evaluation as ev
-    from skillbridge.suite import DEFAULT_SUITE, SuiteError, load_suite
+    from skillbridge.evaluation import run as ev
+    from skillbridge.evaluation.config import EvalConfig
+    from skillbridge.evaluation.state import ResumeError, read_state
+    from skillbridge.evaluation.suite import DEFAULT_SUITE, SuiteError, load_suite
 
     if seeds < 1 or seeds > 1000:
         raise UserError("--seeds must be between 1 and 1000", EXIT_INPUT)
@@ -116,7 +118,7 @@ def eval_suite(
     if workers < 1 or workers > 64:
         raise UserError("--workers must be between 1 and 64", EXIT_INPUT)
     if ray is not None:  # Ray (issue 16): installed, before any work
-        from skillbridge.ray_eval import check
+        from skillbridge.ray_cluster import check
 
         check(ray)
     if max_replans < 0:
@@ -149,12 +151,12 @@ def eval_suite(
         out = resume
         lock = _claim_out(out, resume=True)
         try:
-            s, cfg = ev.read_state(out)
+            s, cfg = read_state(out)
             cfg.workers, cfg.ray = workers, ray
-            from skillbridge.runner import make_executor
+            from skillbridge.runner.executor import make_executor
 
             make_executor(cfg.policy_source)
-        except ev.ResumeError as e:
+        except ResumeError as e:
             lock.close()
             raise UserError(str(e), EXIT_INPUT) from None
         except BaseException:
@@ -173,12 +175,12 @@ def eval_suite(
                 f"--route must be one of {', '.join(ROUTES)}, not {route!r}", EXIT_INPUT
             )
         planner_spec = _check_planner(llm, base_url)
-        from skillbridge.runner import make_executor
+        from skillbridge.runner.executor import make_executor
 
         make_executor(policy_source)  # a missing or damaged policy is one line, before any work
         out = out or ev.default_out()
         lock = _claim_out(out, resume=False)
-        cfg = ev.EvalConfig(
+        cfg = EvalConfig(
             suite_path=str(suite if suite is not None else DEFAULT_SUITE),
             llm=llm,
             planner=planner_spec,
@@ -213,7 +215,7 @@ def exit_code(report: dict) -> int:
 def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
     from rich.console import Console
 
-    from skillbridge import evaluation as ev
+    from skillbridge.evaluation import run as ev
 
     console = Console(stderr=True, soft_wrap=True)
     out = cfg.out
@@ -311,7 +313,7 @@ def _claim_out(out: Path, resume: bool):
     import fcntl
     import os
 
-    from skillbridge import evaluation as ev
+    from skillbridge.evaluation.state import STATE_FILE
 
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {out} is a file; give a folder", EXIT_INPUT)
@@ -345,7 +347,7 @@ def _claim_out(out: Path, resume: bool):
                 f"(or continue an incomplete one with --resume {out})",
                 EXIT_INPUT,
             )
-        if (out / ev.STATE_FILE).exists():
+        if (out / STATE_FILE).exists():
             lock.close()
             raise UserError(
                 f"--out {out} holds an unfinished eval; continue it with "
@@ -385,7 +387,7 @@ def _summary(report: dict) -> dict:
 def _print_summary(console, report: dict) -> None:
     from rich.table import Table
 
-    from skillbridge.evaluation import _pct
+    from skillbridge.evaluation.pages import _pct
 
     t = Table(show_header=True, header_style="bold")
     for col in ("category", "planning", "execution", "refusal"):

@@ -50,7 +50,7 @@ def export(
 ):
     """Export recorded episodes as a LeRobotDataset (parquet frames, mp4 per camera, meta/)
     or, with --format minari, as a Minari dataset (--out is then a Minari datasets root)."""
-    from skillbridge import lerobot_export as lx
+    from skillbridge.episodes import lerobot_export as lx
 
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt!r} is not supported; use one of: {', '.join(FORMATS)}")
@@ -67,7 +67,7 @@ def export(
             force=force,
         )
         if fmt == "minari":
-            from skillbridge.minari_export import export_minari
+            from skillbridge.episodes.minari_export import export_minari
 
             result = export_minari(runs, out, dataset_id=dataset_id, force=force)
         else:
@@ -106,7 +106,7 @@ def _run(lx, runs, out, opts, c):
 # ----------------------------------------------------------------------------- Rerun
 def check_rerun_args(rerun: bool, save: Path | None) -> None:
     """``replay --rerun [--save FILE.rrd]``: checked before anything is rendered."""
-    from skillbridge import viewer as vw
+    from skillbridge.episodes import viewer as vw
 
     if save is not None and not rerun:
         raise UserError("--save FILE.rrd goes with --rerun")
@@ -120,7 +120,7 @@ def check_rerun_args(rerun: bool, save: Path | None) -> None:
 
 def rerun_episodes(eps: list, save: Path | None, c, opts=None) -> dict:
     """Log episodes to Rerun (a file with ``save``, else the viewer); the JSON part."""
-    from skillbridge import viewer as vw
+    from skillbridge.episodes import viewer as vw
 
     total = sum(e.n_states for e in eps)
     try:

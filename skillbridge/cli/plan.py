@@ -106,8 +106,8 @@ def _explain(outcome, route: str, has_model: bool) -> list[str]:
 
 
 def _world(seed: int, cubes: str | None):
+    from sim.cubes import check_cubes, scene_options
     from skillbridge.cli.common import parse_cubes, reset_world
-    from skillbridge.runner import check_cubes, scene_options
 
     options = None
     if cubes is not None:  # the same forms and checks as `run --cubes`

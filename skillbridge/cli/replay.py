@@ -33,8 +33,8 @@ def replay(
 ):
     """Replay a recorded episode: the trace as a timeline, a video or the viewer, --verify."""
     from sim.video import VideoError, check_video_target
-    from skillbridge import replay as rp
-    from skillbridge.episode import EpisodeError, check_writable
+    from skillbridge.episodes import replay as rp
+    from skillbridge.episodes.episode import EpisodeError, check_writable
 
     c = make_console(stderr=as_json, soft_wrap=True)
     try:

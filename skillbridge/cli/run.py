@@ -67,7 +67,8 @@ def run(
     ),
 ):
     """Run a natural-language task in simulation, recorded as an episode; exit 0 on success."""
-    from skillbridge.runner import RunConfig, Runner
+    from skillbridge.runner.records import RunConfig
+    from skillbridge.runner.runner import Runner
 
     if video_path is not None and not video:
         raise UserError(
@@ -120,8 +121,8 @@ class _Progress:
             self.status = None
 
     def event(self, kind: str, d: dict) -> None:
-        from skillbridge.episode import format_subgoal
-        from skillbridge.runner import RunEvent
+        from skillbridge.episodes.episode import format_subgoal
+        from skillbridge.runner.records import RunEvent
 
         c = self.c
         if kind == RunEvent.START:
@@ -192,7 +193,7 @@ class _Progress:
 def _summary(c, r) -> None:
     from rich.table import Table
 
-    from skillbridge.episode import format_subgoal
+    from skillbridge.episodes.episode import format_subgoal
 
     t = Table(title=None, show_header=True, header_style="bold")
     for col in ("#", "subgoal", "result", "steps", "sim s", "wall s"):

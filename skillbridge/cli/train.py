@@ -29,7 +29,7 @@ def rewrite_train_args(args: list[str]) -> list[str]:
     """``--seeds 0 1 2`` -> ``--seeds=0 --seeds=1 --seeds=2`` (click options take one value
     each; negative numbers are kept for the range check), and a bare ``--ray`` (last, before
     an option or before the SKILL) -> ``--ray=local``."""
-    from skillbridge.ray_eval import LOCAL
+    from skillbridge.ray_cluster import LOCAL
 
     out: list[str] = []
     in_seeds = False
@@ -212,7 +212,7 @@ def _train_seeds(  # noqa: C901 - option checks, then one run
     if ray is not None:
         if importlib.util.find_spec("ray") is None:
             raise UserError("train --ray needs Ray: pip install 'skillbridge[ray]'")
-        from skillbridge.ray_eval import check
+        from skillbridge.ray_cluster import check
 
         check(ray)
     if kwargs["tensorboard"] and importlib.util.find_spec("tensorboard") is None:

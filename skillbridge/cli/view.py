@@ -31,9 +31,9 @@ def view(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
 ):
     """Open many episodes in the Rerun viewer, one recording each (or save them to an .rrd)."""
-    from skillbridge import lerobot_export as lx
-    from skillbridge import viewer as vw
-    from skillbridge.episode import EpisodeError
+    from skillbridge.episodes import lerobot_export as lx
+    from skillbridge.episodes import viewer as vw
+    from skillbridge.episodes.episode import EpisodeError
 
     c = make_console(stderr=True, soft_wrap=True)
     check_rerun_args(True, save)

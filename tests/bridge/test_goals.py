@@ -25,7 +25,7 @@ def _world(**kw) -> WorldState:
 
 
 def test_suite_and_bridge_share_one_grammar():
-    import skillbridge.suite as S
+    import skillbridge.evaluation.suite as S
 
     assert S.parse_literal is G.parse_literal and S.unmet is G.unmet
     assert S.GoalSyntaxError is G.GoalSyntaxError

@@ -1,4 +1,4 @@
-"""A stand-in for ``evaluation.run_job`` in pool workers: one job kills its own worker."""
+"""A stand-in for ``evaluation.jobs.run_job`` in pool workers: one job kills its own worker."""
 
 import os
 import time

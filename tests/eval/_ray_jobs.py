@@ -1,4 +1,4 @@
-"""A stand-in for ``evaluation.run_job`` in Ray workers: jobs that kill their own worker."""
+"""A stand-in for ``evaluation.jobs.run_job`` in Ray workers: jobs that kill their own worker."""
 
 import os
 import time

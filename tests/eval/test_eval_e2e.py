@@ -209,10 +209,10 @@ def test_out_must_be_fresh(monkeypatch, capsys, tmp_path, two_suite):
 
 def test_poses_pass_through_the_run_config(tmp_path):
     """No runner subclass: the task's scene goes to RunConfig.cubes as it is."""
-    from skillbridge import evaluation
-    from skillbridge.suite import Task
+    from skillbridge.evaluation import jobs
+    from skillbridge.evaluation.suite import Task
 
-    assert not hasattr(evaluation, "_scene_runner_class")
+    assert not hasattr(jobs, "_scene_runner_class")
     t = Task.model_validate(
         {
             "id": "t",
@@ -222,7 +222,7 @@ def test_poses_pass_through_the_run_config(tmp_path):
             "scene": {"cubes": {"red_block": [0.05, -0.12], "blue_block": None}},
         }
     )
-    assert evaluation._scene_cubes(t) == {"red_block": [0.05, -0.12], "blue_block": None}
+    assert jobs._scene_cubes(t) == {"red_block": [0.05, -0.12], "blue_block": None}
     t = Task.model_validate(
         {
             "id": "t",
@@ -232,14 +232,14 @@ def test_poses_pass_through_the_run_config(tmp_path):
             "scene": {"cubes": ["red_block"]},
         }
     )
-    assert evaluation._scene_cubes(t) == ["red_block"]
+    assert jobs._scene_cubes(t) == ["red_block"]
 
 
 def test_an_unreachable_pose_never_becomes_an_episode():
     """Refused when the suite is read (issue 10 E), not run into an "error" episode."""
     from pydantic import ValidationError
 
-    from skillbridge.suite import Task
+    from skillbridge.evaluation.suite import Task
 
     task = {
         "id": "far",

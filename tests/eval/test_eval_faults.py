@@ -7,8 +7,9 @@ import json
 
 from cli_helpers import run_cli
 
-from skillbridge import evaluation as ev
-from skillbridge.suite import Task
+from skillbridge.evaluation.jobs import run_job
+from skillbridge.evaluation.report import claims
+from skillbridge.evaluation.suite import Task
 
 TASK = Task(
     id="red-green",
@@ -33,12 +34,12 @@ def _job(tmp_path, *, faults=False, source="scripted", seed=0):
 
 
 def test_fault_in_an_episode_is_recovered_and_counted(tmp_path):
-    rec = ev.run_job(_job(tmp_path, faults=True, source="pretrained"))
+    rec = run_job(_job(tmp_path, faults=True, source="pretrained"))
     assert rec["fault"]["fault"] == "teleport" and rec["fault"]["cube"] == "red_block"
     assert rec["recovered"] is True and rec["repaired_by_replan"] is True
     assert rec["claimed_success"] is True and rec["false_success"] is False
     assert rec["goal_replans"] == 1 and rec["run_goal_met"] is True
-    c = ev.claims([rec])
+    c = claims([rec])
     assert c["faults_injected"] == 1 and c["recovery"]["successes"] == 1
     assert c["repaired_by_replan"] == 1 and c["false_success_claims"] == 0
 
@@ -57,7 +58,7 @@ def test_claims_count_a_success_the_world_contradicts():
             "recovered": False,
         },
     ]
-    c = ev.claims(recs)
+    c = claims(recs)
     assert c["claimed_success"] == 2 and c["false_success_claims"] == 1
     assert c["false_success_episodes"][0]["unmet"] == ["x"]
     assert c["faults_injected"] == 1 and c["recovery"]["successes"] == 0
@@ -87,10 +88,10 @@ def test_a_model_stating_a_goal_other_than_the_instruction_fails_planning(tmp_pa
         return HybridPlanner(llm, route="model")
 
     monkeypatch.setattr(HybridPlanner, "from_spec", classmethod(from_spec))
-    rec = ev.run_job(_job(tmp_path))
+    rec = run_job(_job(tmp_path))
     assert rec["goal_mismatch"] == ["missing in(red_block, green_bin)"]
     assert rec["planning"] is False
-    assert ev.claims([rec])["wrong_goal"] == 1
+    assert claims([rec])["wrong_goal"] == 1
 
 
 def test_eval_faults_cli_reports_recovery_and_claims(monkeypatch, capsys, tmp_path):

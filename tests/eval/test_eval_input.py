@@ -102,7 +102,7 @@ def test_deeply_nested_suite_is_one_line(monkeypatch, capsys, tmp_path, body):
     ids=["nan", "inf", "far", "under-base", "overlap", "too-high"],
 )
 def test_impossible_suite_poses_are_refused_at_load(monkeypatch, capsys, tmp_path, cubes, why):
-    from skillbridge.suite import SuiteError, load_suite
+    from skillbridge.evaluation.suite import SuiteError, load_suite
 
     p = _suite(tmp_path, cubes)
     with pytest.raises(SuiteError) as e:
@@ -127,7 +127,7 @@ def test_impossible_suite_poses_are_refused_at_load(monkeypatch, capsys, tmp_pat
 
 
 def test_a_stack_and_the_shipped_suite_still_load():
-    from skillbridge.suite import load_suite
+    from skillbridge.evaluation.suite import load_suite
 
     assert len(load_suite().tasks) > 50
     import tempfile

@@ -72,7 +72,7 @@ def _records(out: Path) -> dict:
 
 
 def test_bare_ray_means_a_local_cluster():
-    from skillbridge.ray_eval import LOCAL, rewrite_args
+    from skillbridge.ray_cluster import LOCAL, rewrite_args
 
     assert rewrite_args(["--ray"]) == [f"--ray={LOCAL}"]
     assert rewrite_args(["--ray", "--json"]) == [f"--ray={LOCAL}", "--json"]
@@ -109,7 +109,8 @@ def test_ray_records_match_the_process_pool(suite, tmp_path, monkeypatch, capsys
 
 @pytest.mark.slow
 def test_killed_worker_job_is_retried_elsewhere_never_lost_or_doubled(tmp_path, monkeypatch):
-    from skillbridge import ray_eval
+    from skillbridge.evaluation import ray_jobs
+    from skillbridge.ray_cluster import LOCAL
 
     monkeypatch.setenv(
         "PYTHONPATH",
@@ -124,7 +125,7 @@ def test_killed_worker_job_is_retried_elsewhere_never_lost_or_doubled(tmp_path, 
     ]
     stats: dict = {}
     seen: list[int] = []
-    run = ray_eval.ray_runner(ray_eval.LOCAL, "scripted", job_fn="_ray_jobs:run_job")
+    run = ray_jobs.ray_runner(LOCAL, "scripted", job_fn="_ray_jobs:run_job")
     results, lost = run(jobs, 2, sink=lambda i, rec: seen.append(i), stats=stats)
     assert [r and r["n"] for r in results] == [0, 1, 2, None, 4]
     assert sorted(seen) == [0, 1, 2, 4]  # each result taken exactly once
@@ -202,9 +203,10 @@ def test_kill_9_of_a_ray_worker_mid_eval_is_retried_not_counted(suite, tmp_path)
 
 @pytest.mark.slow
 def test_a_worker_that_cannot_start_is_one_line_not_retried_forever():
-    from skillbridge import ray_eval
     from skillbridge.errors import UserError
+    from skillbridge.evaluation import ray_jobs
+    from skillbridge.ray_cluster import LOCAL
 
-    run = ray_eval.ray_runner(ray_eval.LOCAL, "scripted", job_fn="no_such_module:run_job")
+    run = ray_jobs.ray_runner(LOCAL, "scripted", job_fn="no_such_module:run_job")
     with pytest.raises(UserError, match="cannot start: ModuleNotFoundError: No module named"):
         run([{"n": 0}, {"n": 1}], 1, stats={})

@@ -164,7 +164,7 @@ def test_new_eval_into_unfinished_folder_is_refused(monkeypatch, capsys, tmp_pat
 
 # ----------------------------------------------------------------------------- exit codes
 def test_exit_1_when_every_episode_errors(monkeypatch, capsys, tmp_path, suite):
-    from skillbridge import runner
+    from skillbridge.runner import runner
 
     def broken(self):
         raise RuntimeError("the simulator fell over")
@@ -332,7 +332,7 @@ def test_kill_9_of_a_worker_is_retried_not_counted(tmp_path, suite):
 @pytest.mark.slow
 def test_a_job_that_always_kills_its_worker_is_given_up_after_bounded_retries(monkeypatch):
     from eval import _crashy  # importable by name in spawned workers (sys.path is passed)
-    from skillbridge import evaluation as ev
+    from skillbridge.evaluation import pool as ev
 
     monkeypatch.setattr(ev, "run_job", _crashy.run_job)
     jobs = [{"n": 0}, {"n": 1, "crash": True}, {"n": 2}, {"n": 3}]
@@ -346,7 +346,7 @@ def test_a_job_that_always_kills_its_worker_is_given_up_after_bounded_retries(mo
 def test_a_full_disk_is_one_line_and_resumable(monkeypatch, capsys, tmp_path, suite):
     import errno
 
-    from skillbridge import evaluation as ev
+    from skillbridge.evaluation import run as ev
 
     def full(report, out):
         raise OSError(errno.ENOSPC, "No space left on device")

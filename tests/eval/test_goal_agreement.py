@@ -13,7 +13,7 @@ def test_rules_goals_agree_with_every_suite_goal_they_plan():
     import bridge
     from planner.rules import parse
     from sim.env import TabletopEnv
-    from skillbridge.suite import load_suite
+    from skillbridge.evaluation.suite import load_suite
 
     env = TabletopEnv()
     checked, bad = 0, []

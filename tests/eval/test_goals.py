@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sim.world import BinState, ObjectState, RegionState, WorldState
-from skillbridge.suite import GoalSyntaxError, goal_holds, parse_literal, unmet
+from skillbridge.evaluation.suite import GoalSyntaxError, goal_holds, parse_literal, unmet
 from tests import worlds
 
 

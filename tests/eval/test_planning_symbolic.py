@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from skillbridge.evaluation import _cause, rate, simulate_plan
-from skillbridge.suite import load_suite, parse_literal
+from skillbridge.evaluation.jobs import simulate_plan
+from skillbridge.evaluation.record import cause as _cause
+from skillbridge.evaluation.report import rate
+from skillbridge.evaluation.suite import load_suite, parse_literal
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +84,7 @@ def test_shipped_tasks_are_planned_by_the_rules_planner():
     and are exempt here."""
     from planner.hybrid import HybridPlanner
     from sim.env import TabletopEnv
-    from skillbridge.suite import FREE_LANGUAGE_CATEGORIES
+    from skillbridge.evaluation.suite import FREE_LANGUAGE_CATEGORIES
 
     env = TabletopEnv()
     planner = HybridPlanner.from_spec("rules")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skillbridge.suite import CATEGORIES, DEFAULT_SUITE, SuiteError, load_suite
+from skillbridge.evaluation.suite import CATEGORIES, DEFAULT_SUITE, SuiteError, load_suite
 
 
 def test_shipped_suite_validates():

@@ -13,7 +13,8 @@ TASKS = ("put the red block in the green bin", "push the blue block to the table
 @pytest.fixture(scope="session")
 def runs_dir(tmp_path_factory) -> Path:
     """A folder of two successful scripted episodes (different tasks and seeds)."""
-    from skillbridge.runner import RunConfig, Runner
+    from skillbridge.runner.records import RunConfig
+    from skillbridge.runner.runner import Runner
 
     out = tmp_path_factory.mktemp("runs")
     for seed, task in enumerate(TASKS):

@@ -22,7 +22,7 @@ SMALL = ("--size", "64x48", "--camera", "front")
 @pytest.fixture(scope="module")
 def exported(runs_dir, tmp_path_factory):
     """The two episodes exported with float64 columns and one small camera."""
-    from skillbridge import lerobot_export as lx
+    from skillbridge.episodes import lerobot_export as lx
 
     out = tmp_path_factory.mktemp("ds") / "dataset"
     opts = lx.ExportOptions(cameras=("front",), width=64, height=48, dtype="float64")
@@ -62,7 +62,7 @@ def _reference(ep):
 
 
 def test_round_trip_is_bit_exact_in_float64(exported, episodes):
-    from skillbridge.episode import load
+    from skillbridge.episodes.episode import load
 
     res, out = exported
     assert res.episodes == 2 and res.frames == _data(out).num_rows
@@ -96,8 +96,8 @@ def test_round_trip_is_bit_exact_in_float64(exported, episodes):
 
 
 def test_float32_is_the_episode_rounded_once(runs_dir, episodes, tmp_path):
-    from skillbridge import lerobot_export as lx
-    from skillbridge.episode import load
+    from skillbridge.episodes import lerobot_export as lx
+    from skillbridge.episodes.episode import load
 
     out = tmp_path / "ds32"
     lx.export_lerobot([episodes[0]], out, lx.ExportOptions(cameras=()))

@@ -15,7 +15,7 @@ minari = pytest.importorskip("minari")
 def test_minari_loads_the_export_bit_exact(runs_dir, episodes, tmp_path, monkeypatch, capsys):
     from sim import scene
     from sim.env import TabletopEnv
-    from skillbridge.episode import load
+    from skillbridge.episodes.episode import load
 
     out = tmp_path / "minari"
     code, so, err = run_cli(

@@ -19,8 +19,8 @@ def _ids(episodes):
 
 
 def test_replay_rerun_saves_an_rrd_that_reads_back(episodes, tmp_path, monkeypatch, capsys):
-    from skillbridge import viewer
-    from skillbridge.episode import load
+    from skillbridge.episodes import viewer
+    from skillbridge.episodes.episode import load
 
     ep_path = episodes[1]  # the shorter one
     ep = load(ep_path)
@@ -63,7 +63,7 @@ def test_replay_rerun_saves_an_rrd_that_reads_back(episodes, tmp_path, monkeypat
 
 
 def test_view_saves_one_recording_per_episode(runs_dir, episodes, tmp_path, monkeypatch, capsys):
-    from skillbridge import viewer
+    from skillbridge.episodes import viewer
 
     rrd = tmp_path / "all.rrd"
     code, out, err = run_cli(

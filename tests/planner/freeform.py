@@ -2,7 +2,7 @@
 
 ``load_freeform()`` reads and validates it for tests and the planner benchmark: ids unique,
 categories known, every goal literal parsed by the project's goal grammar, the scene valid
-(the suite's :class:`~skillbridge.suite.SceneSpec`), goals naming only present cubes, and
+(the suite's :class:`~skillbridge.evaluation.suite.SceneSpec`), goals naming only present cubes, and
 exactly one of ``goal`` / ``refuse: true``. Each returned entry is a plain dict::
 
     {"id", "instruction", "category", "scene": SceneSpec, "goal": [str, ...],
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import yaml
 
-from skillbridge.suite import GoalSyntaxError, SceneSpec, parse_literal
+from skillbridge.evaluation.suite import GoalSyntaxError, SceneSpec, parse_literal
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "freeform.yaml"
 

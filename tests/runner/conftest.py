@@ -18,7 +18,8 @@ SEED = 0
 @pytest.fixture(scope="session")
 def recorded(tmp_path_factory):
     """(RunResult, episode path) of a successful scripted pick-and-place, seed 0."""
-    from skillbridge.runner import RunConfig, Runner
+    from skillbridge.runner.records import RunConfig
+    from skillbridge.runner.runner import Runner
 
     out = tmp_path_factory.mktemp("runs")
     r = Runner(RunConfig(task=TASK, seed=SEED, out_dir=out, policy_source="scripted")).run()

@@ -13,7 +13,7 @@ import pytest
 from cli_helpers import run_cli
 
 from sim import util as U
-from skillbridge import episode as E
+from skillbridge.episodes import episode as E
 
 from .conftest import TASK
 

@@ -1,5 +1,5 @@
 """Success is the goal, checked from physics: faults injected into the real simulation
-through the runner's test hook (skillbridge.faults), detected, replanned or reported."""
+through the runner's test hook (skillbridge.runner.faults), detected, replanned or reported."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ import json
 
 from cli_helpers import run_cli
 
-from skillbridge import episode as E
-from skillbridge import replay
-from skillbridge.faults import Displace
-from skillbridge.runner import RunConfig, Runner
+from skillbridge.episodes import episode as E
+from skillbridge.episodes import replay
+from skillbridge.runner.faults import Displace
+from skillbridge.runner.records import RunConfig
+from skillbridge.runner.runner import Runner
 
 
 def _run(tmp_path, task, *, seed=0, fault=None, max_replans=2, source="pretrained"):

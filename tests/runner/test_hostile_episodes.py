@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 
-from skillbridge import episode as E
+from skillbridge.episodes import episode as E
 
 
 def _meta(ep):

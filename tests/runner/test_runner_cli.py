@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from cli_helpers import run_cli
 
-from skillbridge import episode as E
+from skillbridge.episodes import episode as E
 
 from .conftest import TASK
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 
-from skillbridge import episode as E
-from skillbridge import replay
-from skillbridge.runner import SETTLE_INDEX, SETTLE_S, RunConfig, Runner
+from skillbridge.episodes import episode as E
+from skillbridge.episodes import replay
+from skillbridge.runner.records import RunConfig
+from skillbridge.runner.runner import SETTLE_INDEX, SETTLE_S, Runner
 
 from .conftest import SEED, TASK
 

@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 from cli_helpers import run_cli
 
-from skillbridge import episode as E
-from skillbridge import replay
-from skillbridge.runner import RunConfig, Runner
+from skillbridge.episodes import episode as E
+from skillbridge.episodes import replay
+from skillbridge.runner.records import RunConfig
+from skillbridge.runner.runner import Runner
 
 from .conftest import TASK
 
@@ -80,7 +81,8 @@ def test_invalid_model_plans_fall_back_and_the_run_completes(tmp_path):
 CHILD = textwrap.dedent(
     """
     import sys, time
-    from skillbridge.runner import RunConfig, Runner
+    from skillbridge.runner.records import RunConfig
+    from skillbridge.runner.runner import Runner
     from skills.runtime import SkillExecutor
 
     total = [0]

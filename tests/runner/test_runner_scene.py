@@ -9,10 +9,12 @@ import math
 import pytest
 from cli_helpers import run_cli
 
-from skillbridge import episode as E
-from skillbridge import replay
+from sim.cubes import check_cubes, scene_options
+from skillbridge.episodes import episode as E
+from skillbridge.episodes import replay
 from skillbridge.errors import UserError
-from skillbridge.runner import EXIT_INPUT, RunConfig, Runner, check_cubes, scene_options
+from skillbridge.runner.records import EXIT_INPUT, RunConfig
+from skillbridge.runner.runner import Runner
 
 from .conftest import TASK
 

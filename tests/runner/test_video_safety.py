@@ -12,7 +12,7 @@ import pytest
 from cli_helpers import run_cli
 
 from sim.video import VideoError, VideoWriter, check_mp4
-from skillbridge import replay
+from skillbridge.episodes import replay
 
 from .conftest import TASK
 
