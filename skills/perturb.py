@@ -565,7 +565,16 @@ def evaluate_split(
 # ---------------------------------------------------------------------- the pick->place chain
 #: Conditions of the chain: start layouts and dynamics (the executor runs the skills as a
 #: plan does, so per-step noise and events are the single skills' business).
-CHAIN_CONDITIONS = ("nominal", "yaw_full", "yaw_high", "edges", "heavy_slippery", "light_grippy")
+CHAIN_CONDITIONS = (
+    "nominal",
+    "yaw_full",
+    "yaw_high",
+    "edges",
+    "heavy_slippery",
+    "light_grippy",
+    "wall_y",  # picked with the hand turned, carried while it turns back
+    "wall_x",
+)
 
 
 def chain_conditions(split: str) -> list[Condition]:
@@ -595,6 +604,12 @@ def evaluate_chain_condition(
         names = random_cubes(rng)
         env.reset(seed=int(rng.integers(2**31)), options={"cubes": names})
         cube, target = names[0], str(rng.choice(scene.BIN_NAMES))
+        if cond.layout in ("wall_y", "wall_x"):
+            if not _against_wall(env, cube, cond.layout, rng):  # a neighbour is there
+                env.reset(seed=int(rng.integers(2**31)), options={"cubes": [cube]})
+                _against_wall(env, cube, cond.layout, rng)
+            for _ in range(5):  # settle the new contacts under the holding controller
+                env.step_physics(np.array([0.0, 0.0, 0.0, -1.0]))
         state, present = env.get_state(), env.present
         for name, ex in executors.items():
             env.set_state(state)
