@@ -237,7 +237,7 @@ def train_seeds(
             done(res)
 
     fn = train_fn or TRAIN_FN
-    specs = [
+    specs: list[dict[str, Any]] = [
         {
             "skill": skill,
             "seed": s,

@@ -76,6 +76,8 @@ def _bound_seeds() -> None:
     import inspect
 
     for cmd in app.registered_commands:
+        if cmd.callback is None:
+            continue
         for name, p in inspect.signature(cmd.callback).parameters.items():
             info = p.default
             if name in SEED_PARAMS and isinstance(info, typer.models.OptionInfo):

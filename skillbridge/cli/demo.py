@@ -58,9 +58,9 @@ def _demo(seed: int, episodes: int, video: Path) -> None:
                     orig(action, control_steps)
                     vw.append(caption(env.render_rgb(), _t))
 
-                env.step_physics = stepped
+                env.step_physics = stepped  # type: ignore[method-assign]
                 ok = run_pick_place(env, cube, target)
-                env.step_physics = orig
+                env.step_physics = orig  # type: ignore[method-assign]
                 console.print(f"{safe(text)}: {'[green]success' if ok else '[red]failed'}")
     finally:
         env.close()

@@ -216,6 +216,7 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
     from rich.console import Console
 
     from skillbridge.evaluation import run as ev
+    from skillbridge.evaluation.record import EvalRecord
 
     console = Console(stderr=True, soft_wrap=True)
     out = cfg.out
@@ -253,7 +254,7 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
                 tally = {"ok": 0, "fail": 0}
                 tid = bar.add_task("episodes", total=total, tally="")
 
-                def progress(rec: dict, done: int, n: int) -> None:
+                def progress(rec: EvalRecord, done: int, n: int) -> None:
                     ok = rec["refusal_ok"] if rec["refuse"] else rec["execution"]
                     tally["ok" if ok else "fail"] += 1
                     if not ok:

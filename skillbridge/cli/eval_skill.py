@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -173,7 +174,7 @@ def _eval_split(
                 k: load_policy(Path(policy_dir) / k if policy_dir else pretrained_dir(k), k)[0]
                 for k in ("pick", "place")
             }
-            actors = {
+            actors: dict[str, Any] = {
                 "policy": SkillExecutor("pretrained", policies=pols),
                 "expert": SkillExecutor("scripted"),
             }
@@ -199,13 +200,13 @@ def _eval_split(
     for col in ("condition", "policy (95% CI)", "expert (95% CI)", "only pol/exp", "aborted"):
         t.add_column(col)
     for r in result["conditions"]:
-        p, e, pr = r["policy"], r["expert"], r["paired"]
+        p, ex, pr = r["policy"], r["expert"], r["paired"]
         name = r["condition"] + ("" if r["feasible"] else " (infeasible)")
         ab = "-" if not p["aborted"] else f"{p['aborted']} @ step {p['mean_abort_steps']}"
         t.add_row(
             name,
             f"{p['successes']}/{p['episodes']} ({p['ci95'][0]:.2f}-{p['ci95'][1]:.2f})",
-            f"{e['successes']}/{e['episodes']} ({e['ci95'][0]:.2f}-{e['ci95'][1]:.2f})",
+            f"{ex['successes']}/{ex['episodes']} ({ex['ci95'][0]:.2f}-{ex['ci95'][1]:.2f})",
             f"{pr['policy_only']}/{pr['expert_only']}",
             ab,
         )

@@ -34,12 +34,12 @@ def replay(
     """Replay a recorded episode: the trace as a timeline, a video or the viewer, --verify."""
     from sim.video import VideoError, check_video_target
     from skillbridge.episodes import replay as rp
-    from skillbridge.episodes.episode import EpisodeError, check_writable
+    from skillbridge.episodes.episode import EpisodeError, check_writable, load
 
     c = make_console(stderr=as_json, soft_wrap=True)
     try:
         speed = rp.check_speed(speed)
-        ep = rp.load(episode)
+        ep = load(episode)
     except EpisodeError as e:
         raise UserError(str(e), 2) from None
     if video is not None:

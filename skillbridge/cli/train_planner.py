@@ -104,6 +104,7 @@ def train_planner(
     from rich.progress import (
         BarColumn,
         Progress,
+        TaskID,
         TextColumn,
         TimeElapsedColumn,
         TimeRemainingColumn,
@@ -119,7 +120,7 @@ def train_planner(
         TimeRemainingColumn(),
         console=console(stderr=True),
     )
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def on_progress(p, what: str) -> None:
         if what not in tasks:

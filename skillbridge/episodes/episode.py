@@ -74,7 +74,8 @@ def slugify(text: str, n: int = 40) -> str:
 
 def _npz_bytes(**arrays: np.ndarray) -> bytes:
     buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)  # zip+deflate: see docs/EPISODE_FORMAT.md
+    # zip+deflate: see docs/EPISODE_FORMAT.md (numpy's stub reads **arrays as allow_pickle)
+    np.savez_compressed(buf, **arrays)  # type: ignore[arg-type]
     return buf.getvalue()
 
 
@@ -371,7 +372,7 @@ class Episode:
         return np.concatenate([self.states, self.final_state[None]], axis=0)
 
     def subgoal_labels(self) -> dict[int, str]:
-        out = {}
+        out: dict[int, str] = {}
         for r in self.trace:
             if r.get("kind") == "subgoal_start" and isinstance(r.get("subgoal"), dict):
                 i = r.get("index", len(out))

@@ -37,10 +37,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skillbridge.episodes.episode import META, Episode, EpisodeError, load
+
+if TYPE_CHECKING:
+    from sim.video import VideoWriter
 
 CODEBASE_VERSION = "v3.0"
 ROBOT_TYPE = "skillbridge_tabletop_arm"
@@ -285,7 +289,7 @@ class _VideoStream:
     def __init__(self, root: Path, key: str, fps: int):
         self.root, self.key, self.fps = root, key, fps
         self.pos = _Rollover()
-        self.writer = None
+        self.writer: VideoWriter | None = None
         self.frames_in_file = 0
         self.files: list[str] = []
 
@@ -315,6 +319,7 @@ class _VideoStream:
         }
 
     def append(self, frame: np.ndarray) -> None:
+        assert self.writer is not None, "append() after begin_episode()"
         self.writer.append(frame)
         self.frames_in_file += 1
 
@@ -342,7 +347,7 @@ class _DataWriter:
     def __init__(self, root: Path, schema):
         self.root, self.schema = root, schema
         self.pos = _Rollover()
-        self.writer = None
+        self.writer: Any = None  # a pyarrow ParquetWriter while a file is open
         self.bytes = 0
 
     def write(self, table) -> dict:
@@ -444,7 +449,7 @@ def _table(pa, schema, cols: dict[str, np.ndarray]):
 def write_tasks(pa, pq, path: Path, tasks: dict[str, int]) -> None:
     """meta/tasks.parquet as pandas writes it (LeRobot reads it with pandas: the task text
     is the index, ``task_index`` the column), without needing pandas here."""
-    names = sorted(tasks, key=tasks.get)
+    names = sorted(tasks, key=tasks.__getitem__)
     table = pa.table(
         {
             "task_index": pa.array([tasks[t] for t in names], pa.int64()),
@@ -542,8 +547,8 @@ def _render(ep: Episode, st: _State, on_frame: Callable[[int], None] | None) -> 
             out.update(stream.end_episode())
             pix = np.concatenate(sampled)
             st.image_samples.setdefault(key, []).append(pix)
-            for k, v in image_stats(pix, len(sampled)).items():
-                out[f"stats/{key}/{k}"] = v.tolist()
+            for stat, v in image_stats(pix, len(sampled)).items():
+                out[f"stats/{key}/{stat}"] = v.tolist()
     finally:
         env.close()
     return out

@@ -284,14 +284,14 @@ def _row_detail(r: dict) -> str:
         raw = str(r.get("raw") or "").replace("\n", " ")
         return f"{r.get('proposer')}#{r.get('attempt')} {tok} {lat}: {raw[:80]}"
     if k == "bridge_decision":
-        reasons = r.get("reasons") if isinstance(r.get("reasons"), list) else []
+        reasons = got if isinstance(got := r.get("reasons"), list) else []
         codes = (
             ", ".join(str(x.get("code", "?")) if isinstance(x, dict) else "?" for x in reasons)
             or "-"
         )
         return f"{r.get('decision')} {r.get('proposer')}#{r.get('attempt')} [{codes}]"
     if k == "plan":
-        steps = r.get("steps") if isinstance(r.get("steps"), list) else []
+        steps = got if isinstance(got := r.get("steps"), list) else []
         text = " → ".join(_subgoal(s) for s in steps)
         return f"{r.get('decision')} by {r.get('source')}: " + (
             text or (f"refused: {r.get('refusal')}" if r.get("refusal") else "(no steps)")
@@ -344,7 +344,7 @@ def print_timeline(ep: Episode, console=None) -> None:
     c = console or Console()
     m = ep.meta
     res = ep.result
-    planner = m.get("planner") if isinstance(m.get("planner"), dict) else {}
+    planner = got if isinstance(got := m.get("planner"), dict) else {}
     c.print(
         f"[bold]{safe(m.get('task'))}[/bold]  seed {safe(m.get('seed'))}, planner "
         f"{safe(planner.get('spec'))}, policies {safe(m.get('policy_source'))}, "

@@ -12,7 +12,7 @@ import os
 import time
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from planner.rules import NOTHING_TO_DO
 from skillbridge.evaluation.config import EvalConfig
@@ -51,7 +51,7 @@ def simulate_plan(world: WorldState, steps: list[SubgoalDict]) -> WorldState | N
     model of the skills); None if a step cannot run (the plan is then wrong here)."""
     from bridge.validate import simulate
 
-    after, reasons = simulate(world, steps)
+    after, reasons = simulate(world, cast(list[dict], steps))
     return None if reasons else after
 
 
@@ -87,9 +87,9 @@ def run_job(job: dict) -> EvalRecord:
     import torch
 
     torch.set_num_threads(1)
+    from bridge.goals import unmet
     from bridge.policy import PLAN_DECISIONS
     from sim.world import WorldState
-    from skillbridge.evaluation.suite import unmet
     from skillbridge.runner.records import RunConfig, RunEvent
     from skillbridge.runner.runner import Runner
 
@@ -171,7 +171,7 @@ def run_job(job: dict) -> EvalRecord:
     # the check the runner's success must never fail: it claimed success, the world disagrees
     rec["false_success"] = bool(rec["claimed_success"] and rec["unmet_final"])
     if rec["fault"] is not None:
-        rec["recovered"] = rec["execution"]
+        rec["recovered"] = bool(rec["execution"])
         rec["repaired_by_replan"] = bool(rec["execution"] and result.replans > 0)
     if not rec["execution"]:
         rec["cause"] = cause(rec)

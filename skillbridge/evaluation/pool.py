@@ -15,8 +15,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 
 from skillbridge.evaluation import jobs as _jobs
 from skillbridge.evaluation.jobs import run_job
+from skillbridge.evaluation.record import EvalRecord
 
-ProgressFn = Callable[[dict, int, int], None]
+ProgressFn = Callable[[EvalRecord, int, int], None]
 
 #: process rather than of the robot) before it is given up and reported as missing.
 MAX_ATTEMPTS = 3
@@ -25,7 +26,7 @@ MAX_POOL_RESTARTS = 10
 #: Seconds between a worker's checks that the eval that started it is still alive.
 PARENT_POLL_S = 0.5
 
-SinkFn = Callable[[int, dict], None]
+SinkFn = Callable[[int, EvalRecord], None]
 
 
 def _worker_init(parent_pid: int) -> None:
@@ -97,12 +98,12 @@ class Collector:
         done_before: int = 0,
         total: int | None = None,
     ):
-        self.results: list[dict | None] = [None] * n
+        self.results: list[EvalRecord | None] = [None] * n
         self.total = n + done_before if total is None else total
         self.done = done_before
         self.progress, self.sink = progress, sink
 
-    def finish(self, i: int, rec: dict) -> None:
+    def finish(self, i: int, rec: EvalRecord) -> None:
         self.results[i] = rec
         self.done += 1
         if self.sink:
@@ -119,7 +120,7 @@ def run_jobs(  # noqa: C901 - pool supervision: timeouts, crashes, restarts, res
     done_before: int = 0,
     total: int | None = None,
     stats: dict | None = None,
-) -> tuple[list[dict | None], dict[int, str]]:
+) -> tuple[list[EvalRecord | None], dict[int, str]]:
     """Results in job order (None where a job was lost) and the lost jobs with the reason.
 
     ``workers`` > 1: a spawn-context process pool. A worker that dies (``kill -9``, the OOM

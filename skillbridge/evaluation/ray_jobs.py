@@ -60,7 +60,7 @@ class EpisodeWorker:
 class _Scheduler:
     """Keeps every actor busy with one job; replaces an actor that died and requeues its job."""
 
-    def __init__(self, ray, jobs, n_actors, policy_source, job_fn, stats):
+    def __init__(self, ray, jobs, n_actors, policy_source, job_fn, stats) -> None:
         from skillbridge.evaluation.pool import MAX_ATTEMPTS
 
         self.ray, self.jobs, self.stats = ray, jobs, stats

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class SubgoalOutcome(TypedDict):
-    skill: str | None
+    skill: str
     success: bool
     reason: str | None
 
@@ -113,24 +113,23 @@ def record_run(rec: EvalRecord, result: RunResult, codes: Counter) -> None:
     (judged against the task's goal by the job)."""
     from planner.loop import RunStatus
 
-    rec.update(
-        status=result.status,
-        message=result.message,
-        refused=result.status == RunStatus.REFUSED,
-        tokens=dict(result.tokens),
-        wall_s=round(result.wall_s, 3),
-        episode=result.episode,
-        replans=result.replans,
-        bridge_codes=dict(codes),
-        subgoals=[
-            {
-                "skill": s["subgoal"].get("skill"),
-                "success": bool(s.get("success")),
-                "reason": s.get("reason"),
-            }
-            for s in result.subgoals
-        ],
-    )
+    # every key below exists already: assigning keeps the record's key order
+    rec["status"] = result.status
+    rec["message"] = result.message
+    rec["refused"] = result.status == RunStatus.REFUSED
+    rec["tokens"] = dict(result.tokens)
+    rec["wall_s"] = round(result.wall_s, 3)
+    rec["episode"] = result.episode
+    rec["replans"] = result.replans
+    rec["bridge_codes"] = dict(codes)
+    rec["subgoals"] = [
+        {
+            "skill": s["subgoal"].get("skill"),
+            "success": bool(s.get("success")),
+            "reason": s.get("reason"),
+        }
+        for s in result.subgoals
+    ]
     first = result.plans[0] if result.plans else {}
     rec["plan"] = list(first.get("steps") or [])
     rec["claimed_success"] = result.status == RunStatus.SUCCESS

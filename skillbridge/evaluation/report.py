@@ -65,7 +65,7 @@ def claims(recs: Sequence[EvalRecord]) -> dict:
         "faults_injected": len(faulted),
         "recovery": rate(sum(bool(r.get("recovered")) for r in faulted), len(faulted)),
         "repaired_by_replan": sum(bool(r.get("repaired_by_replan")) for r in faulted),
-        "faults_by_kind": dict(Counter(r["fault"]["fault"] for r in faulted)),
+        "faults_by_kind": dict(Counter(f["fault"] for r in faulted if (f := r.get("fault")))),
         "wrong_goal": sum(bool(r.get("goal_mismatch")) for r in goal_runs),
     }
 

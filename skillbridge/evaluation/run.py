@@ -72,7 +72,7 @@ def evaluate(
     lost: dict[str, str] = {}
     log = (out / RESULTS_FILE).open("a", encoding="utf-8")
 
-    def sink(i: int, rec: dict) -> None:
+    def sink(i: int, rec: EvalRecord) -> None:
         done[keys[todo[i]]] = rec
         log.write(json.dumps(rec, default=str) + "\n")
         log.flush()

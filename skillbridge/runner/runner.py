@@ -19,7 +19,7 @@ import math
 import time
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -40,7 +40,9 @@ from skillbridge.runner.records import (
 from skillbridge.runner.signals import install_sigterm, restore_sigterm
 
 if TYPE_CHECKING:
-    from bridge.models import SubgoalDict
+    from sim.env import TabletopEnv
+    from sim.world import WorldState
+    from skillbridge.episodes.episode import EpisodeWriter
 
 log = logging.getLogger("skillbridge.runner")
 
@@ -96,8 +98,8 @@ class Runner:
         self.subgoals: list[dict] = []
         self.plans: list[dict] = []
         self.tokens = {"in": 0, "out": 0, "calls": 0}
-        self.writer = None
-        self.env = None
+        self.writer: EpisodeWriter | None = None
+        self.env: TabletopEnv | None = None
         self._prepared = False
 
     # ------------------------------------------------------------------ input checks
@@ -219,8 +221,8 @@ class Runner:
         if root.getEffectiveLevel() > logging.INFO:
             root.setLevel(logging.INFO)
         old_term = install_sigterm()
-        error = None
-        result = None
+        error: BaseException | None = None
+        result: RunResult | None = None
         try:
             self._emit(
                 RunEvent.START,
@@ -237,7 +239,8 @@ class Runner:
                 c.task,
                 world,
                 self._execute,
-                planner=_TracedPlanner(self.planner, self),
+                # duck-typed: the loop asks a planner for plan(), max_steps and spec only
+                planner=cast(Any, _TracedPlanner(self.planner, self)),
                 max_replans=c.max_replans,
                 trace_id=self.trace_id,
                 on_event=self._loop_event,
@@ -336,8 +339,14 @@ class Runner:
         return result
 
     # ------------------------------------------------------------------ pieces
-    def _execute(self, step: SubgoalDict):
-        env, writer, t = self.env, self.writer, self.timings
+    def _live(self) -> tuple[TabletopEnv, EpisodeWriter]:
+        """The scene and the episode of the run in progress (they exist only inside :meth:`run`)."""
+        assert self.env is not None and self.writer is not None
+        return self.env, self.writer
+
+    def _execute(self, step: dict) -> tuple[bool, WorldState]:
+        env, writer = self._live()
+        t = self.timings
         idx = len(self.subgoals)
         self.subgoals.append({"index": idx, "subgoal": dict(step), "start_step": writer.steps})
         writer.trace("subgoal_start", index=idx, subgoal=dict(step))
@@ -394,7 +403,7 @@ class Runner:
         self._emit(RunEvent.SUBGOAL_END, rec)
         return outcome.success, after
 
-    def _verify(self, goal: list[str]):
+    def _verify(self, goal: list[str]) -> tuple[WorldState, list[dict]]:
         """Settle the physics, then evaluate ``goal`` on the world state: the closed loop's
         success test. The arm holds still where it is (its motion target is drawn back onto
         the gripper: a zero action would let it finish the lead it was given and push on),
@@ -402,7 +411,7 @@ class Runner:
         from bridge import goals as G
         from sim import scene
 
-        env, writer = self.env, self.writer
+        env, writer = self._live()
         ctl, data = env.controller, env.data
         n = max(1, math.ceil(SETTLE_S / control_dt() - 1e-9))
         grip = 1.0 if env.world_state().held_object else -1.0
@@ -426,7 +435,7 @@ class Runner:
         return G.evaluate(loop.goal, final_world)
 
     def _record_plan(self, out, wall_s: float) -> None:
-        writer = self.writer
+        writer = self._live()[1]
         for a in out.attempts:
             meta = dict(getattr(a, "meta", {}) or {})
             prompt = meta.pop("prompt", None)
@@ -490,14 +499,15 @@ class Runner:
 
     def _loop_event(self, kind: str, data: dict) -> None:
         if kind in LOOP_EVENTS_FORWARDED:
-            self.writer.trace(kind, **data)
+            self._live()[1].trace(kind, **data)
             self._log(kind, f"{kind}: {data}", **data)
             self._emit(kind, data)
 
     def _result(
         self, loop, final_world, goal_eval: list | None, run_s: float, t_start: float
     ) -> RunResult:
-        steps = self.writer.steps
+        writer = self._live()[1]
+        steps = writer.steps
         timings = {k: round(v, 4) for k, v in self.timings.items()}
         accounted = sum(self.timings.values())
         timings["other"] = round(max(0.0, run_s - accounted), 4)
@@ -525,7 +535,7 @@ class Runner:
             steps=steps,
             sim_time_s=steps * control_dt(),
             wall_s=wall,
-            episode=str(self.writer.path),
+            episode=str(writer.path),
             goal=loop.goal,
             goal_source=loop.goal_source,
             goal_evaluation=goal_eval,
