@@ -4,12 +4,10 @@ recorded in ``meta.scene``, and replayed exactly."""
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 from cli_helpers import run_cli
 
-from sim.cubes import check_cubes, scene_options
 from skillbridge.episodes import episode as E
 from skillbridge.episodes import replay
 from skillbridge.errors import UserError
@@ -17,73 +15,6 @@ from skillbridge.runner.records import EXIT_INPUT, RunConfig
 from skillbridge.runner.runner import Runner
 
 from .conftest import TASK
-
-
-# ----------------------------------------------------------------------------- check_cubes
-def test_names_are_normalised():
-    assert check_cubes(["red", "blue_block"]) == ["red_block", "blue_block"]
-    assert check_cubes(("green_block",)) == ["green_block"]
-
-
-def test_poses_are_normalised_to_float_lists():
-    got = check_cubes(
-        {
-            "red": (0.05, -0.12),
-            "blue_block": None,
-            "green_block": [0.1, 0.05, 0.3],
-            "yellow_block": [-0.16, 0.25, 0.025, 0],
-        }
-    )
-    assert got == {
-        "red_block": [0.05, -0.12],
-        "blue_block": None,
-        "green_block": [0.1, 0.05, 0.3],
-        "yellow_block": [-0.16, 0.25, 0.025, 0.0],
-    }
-    assert all(isinstance(v, float) for v in got["yellow_block"])
-    assert scene_options(got) == {"cubes": got} and scene_options(None) is None
-
-
-@pytest.mark.parametrize(
-    "spec, needle",
-    [
-        (["purple"], "unknown cube(s) purple_block"),
-        ({"pink_block": None}, "unknown cube(s) pink_block"),
-        ([], "unknown cube(s) (none)"),
-        ({}, "unknown cube(s) (none)"),
-        (["red", "red_block"], "listed twice: red_block"),
-        ("red_block", "a list of names or a {name: pose} mapping"),
-        ({"red_block": [0.1]}, "pose of red_block must be [x, y], [x, y, yaw] or [x, y, z, yaw]"),
-        ({"red_block": [0.1, 0.0, 0.0, 0.0, 0.0]}, "pose of red_block must be"),
-        ({"red_block": "0.1, 0.0"}, "pose of red_block must be"),
-        ({"red_block": {"x": 0.1, "y": 0.0}}, "pose of red_block must be"),
-        ({"red_block": [0.1, "a"]}, "pose of red_block must be numbers"),
-        ({"red_block": [True, 0.0]}, "pose of red_block must be numbers"),
-        ({"red_block": [math.nan, 0.0]}, "non-finite"),
-        ({"red_block": [0.1, math.inf, 0.0]}, "non-finite"),
-        (
-            {"red_block": [0.5, 0.0]},
-            "red_block at (0.5, 0) is off the table or out of the arm's reach",
-        ),
-        ({"red_block": [0.0, -0.4]}, "off the table or out of the arm's reach"),
-        ({"red_block": [-0.3, 0.0]}, "off the table or out of the arm's reach"),  # under the arm
-        ({"red_block": [0.0, 0.0, -0.1, 0.0]}, "below the table or above the workspace"),
-        ({"red_block": [0.0, 0.0, 0.5, 0.0]}, "below the table or above the workspace"),
-        (
-            {"red_block": [0.0, 0.0], "blue_block": [0.01, 0.02]},
-            "red_block and blue_block would overlap",
-        ),
-    ],
-)
-def test_bad_scene_is_one_clear_line(spec, needle):
-    with pytest.raises(ValueError) as e:
-        check_cubes(spec)
-    msg = str(e.value)
-    assert needle in msg and "\n" not in msg, msg
-
-
-def test_a_stack_by_height_is_not_an_overlap():
-    assert check_cubes({"blue_block": [0.0, -0.08], "red_block": [0.0, -0.08, 0.06, 0.0]})
 
 
 def test_prepare_reports_bad_poses_before_creating_anything(tmp_path):
