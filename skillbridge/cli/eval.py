@@ -388,15 +388,15 @@ def _summary(report: dict) -> dict:
 def _print_summary(console, report: dict) -> None:
     from rich.table import Table
 
-    from skillbridge.evaluation.pages import _pct
+    from skillbridge.evaluation.pages import pct
 
     t = Table(show_header=True, header_style="bold")
     for col in ("category", "planning", "execution", "refusal"):
         t.add_column(col)
     for cat, r in report["by_category"].items():
-        t.add_row(safe(cat), _pct(r["planning"]), _pct(r["execution"]), _pct(r["refusal"]))
+        t.add_row(safe(cat), pct(r["planning"]), pct(r["execution"]), pct(r["refusal"]))
     o = report["overall"]
-    t.add_row("[bold]all[/bold]", _pct(o["planning"]), _pct(o["execution"]), _pct(o["refusal"]))
+    t.add_row("[bold]all[/bold]", pct(o["planning"]), pct(o["execution"]), pct(o["refusal"]))
     console.print(t)
     for k, v in report["targets"].items():
         mark = (
@@ -417,7 +417,7 @@ def _print_summary(console, report: dict) -> None:
         )
         if cl["faults_injected"]:
             console.print(
-                f"recovery from injected faults: {_pct(cl['recovery'])}; repaired by "
+                f"recovery from injected faults: {pct(cl['recovery'])}; repaired by "
                 f"a replan: {cl['repaired_by_replan']}",
                 highlight=False,
             )

@@ -9,7 +9,7 @@ from pathlib import Path
 from sim import util
 
 
-def _pct(r: dict) -> str:
+def pct(r: dict) -> str:
     if r["rate"] is None:
         return "n/a"
     lo, hi = r["ci95"]
@@ -54,10 +54,10 @@ def write_markdown(report: dict, path: Path) -> None:  # noqa: C901 - a flat pag
     for k in ("planning", "execution", "refusal"):
         t = report["targets"][k]
         L.append(
-            f"| {k} success | {_pct(o[k])} | ≥ {t['target']} | "
+            f"| {k} success | {pct(o[k])} | ≥ {t['target']} | "
             f"{'n/a' if t['met'] is None else 'yes' if t['met'] else '**no**'} |"
         )
-    L.append(f"| false refusals | {_pct(o['false_refusals'])} | | |")
+    L.append(f"| false refusals | {pct(o['false_refusals'])} | | |")
     cl = report.get("claims")
     if cl:
         L.append(
@@ -67,7 +67,7 @@ def write_markdown(report: dict, path: Path) -> None:  # noqa: C901 - a flat pag
         )
         if cl["faults_injected"]:
             L.append(
-                f"| recovery from an injected fault | {_pct(cl['recovery'])} | ≥ 0.8 | "
+                f"| recovery from an injected fault | {pct(cl['recovery'])} | ≥ 0.8 | "
                 f"{'yes' if (cl['recovery']['rate'] or 0) >= 0.8 else '**no**'} |"
             )
             L.append(
@@ -84,8 +84,7 @@ def write_markdown(report: dict, path: Path) -> None:  # noqa: C901 - a flat pag
     for cat, r in report["by_category"].items():
         n = report["suite"]["by_category"].get(cat, 0)
         L.append(
-            f"| {cat} | {n} | {_pct(r['planning'])} | {_pct(r['execution'])} | "
-            f"{_pct(r['refusal'])} |"
+            f"| {cat} | {n} | {pct(r['planning'])} | {pct(r['execution'])} | {pct(r['refusal'])} |"
         )
     L.append("\n![success by category](success_by_category.png)\n")
     f = report["failures"]
@@ -106,7 +105,7 @@ def write_markdown(report: dict, path: Path) -> None:  # noqa: C901 - a flat pag
     L.append("| skill | runs | failures | failure rate [95% CI] |")
     L.append("|---|---|---|---|")
     for k, v in f["by_skill"].items():
-        L.append(f"| {k} | {v['runs']} | {v['failures']} | {_pct(v['failure_rate'])} |")
+        L.append(f"| {k} | {v['runs']} | {v['failures']} | {pct(v['failure_rate'])} |")
     L.append("\nBy bridge rejection code (every rejected planner attempt, refusals included):\n")
     L.append("| code | count |")
     L.append("|---|---|")

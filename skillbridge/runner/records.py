@@ -52,7 +52,7 @@ DEFAULT_TASK = "put the red block in the green bin"
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
 
 
-def _goal_met(evaluation: list | None) -> bool | None:
+def goal_met(evaluation: list | None) -> bool | None:
     """Whether every predicate of a goal evaluation holds (None without a goal)."""
     if evaluation is None:
         return None
@@ -119,7 +119,7 @@ class RunResult:
 
     @property
     def goal_met(self) -> bool | None:
-        return _goal_met(self.goal_evaluation)
+        return goal_met(self.goal_evaluation)
 
     @property
     def exit_code(self) -> int:

@@ -35,7 +35,7 @@ from skillbridge.runner.records import (
     RunConfig,
     RunEvent,
     RunResult,
-    _goal_met,
+    goal_met,
 )
 from skillbridge.runner.signals import install_sigterm, restore_sigterm
 
@@ -279,7 +279,7 @@ class Runner:
                     "goal": loop.goal,
                     "goal_source": loop.goal_source,
                     "goal_evaluation": goal_eval,
-                    "goal_met": _goal_met(goal_eval),
+                    "goal_met": goal_met(goal_eval),
                     "goal_replans": loop.goal_replans,
                     "faults": self.faults,
                 },
