@@ -10,12 +10,13 @@ it in its hint; the rules planner inserts it before the pick.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
 from sim import scene, scripted
 from sim.world import WorldState, _overlap, _square, bin_walls, cube_reachable
-from skills.base import resolve_xy
+from skills.base import cube_of, resolve_xy
 from skills.push import Push, PushParams
 
 #: Push distances tried (m), shortest first. The push skill stops once the cube is within
@@ -48,20 +49,20 @@ def _corridor(a: np.ndarray, b: np.ndarray, half: float) -> list[tuple[float, fl
     return [tuple(p) for p in (a + n, b + n, b - n, a - n)]
 
 
-def push_chain(world: WorldState, obj: str, target) -> list[str]:
+def push_chain(world: WorldState, obj: str, target: tuple[float, float] | np.ndarray) -> list[str]:
     """The cubes a push of ``obj`` towards ``target`` moves: ``obj`` and the row of cubes
     touching it from behind along the push line (the push skill comes down behind the
     rear one and pushes them all; see ``skills.push.chain_rear``), front to rear."""
     from skills.push import CHAIN_BACK, CHAIN_LATERAL, CHAIN_MAX_Y, CHAIN_MAX_Z
 
-    o = world.object(obj)
+    o = cube_of(world, obj)
     goal = np.asarray(target, dtype=np.float64)
     d = goal - np.asarray(o.pos[:2])
     u = d / max(float(np.linalg.norm(d)), 1e-9)
     perp = np.array([-u[1], u[0]])
     chain, rear = [obj], np.asarray(o.pos[:2])
     for _ in range(len(world.objects)):
-        best = None
+        best: tuple[float, str] | None = None
         for c in world.objects:
             if c.name in chain or c.held or c.fallen:
                 continue
@@ -75,7 +76,7 @@ def push_chain(world: WorldState, obj: str, target) -> list[str]:
         if best is None:
             break
         chain.append(best[1])
-        rear = np.asarray(world.object(best[1]).pos[:2])
+        rear = np.asarray(cube_of(world, best[1]).pos[:2])
     return chain
 
 
@@ -98,7 +99,7 @@ def push_path_clear(
         chain = push_chain(world, obj, target)
     obstacles = _obstacles(world, chain)
     for i, name in enumerate(chain):
-        c = world.object(name)
+        c = cube_of(world, name)
         p = np.asarray(c.pos[:2])
         back = scripted.PUSH_BACKOFF + 0.01 if i == len(chain) - 1 else scene.CUBE_HALF
         phi = abs(c.yaw - math.atan2(u[1], u[0])) % (math.pi / 2)
@@ -120,9 +121,11 @@ def _moved(world: WorldState, chain: list[str], delta: np.ndarray) -> WorldState
     return world.model_copy(update={"objects": objs})
 
 
-def _spot_ok(world: WorldState, chain: list[str], subject: str, shift, back: np.ndarray):
+def _spot_ok(
+    world: WorldState, chain: list[str], subject: str, shift: np.ndarray, back: np.ndarray
+) -> bool:
     """The subject graspable wherever along the last stretch the pushed row stops."""
-    mover = world.object(chain[0])
+    mover = cube_of(world, chain[0])
     for f in (0.0, 0.5, 1.0):
         delta = np.asarray(shift) - f * back
         p = np.asarray(mover.pos[:2]) + delta
@@ -146,13 +149,13 @@ def separation_push(world: WorldState, obj: str) -> dict | None:
     blockers = [b for b in blocking if world.object(b) is not None]
     away = 0.0  # angle away from the (first) blocker; along -y when a wall blocks
     if blockers:
-        b = world.object(blockers[0])
+        b = cube_of(world, blockers[0])
         away = math.atan2(o.pos[1] - b.pos[1], o.pos[0] - b.pos[0])
     else:
         away = -math.pi / 2 if any("wall" in s for s in blocking) else 0.0
-    movers = [obj] + [b for b in blockers if world.object(b).on_table and world.under(b) is None]
+    movers = [obj] + [b for b in blockers if cube_of(world, b).on_table and world.under(b) is None]
     for mover in movers:
-        m = world.object(mover)
+        m = cube_of(world, mover)
         base = away if mover == obj else away + math.pi
         for dist in DISTANCES:
             for da in ANGLES if mover == obj else (0.0, math.pi / 4, -math.pi / 4):
@@ -195,7 +198,7 @@ def low_affordance(world: WorldState, step: dict) -> tuple[float, float] | None:
 
 def _push_candidates(world: WorldState, obj: str) -> list[dict]:
     """Pushes of ``obj`` to each table region, and the separation push, that can run."""
-    out = []
+    out: list[dict] = []
     fix = separation_push(world, obj)
     if fix is not None:
         out.append(fix)
@@ -237,7 +240,7 @@ def affordance_repair(world: WorldState, step: dict) -> tuple[dict | None, str]:
             )
         return None, f"no single push makes {params.object} pickable; choose another cube"
     if name == "place" and model is not None:
-        alts = []
+        alts: list[tuple[float, str]] = []
         for t in [b.name for b in world.bins] + [r.name for r in world.regions]:
             if t == params.target:
                 continue
@@ -265,8 +268,9 @@ def _moved_by(world: WorldState, push: dict) -> WorldState:
     return _PUSH.effect(world, params)
 
 
-def _target(t):
-    return tuple(t) if isinstance(t, list) else t
+def _target(t: str | list[float]) -> str | tuple[float, float]:
+    # a JSON point [x, y] as the params' tuple; PushParams itself checks its length
+    return cast("tuple[float, float]", tuple(t)) if isinstance(t, list) else t
 
 
 def _json(step: dict) -> str:

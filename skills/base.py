@@ -8,14 +8,19 @@ declarations, so the catalogue is never duplicated as prose in prompts.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from sim import scene
 from sim.world import ObjectState, WorldState, reachable_xy, yaw_of
+
+if TYPE_CHECKING:
+    from sim.env import TabletopEnv
+    from skills.policy import MLPPolicy
 
 #: Parameter domains: which scene names a parameter may take. The bridge turns each into
 #: an enum in the per-scene JSON Schema.
@@ -28,6 +33,11 @@ class SkillParams(BaseModel):
     """Base of every parameter model: unknown keys are an error, never ignored."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+#: A skill's own parameter model: ``Pick`` is a ``Skill[PickParams]``, so its methods take
+#: ``PickParams`` without narrowing the base's signature.
+P = TypeVar("P", bound=SkillParams)
 
 
 @dataclass(frozen=True)
@@ -48,33 +58,34 @@ NO_EFFECT = "no_effect"
 NOT_GRASPABLE = "not_graspable"
 
 
-class Skill:
+class Skill(Generic[P]):
     """A skill declaration. Subclasses fill the class attributes, the four declarative
     methods the bridge and planner read, and the execution side the policies use."""
 
     name: ClassVar[str]
     description: ClassVar[str]
-    Params: ClassVar[type[SkillParams]]
+    #: Set on each subclass (not a ClassVar only because a ClassVar cannot hold a type variable).
+    Params: type[P]
     #: Human-readable preconditions for the catalogue and prompts.
     precondition_text: ClassVar[tuple[str, ...]] = ()
     #: Control steps the policy may take before the subgoal counts as failed.
     step_budget: ClassVar[int] = 100
 
-    def preconditions(self, world: WorldState, params: SkillParams) -> list[Violation]:
+    def preconditions(self, world: WorldState, params: P) -> list[Violation]:
         raise NotImplementedError
 
-    def effect(self, world: WorldState, params: SkillParams) -> WorldState:
+    def effect(self, world: WorldState, params: P) -> WorldState:
         """The world after the skill succeeds, predicted symbolically (no physics)."""
         raise NotImplementedError
 
-    def success(self, before: WorldState, after: WorldState, params: SkillParams) -> bool:
+    def success(self, before: WorldState, after: WorldState, params: P) -> bool:
         raise NotImplementedError
 
     # ---------------------------------------------------------------- execution side
     #: Length of the goal-conditioned observation vector the policy reads.
     obs_dim: ClassVar[int]
 
-    def bind(self, world: WorldState, params: SkillParams) -> Binding:
+    def bind(self, world: WorldState, params: P) -> Binding:
         """Resolve the parameters against the scene at the moment the subgoal starts."""
         raise NotImplementedError
 
@@ -90,7 +101,7 @@ class Skill:
         """Shaping potential; the reward is its change plus a success bonus."""
         raise NotImplementedError
 
-    def act(self, obs: dict, b: Binding, policy=None) -> np.ndarray:
+    def act(self, obs: dict, b: Binding, policy: MLPPolicy | None = None) -> np.ndarray:
         """The env action here: ``policy`` (an MLPPolicy) on :meth:`observe`, or the
         scripted expert when None, turned from the binding's frame into world axes. Every
         loop that drives a skill goes through this, so a turned grasp needs no special case
@@ -100,13 +111,13 @@ class Skill:
         return to_world(a, b)
 
     @staticmethod
-    def start(env, b: Binding) -> None:
+    def start(env: TabletopEnv, b: Binding) -> None:
         """Set the hand's turn the subgoal needs before its first step (a quarter turn for a
         pick along x; back to rest for everything else)."""
         if env.grip_yaw != b.grip_yaw:
             env.set_grip_yaw(b.grip_yaw)
 
-    def sample_start(self, env, rng: np.random.Generator) -> SkillParams | None:
+    def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> P | None:
         """Put ``env`` in a start state from the chained distribution; None to resample."""
         raise NotImplementedError
 
@@ -122,9 +133,7 @@ class Skill:
         It needs no learning, so it is not part of the policy."""
         return None
 
-    def doomed(
-        self, before: WorldState, now: WorldState, params: SkillParams, b: Binding
-    ) -> str | None:
+    def doomed(self, before: WorldState, now: WorldState, params: P, b: Binding) -> str | None:
         """Why success has become impossible mid-skill (the held cube is gone, the cube fell
         off the table), or None. The executor stops at once with this reason, so the runner
         replans without waiting out the step budget. Only what no controller can undo
@@ -177,6 +186,13 @@ def check_object(world: WorldState, name: str, field: str) -> list[Violation]:
     return []
 
 
+def cube_of(world: WorldState, name: str) -> ObjectState:
+    """Cube ``name``, which the caller knows is in ``world`` (its preconditions held)."""
+    o = world.object(name)
+    assert o is not None, f"no cube {name}"
+    return o
+
+
 def lost(world: WorldState, name: str, what: str = "") -> str | None:
     """Why cube ``name`` can no longer be acted on (gone, fallen, out of reach), or None."""
     o = world.object(name)
@@ -188,12 +204,12 @@ def lost(world: WorldState, name: str, what: str = "") -> str | None:
     return None
 
 
-def in_workspace(xy) -> bool:
+def in_workspace(xy: Sequence[float] | np.ndarray) -> bool:
     x, y = float(xy[0]), float(xy[1])
     return reachable_xy(x, y)
 
 
-def moved(o: ObjectState, **changes) -> ObjectState:
+def moved(o: ObjectState, **changes: Any) -> ObjectState:
     base = dict(held=False, on_table=False, in_bin=None, on=None, fallen=False, reachable=True)
     base.update(changes)
     return o.model_copy(update=base)
@@ -208,7 +224,7 @@ def replace_object(
     because the symbolic gripper never left the rest pose.
     """
     objs = [new if o.name == new.name else o for o in world.objects]
-    update = {"objects": objs, "held_object": held}
+    update: dict[str, Any] = {"objects": objs, "held_object": held}
     if grip is not None:
         update["grip_pos"] = tuple(float(v) for v in grip)
     return world.model_copy(update=update)
@@ -232,6 +248,12 @@ class Binding:
     #: (a table point), so one policy serves both grasp axes (see :func:`to_frame`).
     grip_yaw: float = 0.0
     pivot: tuple[float, float] = (0.0, 0.0)
+
+
+def bound_cube(b: Binding) -> int:
+    """The index of the cube a binding acts on (every skill but home binds one)."""
+    assert b.cube is not None, "the binding has no cube"
+    return b.cube
 
 
 def _turn(xy: np.ndarray, yaw: float) -> np.ndarray:
@@ -318,7 +340,12 @@ def random_cubes(rng: np.random.Generator) -> list[str]:
     return [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
 
 
-def run_expert_until(env, act, done, max_steps: int) -> bool:
+def run_expert_until(
+    env: TabletopEnv,
+    act: Callable[[dict], np.ndarray],
+    done: Callable[[dict], bool],
+    max_steps: int,
+) -> bool:
     """Drive ``env`` with ``act(obs)`` until ``done(obs)``; True if reached."""
     for _ in range(max_steps):
         obs = env.observe()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import Field
 
@@ -15,7 +17,9 @@ from skills.base import (
     Skill,
     SkillParams,
     Violation,
+    bound_cube,
     check_object,
+    cube_of,
     cube_yaw,
     grip_of,
     lost,
@@ -28,6 +32,9 @@ from skills.base import (
     to_frame,
     yaw_features,
 )
+
+if TYPE_CHECKING:
+    from sim.env import TabletopEnv
 
 LIFT_Z = 0.08  # a picked cube's centre must be at least this high (m)
 QUARTER_TURN = float(np.pi / 2)  # the hand's turn for a grasp with the fingers along x
@@ -64,7 +71,7 @@ def not_graspable(world: WorldState, obj: str, blockers: list[str]) -> Violation
     )
 
 
-class Pick(Skill):
+class Pick(Skill[PickParams]):
     name = "pick"
     description = "Grasp a cube with the gripper and lift it above the table."
     Params = PickParams
@@ -80,7 +87,7 @@ class Pick(Skill):
         v = check_object(world, params.object, "object")
         if v:
             return v
-        out = []
+        out: list[Violation] = []
         if world.held_object is not None:
             code_msg = (
                 f"{params.object} is already held"
@@ -106,7 +113,7 @@ class Pick(Skill):
         return out
 
     def effect(self, world: WorldState, params: PickParams) -> WorldState:
-        o = world.object(params.object)
+        o = cube_of(world, params.object)
         p = (o.pos[0], o.pos[1], 0.12)
         return replace_object(world, moved(o, held=True, pos=p), held=o.name, grip=p)
 
@@ -114,7 +121,9 @@ class Pick(Skill):
         o = after.object(params.object)
         return o is not None and after.held(params.object) and o.pos[2] >= LIFT_Z
 
-    def doomed(self, before, now, params: PickParams, b) -> str | None:
+    def doomed(
+        self, before: WorldState, now: WorldState, params: PickParams, b: Binding
+    ) -> str | None:
         return lost(now, params.object)
 
     # ------------------------------------------------------------------ execution side
@@ -129,30 +138,33 @@ class Pick(Skill):
         return Binding(
             cube=scene.CUBE_NAMES.index(params.object),
             grip_yaw=QUARTER_TURN if turn else 0.0,
-            pivot=(float(o.pos[0]), float(o.pos[1])) if turn else (0.0, 0.0),
+            pivot=(float(o.pos[0]), float(o.pos[1])) if turn and o is not None else (0.0, 0.0),
         )
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
         obs = to_frame(obs, b)
-        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        c = bound_cube(b)
+        grip, cube = grip_of(obs), obs["object_pos"][c]
         return np.concatenate(
-            [*proprio_features(obs), cube - grip, [cube[2]], yaw_features(obs, b.cube)]
+            [*proprio_features(obs), cube - grip, [cube[2]], yaw_features(obs, c)]
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
         obs = to_frame(obs, b)
+        c = bound_cube(b)
         return scripted.pick_action(
-            grip_of(obs), opening_of(obs), obs["object_pos"][b.cube], cube_yaw(obs, b.cube)
+            grip_of(obs), opening_of(obs), obs["object_pos"][c], cube_yaw(obs, c)
         )
 
     def potential(self, obs: dict, b: Binding) -> float:
-        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        c = bound_cube(b)
+        grip, cube = grip_of(obs), obs["object_pos"][c]
         phi = -float(np.linalg.norm(grip - cube))
-        if scripted.is_grasped(grip, opening_of(obs), cube, cube_yaw(obs, b.cube)):
+        if scripted.is_grasped(grip, opening_of(obs), cube, cube_yaw(obs, c)):
             phi += 0.2 + 2.0 * min(cube[2] - scene.CUBE_HALF, 0.1)
         return phi
 
-    def sample_start(self, env, rng: np.random.Generator) -> PickParams | None:
+    def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> PickParams | None:
         """Cubes at random (sometimes one stacked on another); the arm where others left it."""
         names = random_cubes(rng)
         k = len(names)

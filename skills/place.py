@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import Field
 
@@ -15,6 +17,8 @@ from skills.base import (
     Skill,
     SkillParams,
     Violation,
+    bound_cube,
+    cube_of,
     cube_yaw,
     grip_of,
     lost,
@@ -27,6 +31,9 @@ from skills.base import (
     sample_arm_start,
     yaw_features,
 )
+
+if TYPE_CHECKING:
+    from sim.env import TabletopEnv
 
 
 class PlaceParams(SkillParams):
@@ -63,7 +70,7 @@ def placed_ok(world: WorldState, obj: str, target: str) -> bool:
     return world.on(obj, target)
 
 
-class Place(Skill):
+class Place(Skill[PlaceParams]):
     name = "place"
     description = (
         "Put the cube the gripper holds into a bin, on top of another cube, or on a table "
@@ -102,7 +109,7 @@ class Place(Skill):
                     "target",
                 )
             ]
-        out = []
+        out: list[Violation] = []
         top = world.under(t)
         if top is not None:
             out.append(
@@ -123,16 +130,15 @@ class Place(Skill):
         return out
 
     def effect(self, world: WorldState, params: PlaceParams) -> WorldState:
-        h = world.object(world.held_object)
+        assert world.held_object is not None  # the preconditions: the gripper holds a cube
+        h = cube_of(world, world.held_object)
         t = params.target
-        if world.bin(t) is not None:
-            b = world.bin(t)
+        if (b := world.bin(t)) is not None:
             new = moved(h, in_bin=t, pos=(b.pos[0], b.pos[1], 0.025))
-        elif world.region(t) is not None:
-            r = world.region(t)
+        elif (r := world.region(t)) is not None:
             new = moved(h, on_table=True, pos=(r.pos[0], r.pos[1], scene.CUBE_HALF))
         else:
-            o = world.object(t)
+            o = cube_of(world, t)
             new = moved(h, on=t, pos=(o.pos[0], o.pos[1], o.pos[2] + 2 * scene.CUBE_HALF))
         above = (new.pos[0], new.pos[1], new.pos[2] + 2 * scene.CUBE_HALF)
         return replace_object(world, new, held=None, grip=above)
@@ -142,7 +148,9 @@ class Place(Skill):
             return False
         return placed_ok(after, before.held_object, params.target)
 
-    def doomed(self, before, now, params: PlaceParams, b) -> str | None:
+    def doomed(
+        self, before: WorldState, now: WorldState, params: PlaceParams, b: Binding
+    ) -> str | None:
         """The held cube fell off the table, or came to rest out of the gripper away from
         the target (knocked out, dropped on the way): place cannot pick it up again. A cube
         target that fell or went out of reach ends it too."""
@@ -154,14 +162,15 @@ class Place(Skill):
             why = lost(now, params.target, "the target ")
         if why is not None:
             return why
-        o = now.object(h)
+        o = cube_of(now, h)  # not lost
         if o.held or not (o.on_table or o.in_bin is not None or o.on is not None):
             return None  # in the gripper, or still falling
         if float(np.linalg.norm(np.asarray(o.pos) - np.asarray(now.grip_pos))) < DROP_GRIP:
             return None  # just released, or slipping between the fingers
         if b.target_cube is not None:
-            goal = np.asarray(now.object(params.target).pos[:2])
+            goal = np.asarray(cube_of(now, params.target).pos[:2])
         else:
+            assert b.target_xyz is not None  # a bin or region target binds its point
             goal = np.asarray(b.target_xyz[:2])
         if float(np.hypot(*(np.asarray(o.pos[:2]) - goal))) > DROP_TARGET:
             return f"{h} left the gripper away from {params.target}"
@@ -171,22 +180,25 @@ class Place(Skill):
     obs_dim = 18
 
     def bind(self, world: WorldState, params: PlaceParams) -> Binding:
+        assert world.held_object is not None  # the preconditions: the gripper holds a cube
         cube = scene.CUBE_NAMES.index(world.held_object)
         t = params.target
         if world.bin(t) is not None or world.region(t) is not None:
             kind = "bin" if world.bin(t) is not None else "region"
-            rel = scripted.release_point(world, t)
-            return Binding(cube=cube, target_kind=kind, target_xyz=tuple(float(v) for v in rel))
+            x, y, z = (float(v) for v in scripted.release_point(world, t))
+            return Binding(cube=cube, target_kind=kind, target_xyz=(x, y, z))
         return Binding(cube=cube, target_kind="cube", target_cube=scene.CUBE_NAMES.index(t))
 
     @staticmethod
     def release(obs: dict, b: Binding) -> np.ndarray:
         if b.target_cube is not None:
             return obs["object_pos"][b.target_cube] + np.array([0, 0, scripted.STACK_RELEASE_DZ])
+        assert b.target_xyz is not None  # a bin or region target binds its point
         return np.asarray(b.target_xyz)
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
-        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        c = bound_cube(b)
+        grip, cube = grip_of(obs), obs["object_pos"][c]
         kind = np.array([float(b.target_kind == k) for k in KINDS])
         return np.concatenate(
             [
@@ -194,30 +206,32 @@ class Place(Skill):
                 cube - grip,
                 self.release(obs, b) - grip,
                 kind,
-                yaw_features(obs, b.cube),
+                yaw_features(obs, c),
             ]
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
-        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        c = bound_cube(b)
+        grip, cube = grip_of(obs), obs["object_pos"][c]
         return scripted.place_action(
-            grip, opening_of(obs), cube, self.release(obs, b), cube_yaw(obs, b.cube)
+            grip, opening_of(obs), cube, self.release(obs, b), cube_yaw(obs, c)
         )
 
     def potential(self, obs: dict, b: Binding) -> float:
-        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
+        c = bound_cube(b)
+        grip, cube = grip_of(obs), obs["object_pos"][c]
         rel = self.release(obs, b)
         phi = -2.0 * float(np.linalg.norm(cube[:2] - rel[:2])) - float(abs(cube[2] - rel[2]))
-        if not scripted.is_grasped(grip, opening_of(obs), cube, cube_yaw(obs, b.cube)):
+        if not scripted.is_grasped(grip, opening_of(obs), cube, cube_yaw(obs, c)):
             phi += 2.0 * min(max(grip[2] - cube[2], 0.0), CLEARANCE + 0.01)
         return phi
 
-    def sample_start(self, env, rng: np.random.Generator) -> PlaceParams | None:
+    def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> PlaceParams | None:
         """A cube in a grasp the pick skill produced, carried somewhere above the table."""
         names = random_cubes(rng)
         k = len(names)
         cubes: dict = {n: None for n in names}
-        filled = None
+        filled: str | None = None
         if k >= 2 and rng.random() < 0.3:
             # earlier places left cubes in a bin: this one must find room beside them
             filled = str(rng.choice(scene.BIN_NAMES))
@@ -233,21 +247,18 @@ class Place(Skill):
         held = scene.CUBE_NAMES.index(names[0])
         carry = np.array([*rng.uniform([-0.2, -0.25], [0.2, 0.25]), rng.uniform(0.08, 0.2)])
 
-        def act(obs):
+        def act(obs: dict) -> np.ndarray:
             grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
             yaw = cube_yaw(obs, held)
             if scripted.is_grasped(grip, op, cube, yaw) and cube[2] > 0.07:
                 return scripted._move(grip, carry, scripted.CLOSE)
             return scripted.pick_action(grip, op, cube, yaw)
 
-        def done(obs):
+        def done(obs: dict) -> bool:
             grip = grip_of(obs)
-            return (
-                scripted.is_grasped(
-                    grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
-                )
-                and np.linalg.norm(grip - carry) < 0.02
-            )
+            return scripted.is_grasped(
+                grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
+            ) and bool(np.linalg.norm(grip - carry) < 0.02)
 
         if not run_expert_until(env, act, done, 120):
             return None

@@ -14,6 +14,7 @@ import numpy as np
 
 from sim.env import TabletopEnv
 from sim.world import WorldState
+from skills.base import Binding, Skill, SkillParams
 from skills.policy import MLPPolicy, PolicyError, load_policy, pretrained_dir
 from skills.registry import get
 
@@ -60,7 +61,9 @@ def load_pretrained(skill: str) -> MLPPolicy:
 class SkillExecutor:
     """Runs subgoals with per-skill policies (loaded once, lazily)."""
 
-    def __init__(self, source: str = "pretrained", policies: dict[str, MLPPolicy] | None = None):
+    def __init__(
+        self, source: str = "pretrained", policies: dict[str, MLPPolicy] | None = None
+    ) -> None:
         if source not in SOURCES:
             raise ValueError(f"source must be one of {SOURCES}")
         self.source = source
@@ -119,7 +122,15 @@ class SkillExecutor:
         return SkillOutcome(name, pdict, False, budget, before, after, "step budget exhausted")
 
     @staticmethod
-    def _retreat(env, skill, binding, params, before, steps, on_step) -> SkillOutcome:
+    def _retreat(
+        env: TabletopEnv,
+        skill: Skill,
+        binding: Binding,
+        params: SkillParams,
+        before: WorldState,
+        steps: int,
+        on_step: Callable[[np.ndarray], None] | None,
+    ) -> SkillOutcome:
         """After success, the skill's scripted retreat (recorded like any step); the
         outcome is the success test on the world the next skill starts from."""
         for _ in range(skill.retreat_steps):
