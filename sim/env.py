@@ -9,6 +9,13 @@ Reset options (all optional):
   ``{name: [x, y]}`` / ``{name: [x, y, yaw]}`` / ``{name: [x, y, z, yaw]}`` fixing poses
   (``None`` as a value places that cube at random). Absent cubes are parked off the table.
 - ``arm``: ``[x, y, z]`` start position of the grip site (default: the home pose).
+- ``drawer`` (articulated scene only): how far the drawer starts pulled out (m, default 0).
+- ``light`` (articulated scene only): whether the light starts on (default off).
+
+``TabletopEnv(scene="articulated")`` loads the articulated scene (``sim/assets/
+articulated.xml``): the tabletop plus a drawer, a push button and a lamp. Its observation
+has one more key, ``articulation``; everything else is as in the default scene, which is
+untouched.
 """
 
 from __future__ import annotations
@@ -22,12 +29,68 @@ import numpy as np
 from gymnasium import spaces
 
 from sim import physics, scene
+from sim import scene as S
 from sim.controller import ArmController
 from sim.cubes import cube_pose
 from sim.world import WorldState, extract_world_state
 
 N_CUBES = len(scene.CUBE_NAMES)
 PROPRIO_DIM = 14  # grip pos (3), grip vel (3), finger positions (2), arm joints (6)
+ARTICULATION_DIM = 3  # drawer opening (m), button depth (m), light on (0/1)
+
+
+class Articulation:
+    """The articulated scene's moving parts: the drawer, the button and its light.
+
+    The light's state lives in ``data.userdata`` (with the button's latch), so it is part
+    of every saved state; :meth:`update` runs after each control step and is a pure function
+    of the state, which keeps restore-and-continue and replay exact. The lamp's look is
+    model data, so :meth:`show` derives it from the state before each render: a restored
+    state renders as it was recorded."""
+
+    def __init__(self, model: mujoco.MjModel):
+        drawer, button = model.joint(S.DRAWER_JOINT).id, model.joint(S.BUTTON_JOINT).id
+        self.drawer_q, self.drawer_d = model.jnt_qposadr[drawer], model.jnt_dofadr[drawer]
+        self.button_q, self.button_d = model.jnt_qposadr[button], model.jnt_dofadr[button]
+        self.lamp = model.geom(S.LAMP_GEOM).id
+        self.light = model.light(S.LAMP_LIGHT).id
+        self.materials = (model.material("lamp_off").id, model.material("lamp_on").id)
+
+    def set(self, data: mujoco.MjData, drawer: float = 0.0, light: bool = False) -> None:
+        """Start state: the drawer pulled out ``drawer`` m and at rest, the button up."""
+        if not 0.0 <= drawer <= S.DRAWER_TRAVEL:
+            raise ValueError(f"drawer must be in [0, {S.DRAWER_TRAVEL}] m, got {drawer}")
+        data.qpos[self.drawer_q], data.qvel[self.drawer_d] = drawer, 0.0
+        data.qpos[self.button_q], data.qvel[self.button_d] = 0.0, 0.0
+        data.userdata[S.LIGHT_USERDATA] = 1.0 if light else 0.0
+        data.userdata[S.LATCH_USERDATA] = 0.0
+
+    def update(self, data: mujoco.MjData) -> None:
+        """Latch a press past BUTTON_PRESS_DEPTH; on the release that follows, flip the
+        light."""
+        depth = -float(data.qpos[self.button_q])
+        u = data.userdata
+        if u[S.LATCH_USERDATA] == 0.0:
+            if depth >= S.BUTTON_PRESS_DEPTH:
+                u[S.LATCH_USERDATA] = 1.0
+        elif depth <= S.BUTTON_RELEASE_DEPTH:
+            u[S.LATCH_USERDATA] = 0.0
+            u[S.LIGHT_USERDATA] = 0.0 if u[S.LIGHT_USERDATA] else 1.0
+
+    def show(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Bulb material and lamp light from the state's light_on."""
+        on = bool(data.userdata[S.LIGHT_USERDATA])
+        model.geom_matid[self.lamp] = self.materials[on]
+        model.light_active[self.light] = on
+
+    def observe(self, data: mujoco.MjData) -> np.ndarray:
+        return np.array(
+            [
+                data.qpos[self.drawer_q],
+                -data.qpos[self.button_q],
+                data.userdata[S.LIGHT_USERDATA],
+            ]
+        )
 
 
 class TabletopEnv(gym.Env):
@@ -39,44 +102,51 @@ class TabletopEnv(gym.Env):
         width: int = 480,
         height: int = 360,
         camera: str = "front",
+        scene: str = S.DEFAULT_SCENE,
     ):
+        if scene not in S.SCENE_NAMES:
+            raise ValueError(f"unknown scene {scene!r}; known: {list(S.SCENE_NAMES)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
         self.width, self.height, self.camera = width, height, camera
-        self.model = physics.load_model()
+        self.scene = scene
+        self.model = physics.load_model(scene)
         self.data = mujoco.MjData(self.model)
         self.controller = ArmController(self.model)
         self._cube_qadr = {
-            n: self.model.jnt_qposadr[self.model.joint(f"{n}_joint").id] for n in scene.CUBE_NAMES
+            n: self.model.jnt_qposadr[self.model.joint(f"{n}_joint").id] for n in S.CUBE_NAMES
         }
         self._cube_dadr = {
-            n: self.model.jnt_dofadr[self.model.joint(f"{n}_joint").id] for n in scene.CUBE_NAMES
+            n: self.model.jnt_dofadr[self.model.joint(f"{n}_joint").id] for n in S.CUBE_NAMES
         }
-        self._cube_body = [self.model.body(n).id for n in scene.CUBE_NAMES]
+        self._cube_body = [self.model.body(n).id for n in S.CUBE_NAMES]
         self._finger_qadr = [
-            self.model.jnt_qposadr[self.model.joint(j).id] for j in scene.FINGER_JOINTS
+            self.model.jnt_qposadr[self.model.joint(j).id] for j in S.FINGER_JOINTS
         ]
         self._site = self.model.site("grip_site").id
         self._vel = np.zeros(6)
         self._renderer: mujoco.Renderer | None = None
         self._viewer = None
-        self.present: tuple[str, ...] = scene.CUBE_NAMES
+        self.present: tuple[str, ...] = S.CUBE_NAMES
+        #: The drawer, button and light (None in the default scene).
+        self.articulation = Articulation(self.model) if scene != S.DEFAULT_SCENE else None
         #: Seconds spent in ``physics`` (:meth:`step_physics`) and ``world``
         #: (:meth:`world_state`), added up when a caller sets a dict here (the runner's
         #: timing breakdown); ``None`` (the default) times nothing.
         self.timings: dict[str, float] | None = None
 
         inf = np.inf
-        self.observation_space = spaces.Dict(
-            {
-                "proprio": spaces.Box(-inf, inf, (PROPRIO_DIM,), np.float64),
-                "object_pos": spaces.Box(-inf, inf, (N_CUBES, 3), np.float64),
-                "object_quat": spaces.Box(-1.0, 1.0, (N_CUBES, 4), np.float64),
-                "object_present": spaces.Box(0.0, 1.0, (N_CUBES,), np.float64),
-            }
-        )
-        self.action_space = spaces.Box(-1.0, 1.0, (scene.ACTION_DIM,), np.float32)
+        obs = {
+            "proprio": spaces.Box(-inf, inf, (PROPRIO_DIM,), np.float64),
+            "object_pos": spaces.Box(-inf, inf, (N_CUBES, 3), np.float64),
+            "object_quat": spaces.Box(-1.0, 1.0, (N_CUBES, 4), np.float64),
+            "object_present": spaces.Box(0.0, 1.0, (N_CUBES,), np.float64),
+        }
+        if self.articulation is not None:
+            obs["articulation"] = spaces.Box(-inf, inf, (ARTICULATION_DIM,), np.float64)
+        self.observation_space = spaces.Dict(obs)
+        self.action_space = spaces.Box(-1.0, 1.0, (S.ACTION_DIM,), np.float32)
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -85,6 +155,7 @@ class TabletopEnv(gym.Env):
         m, d = self.model, self.data
         mujoco.mj_resetData(m, d)
         self.controller.set_home(d)
+        self._set_articulation(options)
         self._place_cubes(options.get("cubes"))
         mujoco.mj_forward(m, d)
         arm = options.get("arm")
@@ -130,6 +201,8 @@ class TabletopEnv(gym.Env):
             mujoco.mj_kinematics(m, d)
             mujoco.mj_comPos(m, d)
             mujoco.mj_comVel(m, d)
+            if self.articulation is not None:
+                self.articulation.update(d)
         if self.timings is not None:
             self.timings["physics"] = self.timings.get("physics", 0.0) + time.perf_counter() - t0
 
@@ -151,6 +224,14 @@ class TabletopEnv(gym.Env):
                 break
             a = np.clip(err / (scene.MAX_EE_SPEED * scene.CONTROL_DT), -1, 1)
             self.step_physics(np.array([*a, grip]))
+
+    def _set_articulation(self, options: dict[str, Any]) -> None:
+        drawer, light = options.get("drawer"), options.get("light")
+        if self.articulation is None:
+            if drawer is not None or light is not None:
+                raise ValueError("the drawer and light options need scene='articulated'")
+            return
+        self.articulation.set(self.data, float(drawer or 0.0), bool(light))
 
     def _place_cubes(self, spec) -> None:
         rng = self.np_random
@@ -210,6 +291,8 @@ class TabletopEnv(gym.Env):
         | ``object_pos``   | (N_CUBES, 3) | cube centres, in ``scene.CUBE_NAMES`` order      |
         | ``object_quat``  | (N_CUBES, 4) | cube orientations (w, x, y, z)                   |
         | ``object_present`` | (N_CUBES,) | 1.0 for a cube in the scene, 0.0 if parked       |
+        | ``articulation`` | (3,)         | articulated scene only: drawer opening (m),      |
+        |                  |              | button depth (m), light on (0/1)                 |
 
         Actions (``scene.ACTION_DIM`` = 4, each in [-1, 1]): the grip-site target's velocity
         x, y, z as a fraction of ``scene.MAX_EE_SPEED``, then the gripper (-1 open, 1 closed).
@@ -225,12 +308,15 @@ class TabletopEnv(gym.Env):
             ]
         )
         present = np.array([1.0 if n in self.present else 0.0 for n in scene.CUBE_NAMES])
-        return {
+        obs = {
             "proprio": proprio,
             "object_pos": d.xpos[self._cube_body].copy(),
             "object_quat": d.xquat[self._cube_body].copy(),
             "object_present": present,
         }
+        if self.articulation is not None:
+            obs["articulation"] = self.articulation.observe(d)
+        return obs
 
     # ------------------------------------------------------------------ state
     def get_state(self) -> np.ndarray:
@@ -255,6 +341,8 @@ class TabletopEnv(gym.Env):
     def render_rgb(self, camera: str | None = None) -> np.ndarray:
         if self._renderer is None:
             self._renderer = mujoco.Renderer(self.model, self.height, self.width)
+        if self.articulation is not None:
+            self.articulation.show(self.model, self.data)
         self._renderer.update_scene(self.data, camera=camera or self.camera)
         return self._renderer.render()
 
@@ -263,5 +351,7 @@ class TabletopEnv(gym.Env):
             import mujoco.viewer
 
             self._viewer = mujoco.viewer.launch_passive(self.model, self.data)
+        if self.articulation is not None:
+            self.articulation.show(self.model, self.data)
         self._viewer.sync()
         return None

@@ -7,7 +7,8 @@ stepping reproduces the original trajectory bit for bit.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -18,26 +19,39 @@ from sim.util import sha256_bytes
 STATE_SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
 
 
-@lru_cache(maxsize=1)
-def _xml_text() -> str:
-    return scene.ASSET_PATH.read_text()
+def scene_path(name: str = scene.DEFAULT_SCENE) -> Path:
+    """The MJCF file of scene ``name`` (one of ``scene.SCENE_NAMES``)."""
+    paths = {"tabletop": scene.ASSET_PATH, "articulated": scene.ARTICULATED_PATH}
+    if name not in paths:
+        raise ValueError(f"unknown scene {name!r}; known: {list(scene.SCENE_NAMES)}")
+    return paths[name]
 
 
-@lru_cache(maxsize=1)
-def _includes() -> dict[str, bytes]:
-    """The files the scene includes, by the name it includes them with."""
-    return {scene.ROBOT_PATH.name: scene.ROBOT_PATH.read_bytes()}
+@cache
+def _xml_text(name: str = scene.DEFAULT_SCENE) -> str:
+    return scene_path(name).read_text()
 
 
-def load_model() -> mujoco.MjModel:
-    """Compile the tabletop MJCF (a fresh model each call: models are mutable)."""
-    return mujoco.MjModel.from_xml_string(_xml_text(), assets=_includes())
+@cache
+def _includes(name: str = scene.DEFAULT_SCENE) -> dict[str, bytes]:
+    """The files the scene includes, by the name it includes them with (the articulated
+    scene includes the tabletop scene, which includes the robot)."""
+    files = [scene.ROBOT_PATH]
+    if name != scene.DEFAULT_SCENE:
+        files = [scene.ASSET_PATH, *files]
+    scene_path(name)  # an unknown name fails here, not in the compiler
+    return {p.name: p.read_bytes() for p in files}
 
 
-def model_hash() -> str:
+def load_model(name: str = scene.DEFAULT_SCENE) -> mujoco.MjModel:
+    """Compile scene ``name``'s MJCF (a fresh model each call: models are mutable)."""
+    return mujoco.MjModel.from_xml_string(_xml_text(name), assets=_includes(name))
+
+
+def model_hash(name: str = scene.DEFAULT_SCENE) -> str:
     """sha256 of the scene's MJCF text (the scene file, then each file it includes) plus the
     MuJoCo version that compiles it."""
-    text = _xml_text().encode() + b"".join(_includes().values())
+    text = _xml_text(name).encode() + b"".join(_includes(name).values())
     return sha256_bytes(text + mujoco.__version__.encode())
 
 

@@ -87,3 +87,39 @@ PARK_Z = -0.6
 def cube_color(name: str) -> str:
     """Colour word of a cube or bin name (``red_block`` -> ``red``)."""
     return name.split("_", 1)[0]
+
+
+# ---------------------------------------------------------------- the articulated scene
+#: Scenes by name (``TabletopEnv(scene=...)``, ``physics.load_model(scene)``). The
+#: articulated scene includes the tabletop scene whole and adds a drawer, a button and a
+#: lamp after its bodies; it is opt-in until its skills ship.
+SCENE_NAMES: tuple[str, ...] = ("tabletop", "articulated")
+DEFAULT_SCENE = "tabletop"
+ARTICULATED_PATH = ASSET_PATH.with_name("articulated.xml")
+
+DRAWER_NAME = "drawer"
+DRAWER_JOINT = "drawer_joint"
+DRAWER_HANDLE = "drawer_handle"  # the knob's geom; ``drawer_handle_site`` is where to grasp
+#: Full travel of the drawer (m): pulled out this far its whole inside is clear of the cabinet.
+DRAWER_TRAVEL = 0.15
+#: The drawer reads ``open`` from this opening on (its inside is then uncovered but for a
+#: strip the fingers never need) and ``closed`` up to DRAWER_CLOSED_MAX.
+DRAWER_OPEN_MIN = 0.12
+DRAWER_CLOSED_MAX = 0.01
+#: Half sizes of the drawer's inside (x along its travel, y across), its floor's top and
+#: its walls' top (m), in the drawer's frame (the inside's centre at table level).
+DRAWER_INNER_HALF = (0.06, 0.046)
+DRAWER_FLOOR_Z = 0.016
+DRAWER_WALL_TOP = 0.065
+
+BUTTON_NAME = "button"
+BUTTON_JOINT = "button_joint"
+#: The button counts as pressed once pushed this far down (m; its travel is 0.01) and as
+#: released once back above BUTTON_RELEASE_DEPTH: each press-then-release flips the light.
+BUTTON_PRESS_DEPTH = 0.006
+BUTTON_RELEASE_DEPTH = 0.002
+#: Where the light's state and the button's latch live in ``data.userdata``.
+LIGHT_USERDATA = 0
+LATCH_USERDATA = 1
+LAMP_GEOM = "lamp_bulb"
+LAMP_LIGHT = "lamp_light"

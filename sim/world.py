@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import math
+import weakref
 
 import mujoco
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from sim import scene
 
@@ -90,6 +91,35 @@ class RegionState(BaseModel):
     radius: float = scene.REGION_RADIUS
 
 
+class DrawerState(BaseModel):
+    """The articulated scene's drawer: how far it is out, and what lies in it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = scene.DRAWER_NAME
+    opening: float = 0.0  # m pulled out (the joint's value; a hard push may read -0.01)
+    is_open: bool = False
+    is_closed: bool = True
+    pos: tuple[float, float, float] = (0.0, 0.0, 0.0)  # centre of its inside, table level
+    inner_half: tuple[float, float] = scene.DRAWER_INNER_HALF
+    handle_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)  # where the fingers grasp
+    contents: list[str] = Field(default_factory=list)
+
+
+class ButtonState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = scene.BUTTON_NAME
+    pos: tuple[float, float, float] = (0.0, 0.0, 0.0)  # centre of the cap's top, at rest
+    depth: float = 0.0  # m pushed down
+    pressed: bool = False  # held past the press depth, not yet released
+
+
+#: Fields of the articulated scene, left out of the serialised form when absent so that the
+#: default scene's JSON is what it always was.
+ARTICULATED_FIELDS = ("drawer", "button", "light_on")
+
+
 class WorldState(BaseModel):
     """Snapshot of the scene: objects, placement targets, what the gripper holds."""
 
@@ -101,6 +131,19 @@ class WorldState(BaseModel):
     held_object: str | None = None
     grip_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     gripper_opening: float = 0.0
+    #: The articulated scene only (None elsewhere, and then not serialised).
+    drawer: DrawerState | None = None
+    button: ButtonState | None = None
+    light_on: bool | None = None
+
+    @model_serializer(mode="wrap")
+    def _drop_absent(self, handler):
+        out = handler(self)
+        if isinstance(out, dict):
+            for k in ARTICULATED_FIELDS:
+                if k in out and out[k] is None:
+                    del out[k]
+        return out
 
     # ---------------------------------------------------------------- lookup
     def object(self, name: str) -> ObjectState | None:
@@ -129,8 +172,56 @@ class WorldState(BaseModel):
         return self.held_object == name
 
     def in_(self, name: str, bin_name: str) -> bool:
+        """``in(name, bin_name)``; ``bin_name`` may also be the drawer."""
         o = self.object(name)
+        if self.drawer is not None and bin_name == self.drawer.name:
+            return o is not None and name in self.drawer.contents
         return o is not None and o.in_bin == bin_name
+
+    def in_drawer(self, name: str) -> bool:
+        return self.drawer is not None and name in self.drawer.contents
+
+    def is_open(self, name: str = scene.DRAWER_NAME) -> bool:
+        """``open(drawer)``: pulled out at least ``scene.DRAWER_OPEN_MIN``."""
+        return self.drawer is not None and self.drawer.name == name and self.drawer.is_open
+
+    def is_closed(self, name: str = scene.DRAWER_NAME) -> bool:
+        """``closed(drawer)``: in to ``scene.DRAWER_CLOSED_MAX``; a drawer part way out is
+        neither open nor closed."""
+        return self.drawer is not None and self.drawer.name == name and self.drawer.is_closed
+
+    def above(self, top: str, bottom: str) -> bool:
+        """``top`` is somewhere in the tower standing on ``bottom`` (``on``, transitively)."""
+        return bottom in self.stack_below(top)
+
+    def stack_below(self, name: str) -> list[str]:
+        """The cubes under ``name``, from the one it rests on down to the tower's base."""
+        out: list[str] = []
+        o = self.object(name)
+        while o is not None and o.on is not None and o.on not in out and o.on != name:
+            out.append(o.on)
+            o = self.object(o.on)
+        return out
+
+    def top_of_stack(self, name: str) -> str | None:
+        """The topmost cube of the tower ``name`` is in (``name`` itself when nothing is
+        stacked on it; None for an unknown cube)."""
+        if self.object(name) is None:
+            return None
+        seen, top = {name}, name
+        while (nxt := self.under(top)) is not None and nxt not in seen:
+            seen.add(nxt)
+            top = nxt
+        return top
+
+    def tower(self, name: str) -> list[str]:
+        """The whole tower ``name`` is in, bottom first."""
+        top = self.top_of_stack(name)
+        return [] if top is None else [*reversed(self.stack_below(top)), top]
+
+    def clear(self, name: str) -> bool:
+        """Nothing is stacked on ``name``."""
+        return self.object(name) is not None and self.under(name) is None
 
     def on(self, top: str, bottom: str) -> bool:
         o = self.object(top)
@@ -195,6 +286,8 @@ class WorldState(BaseModel):
         for o in self.objects:
             if o.held:
                 where = "held by the gripper"
+            elif self.in_drawer(o.name):
+                where = f"in {self.drawer.name}"  # type: ignore[union-attr]
             elif o.in_bin:
                 where = f"in {o.in_bin}"
             elif o.on:
@@ -214,6 +307,12 @@ class WorldState(BaseModel):
         lines.append("bins: " + ", ".join(self.bin_names))
         lines.append("table regions: " + ", ".join(self.region_names))
         lines.append(f"gripper: {'holding ' + self.held_object if self.held_object else 'empty'}")
+        if self.drawer is not None:
+            d = self.drawer
+            state = "open" if d.is_open else "closed" if d.is_closed else "part open"
+            lines.append(f"{d.name}: {state} ({d.opening:.2f} m out)")
+        if self.light_on is not None:
+            lines.append(f"light: {'on' if self.light_on else 'off'}")
         return "\n".join(lines)
 
     def compact_json(self) -> str:
@@ -231,16 +330,39 @@ class _SceneIndex:
         self.bins = {n: model.body(n).id for n in scene.BIN_NAMES}
         self.site = model.site("grip_site").id
         self.finger_q = [model.jnt_qposadr[model.joint(j).id] for j in scene.FINGER_JOINTS]
+        self.drawer = _ArticulatedIndex(model) if _has_joint(model, scene.DRAWER_JOINT) else None
 
 
-_INDEX: dict[int, _SceneIndex] = {}
+def _has_joint(model: mujoco.MjModel, name: str) -> bool:
+    return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name) >= 0
+
+
+class _ArticulatedIndex:
+    """Ids of the articulated scene's drawer, button and handle."""
+
+    def __init__(self, model: mujoco.MjModel):
+        self.drawer_q = model.jnt_qposadr[model.joint(scene.DRAWER_JOINT).id]
+        self.drawer_body = model.body(scene.DRAWER_NAME).id
+        self.handle = model.site(f"{scene.DRAWER_HANDLE}_site").id
+        self.button_q = model.jnt_qposadr[model.joint(scene.BUTTON_JOINT).id]
+        self.button_body = model.body(scene.BUTTON_NAME).id
+        self.cap_top = float(model.geom_pos[model.geom("button_cap").id][2]) + float(
+            model.geom_size[model.geom("button_cap").id][1]
+        )
+
+
+_INDEX: dict[int, tuple[weakref.ref, _SceneIndex]] = {}
 
 
 def _index(model: mujoco.MjModel) -> _SceneIndex:
+    # keyed by id, checked by a weak reference: a freed model's id may come back for a model
+    # of another scene (the articulated one has more to index)
     key = id(model)
-    if key not in _INDEX:
-        _INDEX[key] = _SceneIndex(model)
-    return _INDEX[key]
+    entry = _INDEX.get(key)
+    if entry is None or entry[0]() is not model:
+        entry = (weakref.ref(model), _SceneIndex(model))
+        _INDEX[key] = entry
+    return entry[1]
 
 
 def yaw_of(quat: np.ndarray) -> float:
@@ -411,6 +533,38 @@ def _support_of(n: str, p: list[float], raw: dict, held: str | None) -> str | No
     return on
 
 
+def _in_drawer(p: list[float], centre: list[float]) -> bool:
+    """Whether a cube centred at ``p`` lies inside the drawer whose inside is centred at
+    ``centre`` (x, y; table level): within its walls and below their top."""
+    hx, hy = scene.DRAWER_INNER_HALF
+    return (
+        abs(p[0] - centre[0]) < hx
+        and abs(p[1] - centre[1]) < hy
+        and scene.DRAWER_FLOOR_Z < p[2] < scene.DRAWER_WALL_TOP + scene.CUBE_HALF
+    )
+
+
+def _drawer_state(a: _ArticulatedIndex, data: mujoco.MjData, contents: list[str]) -> DrawerState:
+    opening = float(data.qpos[a.drawer_q])
+    return DrawerState(
+        opening=opening,
+        is_open=opening >= scene.DRAWER_OPEN_MIN,
+        is_closed=opening <= scene.DRAWER_CLOSED_MAX,
+        pos=_xyz(data.xpos[a.drawer_body]),
+        handle_pos=_xyz(data.site_xpos[a.handle]),
+        contents=contents,
+    )
+
+
+def _button_state(a: _ArticulatedIndex, data: mujoco.MjData) -> ButtonState:
+    x, y, z = _xyz(data.xpos[a.button_body])
+    return ButtonState(
+        pos=(x, y, z - float(data.qpos[a.button_q]) + a.cap_top),
+        depth=-float(data.qpos[a.button_q]),
+        pressed=bool(data.userdata[scene.LATCH_USERDATA]),
+    )
+
+
 def _xyz(v) -> tuple[float, float, float]:
     return (float(v[0]), float(v[1]), float(v[2]))
 
@@ -432,6 +586,9 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
             continue
         raw[n] = (p, data.xquat[b])
 
+    art = ix.drawer
+    drawer_xy = data.xpos[art.drawer_body].tolist() if art is not None else None
+    contents: list[str] = []
     objects = []
     for n, (p, q) in raw.items():
         is_held = n == held
@@ -439,13 +596,23 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
         in_bin = None
         if not is_held and not fallen:
             in_bin = _bin_of(p, bins)
+        in_drawer = (
+            drawer_xy is not None
+            and not is_held
+            and not fallen
+            and in_bin is None
+            and _in_drawer(p, drawer_xy)
+        )
+        if in_drawer:
+            contents.append(n)
         on = None
-        if not is_held and not fallen and in_bin is None:
+        if not is_held and not fallen and in_bin is None and not in_drawer:
             on = _support_of(n, p, raw, held)
         on_table = (
             not is_held
             and not fallen
             and in_bin is None
+            and not in_drawer
             and on is None
             and 0.0 < p[2] < ON_TABLE_MAX_Z
         )
@@ -465,7 +632,7 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
         )
     regions = [RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()]
     opening = float(data.qpos[ix.finger_q[0]] + data.qpos[ix.finger_q[1]])
-    return WorldState(
+    world = WorldState(
         objects=objects,
         bins=bins,
         regions=regions,
@@ -473,3 +640,8 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
         grip_pos=_xyz(grip),
         gripper_opening=opening,
     )
+    if art is not None:
+        world.drawer = _drawer_state(art, data, contents)
+        world.button = _button_state(art, data)
+        world.light_on = bool(data.userdata[scene.LIGHT_USERDATA])
+    return world
