@@ -137,7 +137,7 @@ class TabletopEnv(gym.Env):
         self.timings: dict[str, float] | None = None
 
         inf = np.inf
-        obs = {
+        obs: dict[str, spaces.Space[Any]] = {
             "proprio": spaces.Box(-inf, inf, (PROPRIO_DIM,), np.float64),
             "object_pos": spaces.Box(-inf, inf, (N_CUBES, 3), np.float64),
             "object_quat": spaces.Box(-1.0, 1.0, (N_CUBES, 4), np.float64),

@@ -111,6 +111,18 @@ DRAWER_CLOSED_MAX = 0.01
 DRAWER_INNER_HALF = (0.06, 0.046)
 DRAWER_FLOOR_Z = 0.016
 DRAWER_WALL_TOP = 0.065
+#: Thickness of the drawer's front and of its other walls (m).
+DRAWER_FRONT = 0.008
+DRAWER_WALL = 0.005
+#: The knob, relative to the inside's centre: x from the front's outer face outwards
+#: (along -x) HANDLE_OUT, y from HANDLE_Y[0] to HANDLE_Y[1], its top at HANDLE_TOP.
+HANDLE_OUT = 0.05
+HANDLE_Y = (0.0, 0.03)
+HANDLE_TOP = 0.05
+#: The cabinet's footprint (x, y low and high corners; it does not move) and its top (m).
+CABINET_LOW = (0.175, -0.41)
+CABINET_HIGH = (0.321, -0.292)
+CABINET_TOP = 0.083
 
 BUTTON_NAME = "button"
 BUTTON_JOINT = "button_joint"

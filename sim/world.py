@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import weakref
+from collections.abc import Sequence
 
 import mujoco
 import numpy as np
@@ -243,7 +244,8 @@ class WorldState(BaseModel):
         o = self.object(name)
         if o is None or o.held or o.fallen:
             return []
-        return grasp_blockers(o, self.objects, self.bins, axis)
+        furniture = furniture_footprints(self.drawer) if self.drawer is not None else ()
+        return grasp_blockers(o, self.objects, self.bins, axis, furniture)
 
     def grasp_axis(self, name: str) -> str | None:
         """The world axis the fingers can close along on ``name``: ``"y"`` (the hand as it
@@ -421,11 +423,58 @@ def bin_walls(b: BinState, grow: float = 0.0) -> list[list[tuple[float, float]]]
     ]
 
 
+#: A piece of furniture for :func:`grasp_blockers`: its name, its top (m) and footprints.
+Furniture = tuple[str, float, list[list[tuple[float, float]]]]
+
+
+def furniture_footprints(d: DrawerState, grow: float = WALL_MARGIN) -> list[Furniture]:
+    """The articulated scene's cabinet, the drawer's walls and its knob as footprints (each
+    grown by ``grow``), where the drawer stands now: what fingers and palm must keep out of.
+    The floor is not among them: fingers grasping a cube in the drawer stay above it."""
+    (lx, ly), (hx_, hy_) = scene.CABINET_LOW, scene.CABINET_HIGH
+    cabinet = [_box(lx - grow, hx_ + grow, ly - grow, hy_ + grow)]
+    cx, cy = d.pos[0], d.pos[1]
+    hx, hy = d.inner_half
+    f, w, g = scene.DRAWER_FRONT, scene.DRAWER_WALL, grow
+    walls = [
+        _box(cx - hx - f - g, cx - hx + g, cy - hy - w - g, cy + hy + w + g),  # front
+        _box(cx + hx - g, cx + hx + w + g, cy - hy - w - g, cy + hy + w + g),  # back
+        _box(cx - hx - f - g, cx + hx + w + g, cy + hy - g, cy + hy + w + g),  # +y side
+        _box(cx - hx - f - g, cx + hx + w + g, cy - hy - w - g, cy - hy + g),  # -y side
+    ]
+    x0 = cx - hx - f
+    handle = [
+        _box(
+            x0 - scene.HANDLE_OUT - g,
+            x0 + g,
+            cy + scene.HANDLE_Y[0] - g,
+            cy + scene.HANDLE_Y[1] + g,
+        )
+    ]
+    return [
+        ("cabinet", scene.CABINET_TOP, cabinet),
+        (f"{d.name} wall", scene.DRAWER_WALL_TOP, walls),
+        (f"{d.name} handle", scene.HANDLE_TOP, handle),
+    ]
+
+
+def _walls_block(fingers, palm, tip_z: float, palm_z: float, top: float, walls) -> bool:
+    """Whether walls of height ``top`` stand where the fingers reach below it or the palm
+    does."""
+    return (top > tip_z and any(_overlap(f, w) for f in fingers for w in walls)) or (
+        top > palm_z and any(_overlap(palm, w) for w in walls)
+    )
+
+
 def grasp_blockers(
-    o: ObjectState, objects: list[ObjectState], bins: list[BinState], axis: str = "y"
+    o: ObjectState,
+    objects: list[ObjectState],
+    bins: list[BinState],
+    axis: str = "y",
+    furniture: Sequence[Furniture] = (),
 ) -> list[str]:
-    """Cubes and bin walls in the way of the fingers or the palm grasping cube ``o`` with
-    the fingers along world ``axis`` (``"y"`` or ``"x"``)."""
+    """Cubes, bin walls and furniture (the articulated scene's) in the way of the fingers or
+    the palm grasping cube ``o`` with the fingers along world ``axis`` (``"y"`` or ``"x"``)."""
     if axis not in GRASP_AXES:
         raise ValueError(f"axis must be one of {GRASP_AXES}, got {axis!r}")
     gx, gy, gz = o.pos
@@ -463,12 +512,14 @@ def grasp_blockers(
     for b in bins:
         if abs(b.pos[0] - gx) > 0.2 or abs(b.pos[1] - gy) > 0.2:
             continue
-        top = scene.BIN_WALL_HEIGHT
         walls = bin_walls(b, WALL_MARGIN)
-        if (
-            top > tip_z and any(_overlap(f, w) for f in fingers_to(FINGER_OUTER) for w in walls)
-        ) or (top > palm_z and any(_overlap(palm, w) for w in walls)):
+        if _walls_block(
+            fingers_to(FINGER_OUTER), palm, tip_z, palm_z, scene.BIN_WALL_HEIGHT, walls
+        ):
             out.append(f"{b.name} wall")
+    for name, top, feet in furniture:
+        if _walls_block(fingers_to(FINGER_OUTER), palm, tip_z, palm_z, top, feet):
+            out.append(name)
     return out
 
 

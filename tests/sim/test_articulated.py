@@ -276,3 +276,42 @@ def test_two_stack_predicates_match_the_default_scene():
     for oa, ob in zip(a.objects, b.objects, strict=True):
         assert (oa.name, oa.on, oa.on_table, oa.in_bin) == (ob.name, ob.on, ob.on_table, ob.in_bin)
         assert np.allclose(oa.pos, ob.pos, atol=1e-4)
+
+
+def test_furniture_constants_match_the_file(model):
+    d = mujoco.MjData(model)
+    mujoco.mj_forward(model, d)
+    boxes = _footprints(model, d, ("cabinet",))
+    lo = np.min([b[0] for b in boxes], axis=0)
+    hi = np.max([b[1] for b in boxes], axis=0)
+    assert np.allclose(lo, scene.CABINET_LOW) and np.allclose(hi, scene.CABINET_HIGH)
+    top = model.geom("cabinet_top")
+    assert top.pos[2] + top.size[2] == pytest.approx(scene.CABINET_TOP)
+    assert 2 * model.geom("drawer_front").size[0] == pytest.approx(scene.DRAWER_FRONT)
+    assert 2 * model.geom("drawer_side_l").size[1] == pytest.approx(scene.DRAWER_WALL)
+    knob = model.geom(scene.DRAWER_HANDLE)
+    assert 2 * knob.size[0] == pytest.approx(scene.HANDLE_OUT)
+    assert knob.pos[1] - knob.size[1] == pytest.approx(scene.HANDLE_Y[0])
+    assert knob.pos[1] + knob.size[1] == pytest.approx(scene.HANDLE_Y[1])
+    assert knob.pos[2] + knob.size[2] == pytest.approx(scene.HANDLE_TOP)
+    front = model.geom("drawer_front")
+    assert knob.pos[0] + knob.size[0] == pytest.approx(front.pos[0] - front.size[0])
+
+
+def test_grasp_blockers_know_the_furniture(aenv):
+    aenv.reset(seed=0)
+    x = aenv.world_state().drawer.pos[0] - scene.DRAWER_TRAVEL
+    z = scene.DRAWER_FLOOR_Z + scene.CUBE_HALF
+    cubes = {"red_block": [x, -0.345, z, 0.0], "green_block": [0.19, -0.255, 0.0]}
+    aenv.reset(seed=0, options={"drawer": scene.DRAWER_TRAVEL, "cubes": cubes})
+    w = _settle(aenv)
+    # in the open drawer: the side wall is in the way of fingers along y, not along x
+    assert w.grasp_blockers("red_block", "y") == ["drawer wall"]
+    assert w.grasp_blockers("red_block", "x") == [] and w.graspable("red_block")
+    # beside the cabinet: fingers along y would go into it
+    assert w.grasp_blockers("green_block", "y") == ["cabinet"]
+    assert w.grasp_axis("green_block") == "x"
+    # shut in: nothing can get at it
+    w.drawer = w.drawer.model_copy(update={"pos": (x + scene.DRAWER_TRAVEL, -0.351, 0.0)})
+    w.objects[0] = w.objects[0].model_copy(update={"pos": (x + scene.DRAWER_TRAVEL, -0.345, z)})
+    assert "cabinet" in w.blocked_by("red_block") and not w.graspable("red_block")
