@@ -331,6 +331,9 @@ class RulesResult:
     #: What the instruction asks to hold at the end (goal grammar), when every clause can
     #: be said in it (a push to an [x, y] point cannot); None otherwise.
     goal: list[str] | None = None
+    #: Why a well-understood instruction cannot be done with these skills (an unsure
+    #: result's reason that is about the world, not the words); None otherwise.
+    infeasible: str | None = None
 
     def to_dict(self) -> dict:
         out: dict = {"steps": list(self.steps)}
@@ -350,6 +353,12 @@ class _Refuse(Exception):
 
 class _Unsure(Exception):
     pass
+
+
+class _Infeasible(_Unsure):
+    """Understood, but no skill can do it here (a tower of three: ``place`` stacks only
+    onto a cube on the table). Unsure for free text, whose parse may be wrong, so the model
+    is asked; the model's own command grounded to this is refused with the reason."""
 
 
 @dataclass
@@ -732,7 +741,13 @@ class RulesPlanner:
                 refuse=f"{msg} (objects: {objs}; bins: {bins})",
             )
         except _Unsure as e:
-            return RulesResult(steps=[], confident=False, confidence=0.0, notes=[str(e)])
+            return RulesResult(
+                steps=[],
+                confident=False,
+                confidence=0.0,
+                notes=[str(e)],
+                infeasible=str(e) if isinstance(e, _Infeasible) else None,
+            )
 
     # -- internals --------------------------------------------------------------
     def _parse(self, task: str, world: WorldState) -> RulesResult:
@@ -952,7 +967,9 @@ class RulesPlanner:
         if is_cube_target and len(objs) != 1:
             raise _Unsure("stacking several blocks on one block is ambiguous")
         if is_cube_target and plan.where.get(target) is not None:
-            raise _Unsure(f"{target} would not be on the table, so nothing can be stacked on it")
+            raise _Infeasible(
+                f"{target} would not be on the table, so nothing can be stacked on it"
+            )
         if target in objs:
             raise _Unsure("cannot put a block on itself")
         if world.region(target) is not None and len(objs) != 1:

@@ -93,6 +93,8 @@ def command_to_plan(command: str, world: WorldState) -> tuple[dict, dict]:
     r = rules.parse(text, world)
     if r.confident:
         return r.to_dict(), {"rules_notes": list(r.notes)}
+    if r.infeasible:  # the command is clear and no skill can do it: say why, once
+        return {"steps": [], "refuse": r.infeasible[:MAX_REFUSAL]}, {"refused_by": "rules"}
     # the model wrote something the command grammar does not cover: an empty plan, which
     # the bridge rejects, so the model is asked again
     return {"steps": []}, {"rules_notes": list(r.notes), "not_a_command": True}
