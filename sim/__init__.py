@@ -14,6 +14,8 @@ from sim.env import TabletopEnv  # noqa: E402
 from sim.world import WorldState, extract_world_state  # noqa: E402
 
 ENV_ID = "skillbridge/Tabletop-v0"
+#: The articulated scene (a drawer, a button and a lamp added to the tabletop).
+ARTICULATED_ENV_ID = "skillbridge/TabletopArticulated-v0"
 
 
 def _register() -> None:
@@ -21,8 +23,15 @@ def _register() -> None:
 
     if ENV_ID not in gym.registry:
         gym.register(id=ENV_ID, entry_point="sim.env:TabletopEnv", max_episode_steps=500)
+    if ARTICULATED_ENV_ID not in gym.registry:
+        gym.register(
+            id=ARTICULATED_ENV_ID,
+            entry_point="sim.env:TabletopEnv",
+            max_episode_steps=500,
+            kwargs={"scene": "articulated"},
+        )
 
 
 _register()
 
-__all__ = ["ENV_ID", "TabletopEnv", "WorldState", "extract_world_state"]
+__all__ = ["ARTICULATED_ENV_ID", "ENV_ID", "TabletopEnv", "WorldState", "extract_world_state"]

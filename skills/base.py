@@ -68,6 +68,9 @@ class Skill(Generic[P]):
     Params: type[P]
     #: Human-readable preconditions for the catalogue and prompts.
     precondition_text: ClassVar[tuple[str, ...]] = ()
+    #: The scene the skill needs (``sim.scene.SCENE_NAMES``): a drawer or button skill runs
+    #: only where there is a drawer or button; its training env is built on that scene.
+    scene: ClassVar[str] = "tabletop"
     #: Control steps the policy may take before the subgoal counts as failed.
     step_budget: ClassVar[int] = 100
 

@@ -39,7 +39,7 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         randomize: dict[str, float] | None = None,
     ) -> None:
         self.skill = get(skill)
-        self.sim = TabletopEnv(render_mode=render_mode)
+        self.sim = TabletopEnv(render_mode=render_mode, scene=self.skill.scene)
         # domain randomisation: {condition of skills/perturb.py: probability per episode};
         # the rest of the episodes are nominal
         self._nominal = self.sim
