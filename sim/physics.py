@@ -75,19 +75,21 @@ def set_state(model: mujoco.MjModel, data: mujoco.MjData, state: np.ndarray) -> 
     mujoco.mj_forward(model, data)
 
 
-@lru_cache(maxsize=1)
-def _scene_model() -> mujoco.MjModel:
-    return load_model()
+@lru_cache(maxsize=len(scene.SCENE_NAMES))
+def _scene_model(name: str) -> mujoco.MjModel:
+    return load_model(name)
 
 
-def command_slice(model: mujoco.MjModel | None = None) -> slice:
+def command_slice(model: mujoco.MjModel | str | None = None) -> slice:
     """Where the hand's commanded turn (the mocap target's quaternion) lies in a state vector.
 
     A skill sets the turn at its start (``TabletopEnv.set_grip_yaw``), between two recorded
     steps: it is a command, like the action, not a consequence of the previous step. Replay
     checks take it from the recorded row and compare everything else bit for bit.
-    ``model`` defaults to the scene's (read-only use: sizes only)."""
-    model = _scene_model() if model is None else model
+    ``model`` is a compiled model or a scene name (default: the default scene's; read-only
+    use: sizes only)."""
+    if model is None or isinstance(model, str):
+        model = _scene_model(model or scene.DEFAULT_SCENE)
     quat = int(mujoco.mjtState.mjSTATE_MOCAP_QUAT)
     # mj_getState stores the components in the order of their bits
     start = sum(

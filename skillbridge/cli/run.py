@@ -59,6 +59,11 @@ def run(
             "hybrid: rules first, the model only when rules are unsure; rules or model: force one."
         ),
     ),
+    scene: str = typer.Option(
+        "tabletop",
+        "--scene",
+        help="Scene model: tabletop, or articulated (adds a drawer, a button and a lamp).",
+    ),
     policy_source: str = typer.Option(
         "pretrained",
         "--policy-source",
@@ -90,6 +95,7 @@ def run(
         route=route,
         video=Path(video_path) if video and video_path else None,
         video_in_episode=video and not video_path,
+        scene=scene,
     )
     ui = None if as_json else _Progress(console)
     runner = Runner(cfg, on_event=ui.event if ui else None)

@@ -409,7 +409,18 @@ def _unpacked_size(data: bytes) -> int:
         return 0  # not a zip: numpy's own error says so below
 
 
-def _same_but_command(a: np.ndarray, b: np.ndarray) -> bool:
+def scene_name(meta: dict) -> str:
+    """The scene an episode was recorded on (``meta["scene"]["name"]``; absent: the default
+    scene, as every episode recorded before the articulated scene)."""
+    from sim import scene
+
+    name = (meta.get("scene") or {}).get("name", scene.DEFAULT_SCENE)
+    if name not in scene.SCENE_NAMES:
+        raise EpisodeError(f"unknown scene {name!r} in meta.json (known: {scene.SCENE_NAMES})")
+    return str(name)
+
+
+def _same_but_command(a: np.ndarray, b: np.ndarray, scene: str) -> bool:
     """Equal states, bit for bit, apart from the hand's commanded turn: a first subgoal that
     turns the hand (a pick along x) sets it after the initial state was saved."""
     if a.shape != b.shape:
@@ -417,7 +428,7 @@ def _same_but_command(a: np.ndarray, b: np.ndarray) -> bool:
     from sim import physics
 
     keep = np.ones(a.shape, dtype=bool)
-    keep[physics.command_slice()] = False
+    keep[physics.command_slice(scene)] = False
     return bool(np.array_equal(a[keep].view(np.uint64), b[keep].view(np.uint64)))
 
 
@@ -602,7 +613,7 @@ def load(path: str | Path) -> Episode:
     initial = z.get("state")
     if initial is None or initial.shape != (S,) or initial.dtype != np.float64:
         raise EpisodeError(f"{p / INITIAL}: bad initial state (tampered)")
-    if states and not _same_but_command(states[0][0], initial):
+    if states and not _same_but_command(states[0][0], initial, scene_name(meta)):
         raise EpisodeError(f"{p}: first recorded state differs from the initial state (tampered)")
     final = None
     if complete:

@@ -19,7 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-from skillbridge.episodes.episode import Episode, EpisodeError, format_subgoal, load
+from skillbridge.episodes.episode import (
+    Episode,
+    EpisodeError,
+    format_subgoal,
+    load,
+    scene_name,
+)
 from skillbridge.errors import plain, safe
 
 
@@ -32,7 +38,7 @@ def _env(ep: Episode, width: int = 480, height: int = 360):
     from sim import physics
     from sim.env import TabletopEnv
 
-    env = TabletopEnv(width=width, height=height)
+    env = TabletopEnv(width=width, height=height, scene=scene_name(ep.meta))
     need = physics.state_size(env.model)
     if int(ep.meta["state_size"]) != need:
         env.close()
@@ -210,7 +216,7 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
     ep = _episode(ep)
     ref = ep.all_states()
     n = ep.n_steps
-    hash_ok = ep.meta.get("model_hash") == physics.model_hash()
+    hash_ok = ep.meta.get("model_hash") == physics.model_hash(scene_name(ep.meta))
     env = _env(ep)
     # an injected fault (the runner's test hook moved a cube) is a state no action led to:
     # the re-simulation continues from the recorded state there

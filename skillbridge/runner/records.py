@@ -77,6 +77,12 @@ class RunConfig:
     policy_source: str = "pretrained"
     route: str = "hybrid"
     base_url: str | None = None
+    #: the scene model (``sim.scene.SCENE_NAMES``): "articulated" adds a drawer, a button
+    #: and a lamp
+    scene: str = "tabletop"
+    #: a full physics state to start from instead of a reset (a chain of tasks run without
+    #: reset: the state the previous task ended in); ``cubes`` is then ignored
+    start_state: Any = None
 
 
 @dataclass

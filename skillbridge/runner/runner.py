@@ -127,6 +127,12 @@ class Runner:
                 c.cubes = check_cubes(c.cubes)
             except ValueError as e:
                 raise UserError(str(e), EXIT_INPUT) from None
+        from sim.scene import SCENE_NAMES
+
+        if c.scene not in SCENE_NAMES:
+            raise UserError(
+                f"unknown scene {c.scene!r}; choose one of {', '.join(SCENE_NAMES)}", EXIT_INPUT
+            )
         if self.planner is None:
             from planner.errors import PlannerError
             from planner.hybrid import ROUTES, HybridPlanner
@@ -180,9 +186,11 @@ class Runner:
 
         c = self.config
         t_start = time.perf_counter()
-        env = self.env = TabletopEnv()
-        options = scene_options(c.cubes)
+        env = self.env = TabletopEnv(scene=c.scene)
+        options = None if c.start_state is not None else scene_options(c.cubes)
         env.reset(seed=c.seed, options=options)
+        if c.start_state is not None:
+            env.set_state(c.start_state)
         # Make the derived quantities (positions, Jacobians) a function of the recorded state
         # alone: restoring a state also runs mj_forward, so replay starts from exactly here.
         mujoco.mj_forward(env.model, env.data)
@@ -192,8 +200,14 @@ class Runner:
         meta = {
             "trace_id": self.trace_id,
             "seed": c.seed,
-            "scene": {**(options or {"cubes": None}), "env": "TabletopEnv"},
-            "model_hash": physics.model_hash(),
+            "scene": {
+                **(options or {"cubes": None}),
+                "env": "TabletopEnv",
+                # the default scene is implied, as in every episode recorded before
+                **({} if c.scene == scene.DEFAULT_SCENE else {"name": c.scene}),
+                **({} if c.start_state is None else {"continued": True}),
+            },
+            "model_hash": physics.model_hash(c.scene),
             "physics_dt": scene.PHYSICS_DT,
             "control_dt": scene.CONTROL_DT,
             "control_substeps": scene.CONTROL_SUBSTEPS,
