@@ -16,6 +16,12 @@ Literals are ``[not] PREDICATE(ARG, ...)`` over :class:`sim.world.WorldState`:
 ``in_region(OBJ, REGION)``  the same as ``at`` (the suite's older spelling)
 ``reachable(OBJ)``          the arm can reach the cube
 ``home``                    the gripper is empty and the arm at its rest pose
+``clear(OBJ)``              nothing is stacked on the cube (the top of its tower)
+``above(OBJ, OBJ)``         the first cube is somewhere in the tower on the second
+``open(drawer)``            the drawer is pulled out (articulated scene)
+``closed(drawer)``          the drawer is shut (articulated scene)
+``in(OBJ, drawer)``         the cube lies in the drawer (articulated scene)
+``light_on``                the lamp is lit (articulated scene)
 ==========================  ======================================================
 
 An argument is a scene name, ``*`` (*some* present name of that kind makes the literal
@@ -33,7 +39,7 @@ from dataclasses import dataclass
 from sim import scene
 from sim.world import WorldState
 
-OBJ, BIN, REGION = "object", "bin", "region"
+OBJ, BIN, REGION, DRAWER = "object", "bin", "region", "drawer"
 #: predicate -> the kind of each argument
 PREDICATES: dict[str, tuple[str, ...]] = {
     "in": (OBJ, BIN),
@@ -44,13 +50,24 @@ PREDICATES: dict[str, tuple[str, ...]] = {
     "in_region": (OBJ, REGION),
     "reachable": (OBJ,),
     "home": (),
+    "clear": (OBJ,),
+    "above": (OBJ, OBJ),
+    "open": (DRAWER,),
+    "closed": (DRAWER,),
+    "light_on": (),
 }
 ANY, ALL = "*", "all"
 #: Most literals in one stated goal (a plan has at most 12 steps; goals stay short).
 MAX_GOAL_LITERALS = 16
 #: Longest literal text accepted.
 MAX_LITERAL_CHARS = 120
-_KNOWN = {OBJ: set(scene.CUBE_NAMES), BIN: set(scene.BIN_NAMES), REGION: set(scene.REGIONS)}
+#: a BIN argument may also name the drawer (``in(red_block, drawer)``): a container either way
+_KNOWN = {
+    OBJ: set(scene.CUBE_NAMES),
+    BIN: {*scene.BIN_NAMES, scene.DRAWER_NAME},
+    REGION: set(scene.REGIONS),
+    DRAWER: {scene.DRAWER_NAME},
+}
 _LITERAL_RE = re.compile(r"^\s*(not\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.S)
 _BARE_RE = re.compile(r"^\s*(not\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*$")
 _NAME_RE = re.compile(r"^(?:[a-z][a-z0-9_]*|\*)$")
@@ -158,11 +175,16 @@ def absent_names(lit: Literal_, world: WorldState) -> list[tuple[str, str]]:
 
 
 def names_of(kind: str, world: WorldState) -> list[str]:
-    """The names of that kind (object, bin, region) present in ``world``."""
+    """The names of that kind (object, bin, region, drawer) present in ``world``; the
+    drawer counts as a container only where there is one, so ``in(x, *)`` on the default
+    scene still means "in some bin"."""
+    drawer = [world.drawer.name] if world.drawer is not None else []
     if kind == OBJ:
         return world.object_names
     if kind == BIN:
-        return world.bin_names
+        return [*world.bin_names, *drawer]
+    if kind == DRAWER:
+        return drawer
     return world.region_names
 
 
@@ -187,6 +209,16 @@ def _atom(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
         return world.reachable(*args)
     if pred == "home":
         return _home(world)
+    if pred == "clear":
+        return world.clear(*args)
+    if pred == "above":
+        return world.above(*args)
+    if pred == "open":
+        return world.is_open(*args)
+    if pred == "closed":
+        return world.is_closed(*args)
+    if pred == "light_on":
+        return bool(world.light_on)
     raise GoalSyntaxError(f"unknown predicate {pred!r}")  # unreachable after parsing
 
 
