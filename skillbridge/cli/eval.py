@@ -92,6 +92,15 @@ def eval_suite(
         hidden=True,
         help="pretrained (shipped policies) or scripted (the experts; debugging aid).",
     ),
+    chains: int = typer.Option(
+        None,
+        "--chains",
+        help="Instead of the suite: N chains of 5 instructions run back to back without "
+        "reset (CALVIN's protocol); reports the average completed length.",
+    ),
+    scene: str = typer.Option(
+        "tabletop", "--scene", help="Scene of --chains: tabletop or articulated."
+    ),
 ):
     """Run a task suite: planning, execution and refusal success with 95% intervals.
 
@@ -106,6 +115,25 @@ def eval_suite(
     from skillbridge.evaluation.config import EvalConfig
     from skillbridge.evaluation.state import ResumeError, read_state
     from skillbridge.evaluation.suite import DEFAULT_SUITE, SuiteError, load_suite
+
+    if chains is not None:
+        conflicting = [
+            name
+            for name, value in (
+                ("--suite", suite),
+                ("--only", only),
+                ("--resume", resume),
+                ("--ray", ray),
+                ("--faults", faults or None),
+            )
+            if value is not None
+        ]
+        if conflicting:
+            raise UserError(f"--chains runs no suite; drop {', '.join(conflicting)}", EXIT_INPUT)
+        _eval_chains(
+            chains, seed_base, scene, llm, route, base_url, out, as_json, policy_source, max_replans
+        )
+        return
 
     if seeds < 1 or seeds > 1000:
         raise UserError("--seeds must be between 1 and 1000", EXIT_INPUT)
@@ -294,6 +322,87 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
     else:
         _print_summary(console, report)
     return report
+
+
+def _eval_chains(
+    n: int,
+    seed_base: int,
+    scene: str,
+    llm: str | None,
+    route: str,
+    base_url: str | None,
+    out: Path | None,
+    as_json: bool,
+    policy_source: str,
+    max_replans: int,
+) -> None:
+    """``eval --chains N``: sample, run and report chains; exit 1 below the issue's 4.7."""
+    from rich.table import Table
+
+    from planner.hybrid import ROUTES
+    from sim.scene import SCENE_NAMES
+    from skillbridge.cli.common import progress_bar
+    from skillbridge.errors import console as make_console
+    from skillbridge.evaluation import chains as C
+    from skillbridge.evaluation import run as ev
+
+    if not 1 <= n <= 10_000:
+        raise UserError("--chains must be between 1 and 10000", EXIT_INPUT)
+    if scene not in SCENE_NAMES:
+        raise UserError(
+            f"--scene must be one of {', '.join(SCENE_NAMES)}, not {scene!r}", EXIT_INPUT
+        )
+    if route not in ROUTES:
+        raise UserError(f"--route must be one of {', '.join(ROUTES)}, not {route!r}", EXIT_INPUT)
+    _check_planner(llm, base_url)
+    from skillbridge.runner.executor import make_executor
+
+    make_executor(policy_source)
+    out = out or ev.default_out()
+    lock = _claim_out(out, resume=False)
+    console = make_console(stderr=True)
+    try:
+        with progress_bar(console, transient=True) as bar:
+            task = bar.add_task("chains", total=n, visible=not as_json)
+
+            def step(i: int, res: C.ChainResult) -> None:
+                bar.update(task, advance=1, description=f"chains (last: {res.completed}/5)")
+
+            summary = C.evaluate_chains(
+                n,
+                out=out,
+                seed_base=seed_base,
+                scene_name=scene,
+                llm=llm,
+                route=route,
+                base_url=base_url,
+                policy_source=policy_source,
+                max_replans=max_replans,
+                progress=step,
+            )
+    finally:
+        lock.close()
+    if as_json:
+        print(json.dumps(summary))
+    else:
+        out_console = make_console()
+        t = Table(title=f"{n} chains of {summary['length']} on the {scene} scene")
+        t.add_column("position")
+        t.add_column("tasks in a row done [95% CI]")
+        for a in summary["success_at"]:
+            t.add_row(
+                str(a["position"]), f"{a['rate']:.3f} [{a['ci95'][0]:.3f}, {a['ci95'][1]:.3f}]"
+            )
+        out_console.print(t)
+        out_console.print(
+            f"average completed length: {summary['average_completed']} of {summary['length']}"
+        )
+        if summary["failure_causes"]:
+            causes = ", ".join(f"{k} x{v}" for k, v in summary["failure_causes"].items())
+            out_console.print(f"failures: {causes}")
+        out_console.print(f"report: {safe(str(out / 'chains.json'))}")
+    if summary["average_completed"] is None or summary["average_completed"] < C.TARGET:
+        raise typer.Exit(1)
 
 
 def _check_planner(llm: str | None, base_url: str | None) -> str:
