@@ -263,6 +263,25 @@ MAX_REFUSAL = 200
 NOTHING_TO_DO = "nothing to do"
 #: Words that end a clause (the next clause may omit its verb).
 BOUNDARY = {"then", "afterwards", "finally", "lastly", "next", "after"}
+#: The articulated scene's devices (only where the world has them: on the tabletop scene a
+#: drawer is another thing that is not there, as before). Device name -> words for it.
+DEVICE_NOUNS = {"drawer": "drawer", "button": "button", "light": "light", "lamp": "light"}
+#: Device clause verbs -> what they do ("on"/"off" decide a turn/switch of the light).
+DEVICE_VERBS = {
+    "open": "open",
+    "close": "close",
+    "shut": "close",
+    "press": "press",
+    "push": "press",
+    "hit": "press",
+    "click": "press",
+    "tap": "press",
+    "toggle": "press",
+    "turn": "turn",
+    "switch": "turn",
+}
+#: Words a device clause may hold besides its verb, its noun and filler.
+DEVICE_EXTRA = {"on", "off", "up", "please", ",", "and"}
 
 _POINT_RE = re.compile(
     r"[\[(]\s*x?\s*=?\s*(-?\d*\.?\d+)\s*(?:m\b)?\s*,\s*y?\s*=?\s*(-?\d*\.?\d+)\s*(?:m\b)?\s*[\])]"
@@ -625,6 +644,57 @@ def _missing_message(p: _Phrase, role: str) -> str:
     return f"there is no {colour} {noun} in the scene"
 
 
+def _drawer_target(t: _Phrase, plan: _Plan) -> str | None:
+    """The drawer, when a destination names it ("in the drawer", or "in it" right after a
+    clause about the drawer); None for any other destination."""
+    d = plan.world.drawer
+    if d is None:
+        return None
+    if t.pronoun == "one" and plan.last_device == "drawer":
+        if t.colors or t.noun is not None:
+            raise _Unsure("unclear destination")
+        return d.name
+    if t.noun == "thing:drawer" and not t.colors:
+        return d.name
+    return None
+
+
+def _articulated(world: WorldState) -> bool:
+    return world.drawer is not None or world.light_on is not None
+
+
+def _is_drawer(world: WorldState, name: str) -> bool:
+    return world.drawer is not None and name == world.drawer.name
+
+
+def _device_action(tokens: list[str]) -> str | None:
+    """What a clause about the drawer, the button or the light asks: "open", "close",
+    "press", "light_on" or "light_off"; None when it names no device or names a block or a
+    bin too (a block put *into* the drawer is a move). A device clause with words the rules
+    do not know is unsure, so a model reads it."""
+    words = [t for t in tokens if t not in FILLER]
+    nouns = {DEVICE_NOUNS[t] for t in words if t in DEVICE_NOUNS}
+    if not nouns or any(
+        t in BLOCK_NOUNS or t in BIN_NOUNS or t in KNOWN_COLORS or t in PRONOUN_ONE for t in words
+    ):
+        return None
+    verbs = [DEVICE_VERBS[t] for t in words if t in DEVICE_VERBS]
+    known = DEVICE_NOUNS.keys() | DEVICE_VERBS.keys() | DEVICE_EXTRA
+    unknown = [t for t in words if t not in known]
+    if len(nouns) != 1 or len(verbs) != 1 or unknown:
+        raise _Unsure(f"a request about the {'/'.join(sorted(nouns))} the rules do not read")
+    noun, verb = nouns.pop(), verbs[0]
+    if noun == "drawer" and verb in ("open", "close"):
+        return verb
+    if noun == "button" and verb == "press":
+        return "press"
+    if noun == "light" and verb == "turn" and ("on" in words) != ("off" in words):
+        return "light_on" if "on" in words else "light_off"
+    if noun == "light" and "toggle" in words:
+        return "press"
+    raise _Unsure(f"{verb} the {noun}: not something the rules read")
+
+
 def _is_container_prep(c: _Clause) -> bool:
     """Whether a bare colour after the preposition names a bin ("put red into green")."""
     return c.prep in {"in", "into", "inside", "within"} and c.verb != STACK
@@ -651,6 +721,13 @@ class _Plan:
     expressible: bool = True
     #: blocks a step of this plan has moved (a push "already done" is judged before)
     moved: set[str] = field(default_factory=set)
+    #: the articulated scene's devices as the plan leaves them (None: not in this scene)
+    drawer_open: bool | None = None
+    light: bool | None = None
+    #: goals about the devices ("open(drawer)", "light_on"), after the blocks' goals
+    device_goal: dict[str, str] = field(default_factory=dict)
+    #: the device the previous clause was about ("open the drawer and put X in it")
+    last_device: str | None = None
 
     @classmethod
     def start(cls, world: WorldState) -> _Plan:
@@ -659,7 +736,18 @@ class _Plan:
             o.name: o.in_bin or (f"on {o.on}" if o.on else None) or ("held" if o.held else None)
             for o in world.objects
         }
-        return cls(world=world, held=held, last=[held] if held else [], where=where)
+        d = world.drawer
+        for o in world.objects:
+            if d is not None and o.name in d.contents:
+                where[o.name] = d.name
+        return cls(
+            world=world,
+            held=held,
+            last=[held] if held else [],
+            where=where,
+            drawer_open=None if d is None else bool(d.is_open),
+            light=world.light_on,
+        )
 
     def want(self, obj: str, literal: str) -> None:
         """The instruction asks ``literal`` about ``obj`` at the end. A later clause about the
@@ -685,7 +773,8 @@ class _Plan:
                         f"{regions[region]} and {obj} there"
                     )
                 regions[region] = obj
-        return list(self.goal.values()) + (["home"] if self.home else [])
+        out = list(self.goal.values()) + list(self.device_goal.values())
+        return out + (["home"] if self.home else [])
 
     def move(self, obj: str, target: str) -> None:
         """pick (unless already held) and place ``obj`` on ``target``."""
@@ -696,7 +785,7 @@ class _Plan:
         self.steps.append({"skill": "place", "target": target})
         self.held = None
         self.moved.add(obj)
-        if self.world.bin(target) is not None:
+        if self.world.bin(target) is not None or _is_drawer(self.world, target):
             self.where[obj] = target
         elif self.world.object(target) is not None:
             self.where[obj] = f"on {target}"
@@ -776,6 +865,11 @@ class RulesPlanner:
         unknown: list[str] = []
         prev_verb = None
         for toks in clauses:
+            action = _device_action(toks) if _articulated(world) else None
+            if action is not None:
+                self._emit_device(action, plan)
+                plan.last_device = "drawer" if action in ("open", "close") else None
+                continue
             c = _parse_clause(toks, points, prev_verb)
             unknown.extend(c.unknown)
             if c.verb is None:
@@ -787,6 +881,7 @@ class RulesPlanner:
             prev_verb = c.verb if c.verb != HOME else prev_verb
             self._check_exists(c, world)
             plan.last = self._emit(c, plan)
+            plan.last_device = None
         if plan.steps:
             plan.steps = _separate_before_picks(plan.steps, world, plan.notes)
         if unknown:
@@ -815,6 +910,10 @@ class RulesPlanner:
         for role, p in (("object", c.obj), ("target", c.target)):
             if p is None:
                 continue
+            if p.noun == "thing:drawer" and world.drawer is not None and not p.other_colors:
+                if role == "target":
+                    continue  # a block goes into the drawer
+                raise _Unsure("the drawer itself cannot be moved")
             if p.other_colors or (p.noun or "").startswith("thing:"):
                 raise _Refuse(_missing_message(p, role))
             noun = p.noun
@@ -890,6 +989,37 @@ class RulesPlanner:
             or (t is not None and t.home and not t.colors)
             or (c.obj.home and not c.obj.colors and c.obj.noun is None)
         )
+
+    @staticmethod
+    def _emit_device(action: str, plan: _Plan) -> None:
+        """open_drawer / close_drawer / press_button for a device clause, skipped (with a
+        note) where the plan already leaves the device so."""
+        w = plan.world
+        if action in ("open", "close"):
+            if w.drawer is None:
+                raise _Refuse("there is no drawer in the scene")
+            want = action == "open"
+            lit = f"{'open' if want else 'closed'}({w.drawer.name})"
+            plan.device_goal[w.drawer.name] = lit
+            if plan.drawer_open == want:
+                plan.notes.append(f"the drawer is already {'open' if want else 'closed'}")
+                return
+            if plan.held is not None:
+                raise _Unsure(f"the gripper would still hold {plan.held}")
+            plan.steps.append({"skill": f"{action}_drawer"})
+            plan.drawer_open = want
+            return
+        if plan.light is None:
+            raise _Refuse("there is no button or light in the scene")
+        want = {"light_on": True, "light_off": False}.get(action, not plan.light)
+        plan.device_goal["light"] = "light_on" if want else "not light_on"
+        if plan.light == want:
+            plan.notes.append(f"the light is already {'on' if want else 'off'}")
+            return
+        if plan.held is not None:
+            raise _Unsure(f"the gripper would still hold {plan.held}")
+        plan.steps.append({"skill": "press_button"})
+        plan.light = want
 
     @staticmethod
     def _emit_home(c: _Clause, plan: _Plan) -> list[str]:
@@ -975,9 +1105,10 @@ class RulesPlanner:
         if world.region(target) is not None and len(objs) != 1:
             raise _Unsure("several blocks on one region would collide")
         moved = []
+        into_drawer = _is_drawer(world, target)
         lit = (
             "in({o}, {t})"
-            if world.bin(target) is not None
+            if world.bin(target) is not None or into_drawer
             else "on({o}, {t})"
             if is_cube_target
             else "at({o}, {t})"
@@ -987,7 +1118,7 @@ class RulesPlanner:
             # a goal the scene already satisfies is skipped, so replanning the same task
             # after a partial execution continues where it stopped instead of redoing it
             done_here = (
-                (world.bin(target) is not None and plan.where.get(o) == target)
+                ((world.bin(target) is not None or into_drawer) and plan.where.get(o) == target)
                 or (is_cube_target and plan.where.get(o) == f"on {target}")
                 or (
                     world.region(target) is not None
@@ -1002,6 +1133,14 @@ class RulesPlanner:
                     else f"{o} is already at {target}"
                 )
                 continue
+            if into_drawer and not plan.drawer_open:
+                # the drawer must be open to take a block: open it first (the gripper is
+                # free before a pick; a held block is not put down to do it)
+                if plan.held is not None:
+                    raise _Unsure(f"the drawer is shut and the gripper holds {plan.held}")
+                plan.steps.append({"skill": "open_drawer"})
+                plan.drawer_open = True
+                plan.notes.append("the drawer is shut: open it first")
             plan.move(o, target)
             moved.append(o)
         return moved or objs
@@ -1032,6 +1171,9 @@ class RulesPlanner:
         world = plan.world
         if t.point is not None:
             raise _Unsure("placing at an [x, y] point is not a place target")
+        drawer = _drawer_target(t, plan)
+        if drawer is not None:
+            return drawer
         if t.pronoun == "one" and not t.colors and t.noun in (None, "block") and not t.quant:
             # "... then put the yellow block on top of it": the block of the previous clause
             if len(plan.last) != 1 or _is_container_prep(c):
