@@ -421,6 +421,9 @@ class _Clause:
     prep: str | None
     target: _Phrase | None
     unknown: list[str]
+    #: a "from/out of" phrase naming a thing rather than a block or bin ("out of the
+    #: drawer"): judged against the world (the drawer exists only in the articulated scene)
+    source_thing: _Phrase | None = None
 
 
 # ----------------------------------------------------------------------------- lexing
@@ -599,6 +602,7 @@ def _clause_words(tokens: list[str]) -> tuple[str | None, list[str], list[str]]:
 
 def _parse_clause(tokens: list[str], points: list[list[float]], prev_verb: str | None) -> _Clause:
     verb_word, rest, unknown = _clause_words(tokens)
+    source_thing = None
     verb = VERBS[verb_word] if verb_word is not None else prev_verb
     prep_i = next((i for i, t in enumerate(rest) if t in PREPS), None)
     src_i = next((i for i, t in enumerate(rest) if t in SOURCE_PREPS), None)
@@ -608,7 +612,9 @@ def _parse_clause(tokens: list[str], points: list[list[float]], prev_verb: str |
         obj_toks = rest[:src_i]
         src = _phrase_of([t for t in rest[src_i + 1 : end] if t not in SOURCE_PREPS], points)
         unknown.extend(src.unknown)
-        if src.other_colors or (src.noun or "").startswith("thing:"):
+        if src.noun == "thing:drawer" and not src.colors and not src.other_colors:
+            source_thing = src
+        elif src.other_colors or (src.noun or "").startswith("thing:"):
             raise _Refuse(_missing_message(src, "source"))
     else:
         obj_toks = rest[:end]
@@ -631,7 +637,7 @@ def _parse_clause(tokens: list[str], points: list[list[float]], prev_verb: str |
             obj.excluded.extend(target.excluded)
             target.excluded = []
     unknown.extend(obj.unknown)
-    return _Clause(verb, verb_word, obj, prep, target, unknown)
+    return _Clause(verb, verb_word, obj, prep, target, unknown, source_thing)
 
 
 def _missing_message(p: _Phrase, role: str) -> str:
@@ -907,6 +913,8 @@ class RulesPlanner:
 
     @staticmethod
     def _check_exists(c: _Clause, world: WorldState) -> None:
+        if c.source_thing is not None and world.drawer is None:
+            raise _Refuse(_missing_message(c.source_thing, "source"))
         for role, p in (("object", c.obj), ("target", c.target)):
             if p is None:
                 continue

@@ -116,6 +116,9 @@ def run_job(job: dict) -> EvalRecord:
             policy_source=job["policy_source"],
             base_url=job.get("base_url"),
             route=str(job.get("route") or "hybrid"),
+            scene=task.scene.model,
+            drawer=task.scene.drawer,
+            light=task.scene.light,
         )
         Path(cfg.out_dir).mkdir(parents=True, exist_ok=True)
         fault = None

@@ -83,6 +83,10 @@ class RunConfig:
     #: a full physics state to start from instead of a reset (a chain of tasks run without
     #: reset: the state the previous task ended in); ``cubes`` is then ignored
     start_state: Any = None
+    #: articulated scene: the drawer's opening (m) and the light at the start (None: shut,
+    #: off)
+    drawer: float | None = None
+    light: bool | None = None
 
 
 @dataclass

@@ -133,6 +133,8 @@ class Runner:
             raise UserError(
                 f"unknown scene {c.scene!r}; choose one of {', '.join(SCENE_NAMES)}", EXIT_INPUT
             )
+        if c.scene == "tabletop" and (c.drawer is not None or c.light is not None):
+            raise UserError("drawer and light are options of the articulated scene", EXIT_INPUT)
         if self.planner is None:
             from planner.errors import PlannerError
             from planner.hybrid import ROUTES, HybridPlanner
@@ -188,6 +190,9 @@ class Runner:
         t_start = time.perf_counter()
         env = self.env = TabletopEnv(scene=c.scene)
         options = None if c.start_state is not None else scene_options(c.cubes)
+        if c.start_state is None and (c.drawer is not None or c.light is not None):
+            devices = {"drawer": c.drawer, "light": c.light}
+            options = {**(options or {}), **{k: v for k, v in devices.items() if v is not None}}
         env.reset(seed=c.seed, options=options)
         if c.start_state is not None:
             env.set_state(c.start_state)
