@@ -12,6 +12,9 @@ pydantic)::
         scene:                           # optional: TabletopEnv reset options
           cubes: [red_block, blue_block] #   names (random poses per seed), or
                                          #   {name: [x, y] | [x, y, yaw] | [x, y, z, yaw] | null}
+          model: tabletop                #   or articulated (a drawer, a button, a lamp),
+          # drawer: 0.0                  #   then the drawer's opening (m)
+          # light: false                 #   and the light at the start
         goal:                            # all must hold at the end (a conjunction)
           - on(red_block, blue_block)
           - not held(*)
@@ -93,7 +96,7 @@ Category = Literal[
 ]
 CATEGORIES: tuple[str, ...] = get_args(Category)
 #: Categories the rules planner is not expected to plan (free phrasing, for a model).
-FREE_LANGUAGE_CATEGORIES = CATEGORIES[7:]
+FREE_LANGUAGE_CATEGORIES = CATEGORIES[CATEGORIES.index("typos") :]
 
 
 # ----------------------------------------------------------------------------- models
@@ -112,6 +115,17 @@ class SceneSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     cubes: list[str] | dict[str, list[float] | None] | None = None
+    #: the scene model; "articulated" adds a drawer, a button and a lamp
+    model: Literal["tabletop", "articulated"] = "tabletop"
+    #: articulated scene: how far the drawer is pulled out at the start (m), light on/off
+    drawer: float | None = Field(default=None, ge=0.0, le=scene.DRAWER_TRAVEL)
+    light: bool | None = None
+
+    @model_validator(mode="after")
+    def _devices_need_their_scene(self):
+        if self.model == "tabletop" and (self.drawer is not None or self.light is not None):
+            raise ValueError("drawer and light are options of the articulated scene (model)")
+        return self
 
     @field_validator("cubes")
     @classmethod
@@ -147,7 +161,13 @@ class SceneSpec(BaseModel):
         return None
 
     def reset_options(self) -> dict | None:
-        return None if self.cubes is None else {"cubes": self.cubes}
+        """Reset options for a :class:`sim.env.TabletopEnv` built on ``model``."""
+        out: dict = {} if self.cubes is None else {"cubes": self.cubes}
+        if self.drawer is not None:
+            out["drawer"] = self.drawer
+        if self.light is not None:
+            out["light"] = self.light
+        return out or None
 
 
 class Task(BaseModel):

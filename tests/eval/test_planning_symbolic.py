@@ -86,17 +86,19 @@ def test_shipped_tasks_are_planned_by_the_rules_planner():
     from sim.env import TabletopEnv
     from skillbridge.evaluation.suite import FREE_LANGUAGE_CATEGORIES
 
-    env = TabletopEnv()
+    envs: dict[str, TabletopEnv] = {}
     planner = HybridPlanner.from_spec("rules")
     failed = []
     for t in load_suite().tasks:
         if t.refuse or t.category in FREE_LANGUAGE_CATEGORIES:
             continue
+        env = envs.setdefault(t.scene.model, TabletopEnv(scene=t.scene.model))
         env.reset(seed=0, options=t.scene.reset_options())
         world = env.world_state()
         out = planner.plan(t.instruction, world)
         after = simulate_plan(world, out.steps()) if out.steps() else None
         if after is None or not t.achieved(after):
             failed.append((t.id, out.decision, out.refusal))
-    env.close()
+    for env in envs.values():
+        env.close()
     assert not failed, failed
