@@ -196,3 +196,88 @@ def run_pick_place(env, cube: str, target: str, max_steps: int = 250) -> bool:
         env.unwrapped.step_physics(np.array([0, 0, 0, OPEN]))
     w = env.unwrapped.world_state()
     return w.in_(cube, target) if w.bin(target) else w.on(cube, target)
+
+
+# ---------------------------------------------------------------------- the drawer
+#: Grip-site height above the knob from which the open fingers come down around it.
+KNOB_HOVER = 0.06
+#: The grip site counts as at the knob within this distance of its grasp point, per axis.
+KNOB_REACH = np.array([0.012, 0.008, 0.008])
+#: Fingers closed on the knob (3 cm across them) read at most this opening.
+KNOB_HELD_OPENING = 0.036
+#: Fingers open enough to come down around the knob.
+KNOB_CLEAR_OPENING = 0.06
+#: Pulling speed (fraction of the top speed): faster and the knob slips out of the fingers.
+PULL_SPEED = 0.4
+#: The pull releases the knob once the drawer is out this far (m): past the ``open``
+#: threshold with a margin, short of the end stop the fingers would strain against.
+PULL_RELEASE = 0.135
+#: Closed fingers come down this far in front of the knob's grasp point (m, along -x) to
+#: push the drawer shut, and push while they are within PUSH_BOX of that line.
+DRAWER_PUSH_BACK = 0.045
+DRAWER_PUSH_BOX = (0.06, 0.012, 0.014)  # (farthest back, lateral, vertical), m
+#: Pushing speed (fraction of the top speed).
+DRAWER_PUSH_SPEED = 0.4
+
+
+def knob_held(grip: np.ndarray, opening: float, knob: np.ndarray) -> bool:
+    """Fingers closed on the knob: the grip site at its grasp point and the fingers stopped
+    by it."""
+    return opening < KNOB_HELD_OPENING and bool(np.all(np.abs(grip - knob) < KNOB_REACH * 1.5))
+
+
+def _to_knob(grip: np.ndarray, opening: float, knob: np.ndarray) -> np.ndarray:
+    """Open fingers to above the knob, then down around it, then closed on it."""
+    dxy = float(np.linalg.norm(knob[:2] - grip[:2]))
+    hover = knob + [0.0, 0.0, KNOB_HOVER]
+    if dxy > KNOB_REACH[1]:
+        if grip[2] < knob[2] + 0.03:  # low beside the drawer: rise first, clear of the knob
+            return _move(grip, np.array([grip[0], grip[1], hover[2]]), OPEN)
+        # travel high, coming down smoothly on the final approach (no step in the label)
+        z = knob[2] + 0.03 + (KNOB_HOVER - 0.03 + 0.04) * float(np.clip(dxy / 0.1, 0, 1))
+        return _move(grip, np.array([knob[0], knob[1], z]), OPEN)
+    if grip[2] - knob[2] > KNOB_REACH[2]:
+        if opening < KNOB_CLEAR_OPENING and grip[2] - knob[2] < 0.03:
+            # closed too early on top of the knob: up and open first (DAgger's recovery)
+            return _move(grip, np.array([knob[0], knob[1], knob[2] + 0.035]), OPEN)
+        return _move(grip, knob, OPEN)
+    return _move(grip, knob, CLOSE)
+
+
+def open_drawer_action(
+    grip: np.ndarray, opening: float, knob: np.ndarray, drawer: float, knob_shut_x: float
+) -> np.ndarray:
+    """Grasp the knob from above, pull it along -x until the drawer is open, let go and
+    rise. ``knob`` is the knob's grasp point now, ``drawer`` the opening (m) and
+    ``knob_shut_x`` the grasp point's x with the drawer shut: the pull aims past full
+    travel. Stateless: every phase is read from the grip, the fingers and the drawer."""
+    if drawer >= PULL_RELEASE or (
+        drawer >= scene.DRAWER_OPEN_MIN and not knob_held(grip, opening, knob)
+    ):
+        if opening < KNOB_CLEAR_OPENING and grip[2] < knob[2] + 0.03:
+            return np.array([0.0, 0.0, 0.0, OPEN])  # let go where it is
+        return _move(grip, np.array([grip[0], grip[1], knob[2] + KNOB_HOVER]), OPEN)
+    if knob_held(grip, opening, knob):
+        far = np.array([knob_shut_x - scene.DRAWER_TRAVEL - 0.01, knob[1], knob[2]])
+        return _move(grip, far, CLOSE, speed=PULL_SPEED)
+    return _to_knob(grip, opening, knob)
+
+
+def close_drawer_action(
+    grip: np.ndarray, knob: np.ndarray, drawer: float, knob_shut_x: float
+) -> np.ndarray:
+    """Closed fingers down in front of the knob, then push along +x until the drawer is
+    shut, then rise. Stateless, like :func:`open_drawer_action`."""
+    if drawer <= 0.5 * scene.DRAWER_CLOSED_MAX:
+        return _move(grip, np.array([grip[0] - 0.01, grip[1], knob[2] + KNOB_HOVER]), CLOSE)
+    rel = grip - knob
+    back, lateral, vertical = DRAWER_PUSH_BOX
+    if -back < rel[0] < -0.015 and abs(rel[1]) < lateral and abs(rel[2]) < vertical:
+        tgt = np.array([knob_shut_x + 0.01, knob[1], knob[2]])
+        return _move(grip, tgt, CLOSE, speed=DRAWER_PUSH_SPEED)
+    start = knob + [-DRAWER_PUSH_BACK, 0.0, 0.0]
+    if float(np.linalg.norm(start[:2] - grip[:2])) < 0.01:
+        return _move(grip, start, CLOSE)  # down in front of the knob
+    if grip[2] < knob[2] + 0.03:
+        return _move(grip, np.array([grip[0], grip[1], knob[2] + KNOB_HOVER]), CLOSE)
+    return _move(grip, start + [0.0, 0.0, KNOB_HOVER], CLOSE)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from skills.base import Skill
+from skills.drawer import CloseDrawer, OpenDrawer
 from skills.home import Home
 from skills.pick import Pick
 from skills.place import Place
 from skills.push import Push
 
-REGISTRY: dict[str, Skill] = {s.name: s for s in (Pick(), Place(), Push(), Home())}
+REGISTRY: dict[str, Skill] = {
+    s.name: s for s in (Pick(), Place(), Push(), Home(), OpenDrawer(), CloseDrawer())
+}
 
 
 def get(name: str) -> Skill:
