@@ -8,6 +8,7 @@ declarations, so the catalogue is never duplicated as prose in prompts.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
@@ -58,9 +59,12 @@ NO_EFFECT = "no_effect"
 NOT_GRASPABLE = "not_graspable"
 
 
-class Skill(Generic[P]):
+class Skill(ABC, Generic[P]):
     """A skill declaration. Subclasses fill the class attributes, the four declarative
-    methods the bridge and planner read, and the execution side the policies use."""
+    methods the bridge and planner read, and the execution side the policies use.
+
+    Abstract: what every skill must say (preconditions, effect, success; bind, observe,
+    potential, sample_start). ``expert`` is not: a skill learned by RL alone has none."""
 
     name: ClassVar[str]
     description: ClassVar[str]
@@ -74,13 +78,16 @@ class Skill(Generic[P]):
     #: Control steps the policy may take before the subgoal counts as failed.
     step_budget: ClassVar[int] = 100
 
+    @abstractmethod
     def preconditions(self, world: WorldState, params: P) -> list[Violation]:
         raise NotImplementedError
 
+    @abstractmethod
     def effect(self, world: WorldState, params: P) -> WorldState:
         """The world after the skill succeeds, predicted symbolically (no physics)."""
         raise NotImplementedError
 
+    @abstractmethod
     def success(self, before: WorldState, after: WorldState, params: P) -> bool:
         raise NotImplementedError
 
@@ -88,10 +95,12 @@ class Skill(Generic[P]):
     #: Length of the goal-conditioned observation vector the policy reads.
     obs_dim: ClassVar[int]
 
+    @abstractmethod
     def bind(self, world: WorldState, params: P) -> Binding:
         """Resolve the parameters against the scene at the moment the subgoal starts."""
         raise NotImplementedError
 
+    @abstractmethod
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
         """The policy's observation from the env's observation dict."""
         raise NotImplementedError
@@ -100,6 +109,7 @@ class Skill(Generic[P]):
         """The scripted expert's action: demonstrations and DAgger labels."""
         raise NotImplementedError
 
+    @abstractmethod
     def potential(self, obs: dict, b: Binding) -> float:
         """Shaping potential; the reward is its change plus a success bonus."""
         raise NotImplementedError
@@ -120,6 +130,7 @@ class Skill(Generic[P]):
         if env.grip_yaw != b.grip_yaw:
             env.set_grip_yaw(b.grip_yaw)
 
+    @abstractmethod
     def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> P | None:
         """Put ``env`` in a start state from the chained distribution; None to resample."""
         raise NotImplementedError
