@@ -23,9 +23,18 @@ from typing import Any
 
 import numpy as np
 
+from bridge.goals import goal_holds, unmet
+from bridge.validate import validate
+from planner import rules
+from planner.hybrid import HybridPlanner
 from sim import scene
+from sim.env import TabletopEnv
 from sim.util import atomic_write_text, wilson
 from sim.world import WorldState
+from skillbridge.episodes.episode import load
+from skillbridge.runner.executor import make_executor
+from skillbridge.runner.records import RunConfig
+from skillbridge.runner.runner import Runner
 
 #: Instructions per chain (CALVIN's five).
 CHAIN_LENGTH = 5
@@ -52,8 +61,6 @@ def _color(name: str) -> str:
 def candidates(world: WorldState) -> list[Instruction]:
     """Every instruction of the task graph whose goal does not already hold in ``world``
     (whether it is doable there is the planner's and the bridge's to say)."""
-    from bridge.goals import goal_holds
-
     out: list[Instruction] = []
     cubes = [o.name for o in world.objects if not o.fallen]
     for c in cubes:
@@ -101,9 +108,6 @@ def candidates(world: WorldState) -> list[Instruction]:
 def doable(inst: Instruction, world: WorldState) -> WorldState | None:
     """The world the instruction is predicted to leave, when the rules planner plans it with
     certainty and the bridge accepts that plan with its goal met; else None."""
-    from bridge.goals import goal_holds
-    from bridge.validate import validate
-    from planner import rules
 
     r = rules.parse(inst.text, world)
     if not r.confident or r.refuse or not r.steps:
@@ -196,9 +200,6 @@ def run_chain(
 ) -> ChainResult:
     """Run the chain's instructions back to back from ``start_state``; stop at the first
     one whose goal is unmet in the world from physics."""
-    from bridge.goals import unmet
-    from skillbridge.episodes.episode import load
-
     links: list[LinkResult] = []
     state = start_state
     for k, inst in enumerate(chain):
@@ -300,12 +301,6 @@ def evaluate_chains(
 ) -> dict:
     """Sample and run ``n`` chains (chain ``i`` from seed ``seed_base + i``); write
     ``out/chains.json``; return the summary. The planner and the policies are loaded once."""
-    from planner.hybrid import HybridPlanner
-    from sim.env import TabletopEnv
-    from skillbridge.runner.executor import make_executor
-    from skillbridge.runner.records import RunConfig
-    from skillbridge.runner.runner import Runner
-
     planner = HybridPlanner.from_spec(llm, base_url=base_url, route=route)
     executor = make_executor(policy_source)
 
