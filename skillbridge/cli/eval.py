@@ -101,6 +101,12 @@ def eval_suite(
     scene: str = typer.Option(
         "tabletop", "--scene", help="Scene of --chains: tabletop or articulated."
     ),
+    video: bool = typer.Option(
+        False,
+        "--video",
+        help="With --chains: a video of the first chain (chain-0000.mp4) and a picture of "
+        "the world after each of its links (chain-0000.png) in the report folder.",
+    ),
 ):
     """Run a task suite: planning, execution and refusal success with 95% intervals.
 
@@ -131,7 +137,17 @@ def eval_suite(
         if conflicting:
             raise UserError(f"--chains runs no suite; drop {', '.join(conflicting)}", EXIT_INPUT)
         _eval_chains(
-            chains, seed_base, scene, llm, route, base_url, out, as_json, policy_source, max_replans
+            video,
+            chains,
+            seed_base,
+            scene,
+            llm,
+            route,
+            base_url,
+            out,
+            as_json,
+            policy_source,
+            max_replans,
         )
         return
 
@@ -325,6 +341,7 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
 
 
 def _eval_chains(
+    video: bool,
     n: int,
     seed_base: int,
     scene: str,
@@ -361,11 +378,14 @@ def _eval_chains(
     out = out or ev.default_out()
     lock = _claim_out(out, resume=False)
     console = make_console(stderr=True)
+    first_chain: C.ChainResult | None = None
     try:
         with progress_bar(console, transient=True) as bar:
             task = bar.add_task("chains", total=n, visible=not as_json)
 
             def step(i: int, res: C.ChainResult) -> None:
+                nonlocal first_chain
+                first_chain = first_chain or res
                 bar.update(task, advance=1, description=f"chains (last: {res.completed}/5)")
 
             summary = C.evaluate_chains(
@@ -382,10 +402,10 @@ def _eval_chains(
             )
     finally:
         lock.close()
+    out_console = make_console(stderr=as_json)
     if as_json:
         print(json.dumps(summary))
     else:
-        out_console = make_console()
         t = Table(title=f"{n} chains of {summary['length']} on the {scene} scene")
         t.add_column("position")
         t.add_column("tasks in a row done [95% CI]")
@@ -401,6 +421,11 @@ def _eval_chains(
             causes = ", ".join(f"{k} x{v}" for k, v in summary["failure_causes"].items())
             out_console.print(f"failures: {causes}")
         out_console.print(f"report: {safe(str(out / 'chains.json'))}")
+    if video and first_chain is not None:
+        mp4, png = out / "chain-0000.mp4", out / "chain-0000.png"
+        C.chain_video(first_chain, mp4, strip=png)
+        if not as_json:
+            out_console.print(f"video: {safe(str(mp4))}  picture: {safe(str(png))}")
     if summary["average_completed"] is None or summary["average_completed"] < C.TARGET:
         raise typer.Exit(1)
 

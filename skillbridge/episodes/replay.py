@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import sys
@@ -106,38 +107,61 @@ def render_video(
 ) -> int:
     """Render the recorded states to ``out`` (mp4, written atomically); return frames."""
     from sim import scene
-    from sim.video import VideoError, VideoWriter, caption, check_video_target
+    from sim.video import VideoError, VideoWriter, check_video_target
 
     try:
         check_video_target(out)
     except VideoError as e:
         raise EpisodeError(str(e)) from None
     ep = _episode(ep)
+    frames = iter_frames(ep, speed=speed, width=width, height=height, camera=camera)
+    first = next(frames)  # an unrenderable episode fails here, before any file is opened
+    n = len(frame_indices(len(ep.all_states()), speed))
+    fps = int(round(1.0 / scene.CONTROL_DT))
+    try:
+        with VideoWriter(out, fps=fps) as vw:
+            for j, frame in enumerate(itertools.chain([first], frames)):
+                vw.append(frame)
+                if on_frame is not None:
+                    on_frame(j + 1, n)
+        return vw.frames
+    except VideoError as e:
+        raise EpisodeError(str(e)) from None
+    finally:
+        frames.close()
+
+
+def iter_frames(
+    ep: Episode | str | Path,
+    *,
+    speed: float = 1.0,
+    width: int = 480,
+    height: int = 360,
+    camera: str | None = None,
+    prefix: str = "",
+):
+    """The episode's captioned frames at ``speed`` (what :func:`render_video` writes; a
+    chain of episodes is one video of several of these)."""
+    from sim.video import caption
+
+    ep = _episode(ep)
     states = ep.all_states()
     if not len(states):
         raise EpisodeError(f"{ep.path}: no recorded state to render")
-    idx = frame_indices(len(states), speed)
     labels = _labels(ep)
     env = _env(ep, width, height)
     bars: dict[str, np.ndarray] = {}
     bar = max(18, height // 14)
-    fps = int(round(1.0 / scene.CONTROL_DT))
     try:
-        with VideoWriter(out, fps=fps) as vw:
-            for j, k in enumerate(idx):
-                env.set_state(states[k])
-                frame = env.render_rgb(camera)
-                text = labels[k]
-                if text not in bars:  # the caption only depends on its text: raster once
-                    bars[text] = caption(np.zeros_like(frame), text)[-bar:]
-                frame = frame.copy()
-                frame[-bar:] = bars[text]
-                vw.append(frame)
-                if on_frame is not None:
-                    on_frame(j + 1, len(idx))
-        return vw.frames
-    except VideoError as e:
-        raise EpisodeError(str(e)) from None
+        for k in frame_indices(len(states), speed):
+            env.set_state(states[k])
+            frame = env.render_rgb(camera)
+            text = prefix + labels[k]
+            if text not in bars:  # the caption only depends on its text: raster once
+                bars[text] = caption(np.zeros_like(frame), text)[-bar:]
+            frame = frame.copy()
+            frame[-bar:] = bars[text]
+            yield frame
     finally:
         env.close()
 

@@ -354,3 +354,44 @@ def evaluate_chains(
         summary["wall_s"] = round(time.perf_counter() - t0, 1)
         write_report(out / "chains.json", config, results, summary)
     return summary
+
+
+def chain_video(
+    result: ChainResult,
+    out: Path,
+    *,
+    strip: Path | None = None,
+    speed: float = 2.0,
+    width: int = 480,
+    height: int = 360,
+) -> int:
+    """One video of a chain: each link's episode in turn, captioned ``k/5 <instruction>``;
+    with ``strip``, also a PNG of the world after each link side by side (a picture that
+    fits in a README where a video does not). Returns the number of frames."""
+    import imageio.v2 as imageio
+
+    from sim.video import VideoWriter
+    from skillbridge.episodes.replay import iter_frames
+
+    ends: list[np.ndarray] = []
+    with VideoWriter(out, fps=int(round(1.0 / scene.CONTROL_DT))) as vw:
+        for k, link in enumerate(result.links):
+            if link.episode is None:
+                continue
+            mark = "ok" if link.success else "FAILED"
+            prefix = f"{k + 1}/{len(result.instructions)} {link.text} [{mark}] | "
+            last = None
+            for frame in iter_frames(
+                link.episode, speed=speed, width=width, height=height, prefix=prefix
+            ):
+                vw.append(frame)
+                last = frame
+            if last is not None:
+                ends.append(last)
+    if strip is not None and ends:
+        step = 2  # every other pixel: five links side by side stay a small picture
+        row = np.concatenate([f[::step, ::step] for f in ends], axis=1)
+        tmp = strip.with_name(f".{strip.name}.tmp.png")
+        imageio.imwrite(tmp, row)
+        tmp.replace(strip)
+    return vw.frames

@@ -84,3 +84,18 @@ def test_cli_runs_chains_and_writes_a_report(tmp_path, monkeypatch, capsys):
 def test_bad_chain_options_are_one_line_errors(tmp_path, monkeypatch, capsys, args, message):
     code, _, err = run_cli(monkeypatch, capsys, "eval", *args, "--out", str(tmp_path / "o"))
     assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_chain_video_and_picture(tmp_path, monkeypatch, capsys):
+    import imageio.v2 as imageio
+
+    out = tmp_path / "v"
+    run_cli(
+        monkeypatch, capsys, "eval", "--chains", "1", "--llm", "rules", "--video", "--out", str(out)
+    )
+    doc = json.loads((out / "chains.json").read_text())
+    links = doc["chains"][0]["links"]
+    strip = imageio.imread(out / "chain-0000.png")
+    assert strip.shape[0] == 180 and strip.shape[1] == 240 * len(links)
+    with imageio.get_reader(out / "chain-0000.mp4") as rd:
+        assert sum(1 for _ in rd) > 10 * len(links)
