@@ -41,6 +41,7 @@ SECTIONS = (
     "planner",
     "planner_b",
     "suite",
+    "chains",
 )
 #: Skills measured on the perturbation split (``eval-skill SKILL --split all``).
 SPLIT_SKILLS = ("pick", "place", "push", "pick-place")
@@ -54,7 +55,10 @@ SIZES = {
     "skill_episodes": (200, 20),
     "split_episodes": (50, 10),
     "suite_seeds": (3, 1),
+    "chains": (100, 10),
 }
+#: Scenes the long-horizon chains run on (``eval --chains N --scene S``).
+CHAIN_SCENES = ("tabletop", "articulated")
 
 
 def _py() -> str:
@@ -257,6 +261,19 @@ def bench(args) -> dict:  # noqa: C901 - one branch per optional section
             full = d / "report" / "report.json"
             if full.exists():
                 S["suite"]["data"] = json.loads(full.read_text())
+    if "chains" not in skip:
+        S["chains"] = {}
+        for sc in CHAIN_SCENES:
+            d = Path(tempfile.mkdtemp(prefix=f"skillbridge-bench-chains-{sc}-"))
+            cmd = [*_cli(), "eval", "--chains", str(size["chains"]), "--scene", sc, "--json"]
+            print(f"[make_benchmarks] chains {sc}: {_shown(cmd)}", file=sys.stderr, flush=True)
+            data, err, wall = run_json([*cmd, "--out", str(d)], 7200)
+            S["chains"][sc] = {
+                "command": _shown(cmd),
+                "data": data,
+                "error": err,
+                "wall_s": round(wall, 1),
+            }
     return out
 
 
@@ -405,6 +422,13 @@ def _render_headline(L: list[str], S: dict) -> None:
             f"planning {_rate(o['planning'])}; execution {_rate(o['execution'])}; "
             f"refusal {_rate(o['refusal'])} | `{S['suite']['command']}` |"
         )
+    for sc, sec in (S.get("chains") or {}).items():
+        d = sec.get("data") or {}
+        if d:
+            L.append(
+                f"| 5-chains, {sc} scene | average completed length {d['average_completed']} "
+                f"of {d['length']} (n={d['chains']} chains) | `{sec['command']}` |"
+            )
     L.append("")
 
 
@@ -665,6 +689,36 @@ def _render_planner(L: list[str], S: dict) -> None:
     L.append("")
 
 
+def _render_chains(L: list[str], S: dict) -> None:
+    """Long-horizon chains: average completed length and success at each position."""
+    if not S.get("chains"):
+        return
+    L.append("## Long-horizon chains\n")
+    L.append(
+        "Chains of 5 instructions sampled from a task graph (each doable where the previous "
+        "ones leave the world), run back to back without reset; a chain stops at its first "
+        "failure (CALVIN's protocol on our scenes). Target: average completed length ≥ 4.7.\n"
+    )
+    for sc, sec in S["chains"].items():
+        L.append(f"### {sc} scene\n")
+        L.append(f"`{sec['command']}` ({sec.get('wall_s')} s)\n")
+        d = sec.get("data") or {}
+        if _failed(L, sec) or not d:
+            continue
+        L.append(
+            f"Average completed length **{d['average_completed']}** of {d['length']} "
+            f"over {d['chains']} chains.\n"
+        )
+        L += ["| tasks in a row | rate [95% CI] (chains) |", "|---|---|"]
+        for a in d["success_at"]:
+            L.append(f"| {a['position']} | {_rate({**a, 'episodes': a['chains']})} |")
+        L.append("")
+        if d.get("failure_causes"):
+            causes = ", ".join(f"`{k}` ×{v}" for k, v in d["failure_causes"].items())
+            verbs = ", ".join(f"{k} ×{v}" for k, v in (d.get("failures_by_verb") or {}).items())
+            L.append(f"Failures: {causes} (by instruction: {verbs}).\n")
+
+
 def render(b: dict) -> str:
     m = b["machine"]
     S = b["sections"]
@@ -692,6 +746,7 @@ def render(b: dict) -> str:
     _render_learning(L, S)
     _render_planner(L, S)
     _render_suite(L, S)
+    _render_chains(L, S)
     return "\n".join(L) + "\n"
 
 
