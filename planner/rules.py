@@ -665,10 +665,6 @@ def _drawer_target(t: _Phrase, plan: _Plan) -> str | None:
     return None
 
 
-def _articulated(world: WorldState) -> bool:
-    return world.drawer is not None or world.light_on is not None
-
-
 def _is_drawer(world: WorldState, name: str) -> bool:
     return world.drawer is not None and name == world.drawer.name
 
@@ -871,7 +867,8 @@ class RulesPlanner:
         unknown: list[str] = []
         prev_verb = None
         for toks in clauses:
-            action = _device_action(toks) if _articulated(world) else None
+            # on a scene without the device the request is refused with that reason
+            action = _device_action(toks)
             if action is not None:
                 self._emit_device(action, plan)
                 plan.last_device = "drawer" if action in ("open", "close") else None
@@ -1005,7 +1002,7 @@ class RulesPlanner:
         w = plan.world
         if action in ("open", "close"):
             if w.drawer is None:
-                raise _Refuse("there is no drawer in the scene")
+                raise _Refuse("there is no drawer in the scene; only blocks and bins")
             want = action == "open"
             lit = f"{'open' if want else 'closed'}({w.drawer.name})"
             plan.device_goal[w.drawer.name] = lit
@@ -1018,7 +1015,7 @@ class RulesPlanner:
             plan.drawer_open = want
             return
         if plan.light is None:
-            raise _Refuse("there is no button or light in the scene")
+            raise _Refuse("there is no button or light in the scene; only blocks and bins")
         want = {"light_on": True, "light_off": False}.get(action, not plan.light)
         plan.device_goal["light"] = "light_on" if want else "not light_on"
         if plan.light == want:
