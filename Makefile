@@ -25,7 +25,7 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(PY) -m pytest -q -m ""
 
-# Style and types: ruff lint + format check on the repo, mypy on bridge/ (strict) and sim/ (see pyproject.toml).
+# Style and types: ruff lint + format check on the repo, mypy on the packages listed in pyproject.toml.
 LINT_PATHS ?= .
 lint: $(STAMP)
 	$(VENV)/bin/ruff check $(LINT_PATHS)
