@@ -26,6 +26,13 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MAX_REMEMBERED_STEPS = 4096
 
 
+def scene_skills(world: WorldState) -> tuple[str, ...]:
+    """The skills the world's scene offers: every tabletop skill, and those that need the
+    articulated scene's drawer, button and lamp where the world has them."""
+    articulated = world.drawer is not None or world.light_on is not None
+    return tuple(n for n, s in REGISTRY.items() if s.scene == scene.DEFAULT_SCENE or articulated)
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """The names a scene offers; the cache key of its schema."""
@@ -34,9 +41,17 @@ class Vocabulary:
     bins: tuple[str, ...]
     regions: tuple[str, ...]
 
+    #: the skills the scene offers (a drawer skill only where there is a drawer)
+    skills: tuple[str, ...] = tuple(SUBGOAL_MODELS)
+
     @classmethod
     def of(cls, world: WorldState) -> Vocabulary:
-        return cls(tuple(world.object_names), tuple(world.bin_names), tuple(world.region_names))
+        return cls(
+            tuple(world.object_names),
+            tuple(world.bin_names),
+            tuple(world.region_names),
+            skills=scene_skills(world),
+        )
 
     def domain(self, name: str) -> tuple[str, ...]:
         """Names a parameter of this domain may take (numeric push targets aside)."""
@@ -143,7 +158,7 @@ def _goal_schema(vocab: Vocabulary) -> dict:
 
 
 def _build(vocab: Vocabulary, max_steps: int) -> dict:
-    defs = {name: _step_schema(name, vocab) for name in SUBGOAL_MODELS}
+    defs = {name: _step_schema(name, vocab) for name in vocab.skills}
     return {
         "$schema": DIALECT,
         "title": "Plan",

@@ -286,6 +286,27 @@ def _point_reason(value: Any, path: str) -> Reason:
     return Reason(R.OUT_OF_WORKSPACE, path, f"point {clip(value)} is outside the workspace", bounds)
 
 
+def _unknown_skill(cs: CompiledSchema, base: str, skill: Any) -> Reason | None:
+    """Why ``skill`` cannot be a step here: no such skill, or one this scene does not offer
+    (a drawer skill where there is no drawer); None when it can."""
+    if isinstance(skill, str) and skill in SUBGOAL_MODELS and skill not in cs.steps:
+        return Reason(
+            R.PRECONDITION_VIOLATED,
+            base + "/skill",
+            f"{skill} needs the {REGISTRY[skill].scene} scene's devices, which this scene "
+            "does not have",
+            f"skills here: {', '.join(cs.vocab.skills)}",
+        )
+    if not isinstance(skill, str) or skill not in cs.steps:
+        return Reason(
+            R.HALLUCINATED_SKILL,
+            base + "/skill",
+            f"there is no skill {clip(skill)}",
+            _skill_hint(skill),
+        )
+    return None
+
+
 def _step_reasons(cs: CompiledSchema, i: int, step: Any) -> list[Reason]:
     base = f"/steps/{i}"
     if not isinstance(step, dict):
@@ -309,15 +330,9 @@ def _step_reasons(cs: CompiledSchema, i: int, step: Any) -> list[Reason]:
     if cs.step_is_known_valid(step):
         return []
     skill = step["skill"]
-    if not isinstance(skill, str) or skill not in cs.steps:
-        return [
-            Reason(
-                R.HALLUCINATED_SKILL,
-                base + "/skill",
-                f"there is no skill {clip(skill)}",
-                _skill_hint(skill),
-            )
-        ]
+    unknown = _unknown_skill(cs, base, skill)
+    if unknown is not None:
+        return [unknown]
     fields = cs.fields[skill]
     out: list[Reason] = []
     for e in cs.steps[skill].iter_errors(step):
