@@ -7,10 +7,11 @@ from skills.drawer import CloseDrawer, OpenDrawer
 from skills.home import Home
 from skills.pick import Pick
 from skills.place import Place
+from skills.press_button import PressButton
 from skills.push import Push
 
 REGISTRY: dict[str, Skill] = {
-    s.name: s for s in (Pick(), Place(), Push(), Home(), OpenDrawer(), CloseDrawer())
+    s.name: s for s in (Pick(), Place(), Push(), Home(), OpenDrawer(), CloseDrawer(), PressButton())
 }
 
 

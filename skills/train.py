@@ -23,11 +23,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sim import util
 from skills.bc import collect, fit, normaliser
@@ -103,7 +104,11 @@ class TrainConfig(_Strict):
     a traceback from deep inside stable-baselines3 minutes later."""
 
     net_arch: list[int] = Field(min_length=1, max_length=8)
-    dagger: _Dagger
+    #: ``dagger``: behaviour cloning from the scripted expert first; ``none``: RL from a
+    #: randomly initialised actor (no expert, no demonstrations). Left out: ``dagger``
+    #: where the skill has a scripted expert, ``none`` where it has not.
+    warm_start: Literal["dagger", "none"] | None = None
+    dagger: _Dagger | None = None
     ppo: _PPO
     timesteps: int = Field(ge=1, le=1_000_000_000)
     eval: _Eval
@@ -127,6 +132,12 @@ class TrainConfig(_Strict):
         if sum((v or {}).values()) > 1 + 1e-9:
             raise ValueError("the probabilities sum to more than 1")
         return v
+
+    @model_validator(mode="after")
+    def _warm_start(self) -> TrainConfig:
+        if self.dagger is None and self.warm_start != "none":
+            raise ValueError("dagger: required unless warm_start is none")
+        return self
 
     @field_validator("net_arch")
     @classmethod
@@ -157,13 +168,15 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
     if not isinstance(cfg, dict):
         raise TrainError(f"{path}: config must be a mapping")
     for key in ("net_arch", "dagger", "ppo", "timesteps", "eval"):
-        if key not in cfg:
+        if key not in cfg and not (key == "dagger" and cfg.get("warm_start") == "none"):
             raise TrainError(f"{path}: missing key {key!r}")
     try:
         TrainConfig.model_validate(cfg)
     except ValidationError as e:
         loc, msg, got = first_error(e, "config")
         raise TrainError(f"{path}: {loc}: {msg} (got {got!r:.60})") from None
+    if cfg.get("warm_start") == "dagger" and not has_expert(skill):
+        raise TrainError(f"{path}: warm_start: {skill} has no scripted expert; use none")
     from skills.perturb import BY_NAME
 
     for name in cfg.get("randomize") or {}:
@@ -174,6 +187,19 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
                 f"{path}: randomize: no controller can succeed at {skill} under {name!r}"
             )
     return cfg
+
+
+def has_expert(skill: str) -> bool:
+    """Whether ``skill`` has a scripted expert to warm-start from (a skill learned by RL
+    from scratch says ``has_expert = False``)."""
+    return bool(getattr(get(skill), "has_expert", True))
+
+
+def from_scratch(skill: str, cfg: dict) -> bool:
+    """Whether the run skips the warm start (``warm_start: none``, or left out for a skill
+    without an expert)."""
+    mode = cfg.get("warm_start")
+    return mode == "none" or (mode is None and not has_expert(skill))
 
 
 def versions() -> dict:
@@ -248,9 +274,21 @@ def latest_run_dir(logdir: Path, algo: str, skill: str) -> Path | None:
 
 
 # ---------------------------------------------------------------------- stage 1: DAgger
+def scratch_actor(skill: str, cfg: dict, squash: bool = False) -> tuple[MLPPolicy, dict]:
+    """The randomly initialised actor RL starts from when ``warm_start`` is none (seeded by
+    the caller's ``torch.manual_seed``). With no demonstrations there are no statistics to
+    normalise by, so the normaliser is the identity: the skill scales its own features."""
+    s = get(skill)
+    d = s.obs_dim
+    policy = MLPPolicy(d, 4, cfg["net_arch"], np.zeros(d), np.ones(d), squash=squash)
+    return policy, {"skill": skill, "algo": "none", "samples": 0, "wall_time_s": 0.0}
+
+
 def warm_start(
     skill: str, cfg: dict, run: Path, seed: int, prog: Progress, squash: bool = False
 ) -> tuple[MLPPolicy, dict]:
+    if from_scratch(skill, cfg):
+        return scratch_actor(skill, cfg, squash)
     done = run / "bc" / "manifest.json"
     if done.is_file():
         prog.log("warm start found, reusing bc/")
@@ -365,11 +403,15 @@ def train(  # noqa: C901 - argument checks, then one linear run
             raise ValueError("not a list")
     except (ValueError, UnicodeDecodeError) as e:
         raise TrainError(f"cannot resume: {evals_path} is damaged ({e})".splitlines()[0]) from None
+    scratch = from_scratch(skill, cfg)
     if done_steps == 0:
-        trainer.warm_up(prog)
+        if not scratch:  # no warm start to protect from a random critic
+            trainer.warm_up(prog)
         r = evaluate_policy(skill, bc, n_eval, seed=10_000 + seed, env=_eval_env(skill, cfg))
-        evals.append({"timesteps": 0, "source": "warm start", **r})
-        prog.log(f"warm-start actor: success {r['success_rate']:.2f} over {n_eval}")
+        source = "initial actor" if scratch else "warm start"
+        evals.append({"timesteps": 0, "source": source, **r})
+        label = "initial actor" if scratch else "warm-start actor"
+        prog.log(f"{label}: success {r['success_rate']:.2f} over {n_eval}")
         util.atomic_write_json(evals_path, evals)
     prog.stage(f"{algo.upper()} fine-tuning", total)
     prog.advance(min(done_steps, total))
@@ -460,11 +502,18 @@ def _manifest(
         "algo": algo,
         "training_steps": steps,
         "training_wall_time_s": round(wall + bc_info.get("wall_time_s", 0), 1),
-        "learning_aids": [
-            "DAgger behaviour-cloning warm start from the scripted expert",
-            "potential-based dense reward shaping",
-            critic,
-        ],
+        "learning_aids": (
+            [
+                "none of the expert's: RL from a randomly initialised actor",
+                "potential-based dense reward shaping",
+            ]
+            if bc_info.get("algo") == "none"
+            else [
+                "DAgger behaviour-cloning warm start from the scripted expert",
+                "potential-based dense reward shaping",
+                critic,
+            ]
+        ),
         "warm_start": {k: bc_info.get(k) for k in ("samples", "final_loss", "dagger")},
         "train_eval": train_eval,
         "seed": seed,
