@@ -75,6 +75,9 @@ class Skill(ABC, Generic[P]):
     #: The scene the skill needs (``sim.scene.SCENE_NAMES``): a drawer or button skill runs
     #: only where there is a drawer or button; its training env is built on that scene.
     scene: ClassVar[str] = "tabletop"
+    #: Whether :meth:`expert` exists: False for a skill learned by RL alone, which the
+    #: scripted source runs with its policy and ``eval-skill --expert`` refuses.
+    has_expert: ClassVar[bool] = True
     #: Control steps the policy may take before the subgoal counts as failed.
     step_budget: ClassVar[int] = 100
 

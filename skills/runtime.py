@@ -104,7 +104,9 @@ class SkillExecutor:
                 [v.__dict__ for v in violations],
             )
         binding = skill.bind(before, params)
-        policy = None if self.source == "scripted" else self.policy(name)
+        # the scripted source is the experts; a skill learned by RL alone has only its policy
+        scripted = self.source == "scripted" and skill.has_expert
+        policy = None if scripted else self.policy(name)
         budget = max_steps or skill.step_budget
         after = before
         skill.start(env, binding)

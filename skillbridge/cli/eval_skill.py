@@ -55,6 +55,7 @@ def eval_skill(
     check_skill(skill, allow_chain=True)
     from skills.chain import CHAIN
 
+    _check_expert(skill, expert, split)
     if split is not None:
         _check_split(split, expert, record)
         _eval_split(skill, split, episodes, seed, policy_dir, as_json)
@@ -138,6 +139,20 @@ def eval_skill(
                 f"  target {kind}: {r['success_rate']:.3f} over {r['episodes']} "
                 f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
             )
+
+
+def _check_expert(skill: str, expert: bool, split: str | None) -> None:
+    """``--expert`` and ``--split`` need the skill's scripted expert, which a skill learned by
+    RL alone does not have."""
+    from skills.chain import CHAIN
+    from skills.registry import get
+
+    if skill == CHAIN or not (expert or split is not None) or get(skill).has_expert:
+        return
+    raise UserError(
+        f"{skill} has no scripted expert (it was learned by RL alone): "
+        + ("drop --expert" if expert else "--split compares the policy with the expert")
+    )
 
 
 def _check_split(split: str, expert: bool, record: bool) -> None:
