@@ -40,16 +40,21 @@ class Vocabulary:
     objects: tuple[str, ...]
     bins: tuple[str, ...]
     regions: tuple[str, ...]
+    #: Containers of the articulated scene (the drawer); empty on the default scene, whose
+    #: schema is therefore what it always was.
+    containers: tuple[str, ...] = ()
 
     #: the skills the scene offers (a drawer skill only where there is a drawer)
     skills: tuple[str, ...] = tuple(SUBGOAL_MODELS)
 
     @classmethod
     def of(cls, world: WorldState) -> Vocabulary:
+        drawer = (world.drawer.name,) if world.drawer is not None else ()
         return cls(
             tuple(world.object_names),
             tuple(world.bin_names),
             tuple(world.region_names),
+            drawer,
             skills=scene_skills(world),
         )
 
@@ -58,7 +63,7 @@ class Vocabulary:
         if name == DOMAIN_OBJECT:
             return self.objects
         if name == DOMAIN_PLACE_TARGET:
-            return self.bins + self.objects + self.regions
+            return self.bins + self.objects + self.regions + self.containers
         if name == DOMAIN_PUSH_TARGET:
             return self.regions
         return ()
@@ -71,6 +76,8 @@ class Vocabulary:
             return "bin"
         if value in self.regions:
             return "region"
+        if value in self.containers:
+            return "drawer"
         return None
 
 

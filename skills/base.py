@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 #: Parameter domains: which scene names a parameter may take. The bridge turns each into
 #: an enum in the per-scene JSON Schema.
 DOMAIN_OBJECT = "object"  # a cube present in the scene
-DOMAIN_PLACE_TARGET = "place_target"  # a bin, another cube, or a table region
+#: a bin, another cube (the top of a tower), a table region, or the drawer where there is one
+DOMAIN_PLACE_TARGET = "place_target"
 DOMAIN_PUSH_TARGET = "push_target"  # a table region, or an [x, y] point on the table
 
 

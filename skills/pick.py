@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +38,38 @@ if TYPE_CHECKING:
     from sim.env import TabletopEnv
 
 LIFT_Z = 0.08  # a picked cube's centre must be at least this high (m)
+#: A cube taken off a tower must rise this far above where it rested (m): clear of the cube
+#: below (``on`` reads up to 1.2 cm of gap as resting).
+TOWER_LIFT = 0.02
+#: The highest cube the pick policy learned from: the top of a two-cube stack (centre z, m).
+#: A cube higher up (the top of a taller tower) is picked in a frame lowered by the
+#: difference: the same pick, since nothing the policy observes but the cube and the hand
+#: tells heights apart; it then lifts the cube as far above the tower as it would above a
+#: stack. Only from LOWER_FROM up, so every pick it learned from is unchanged.
+TRAINED_TOP_Z = 3 * scene.CUBE_HALF
+LOWER_FROM = TRAINED_TOP_Z + scene.CUBE_HALF
+
+
+@dataclass
+class PickBinding(Binding):
+    """A pick's binding: the hand's turn (see :class:`Binding`) and how far the world is
+    seen lowered (m; see TRAINED_TOP_Z)."""
+
+    lower: float = 0.0
+
+
+def lowered(obs: dict, b: Binding) -> dict:
+    """``obs`` with every height lowered by the binding's ``lower``."""
+    dz = getattr(b, "lower", 0.0)
+    if dz == 0.0:
+        return obs
+    proprio = np.array(obs["proprio"], dtype=np.float64)
+    proprio[2] -= dz
+    pos = np.array(obs["object_pos"], dtype=np.float64)
+    pos[:, 2] -= dz
+    return {**obs, "proprio": proprio, "object_pos": pos}
+
+
 QUARTER_TURN = float(np.pi / 2)  # the hand's turn for a grasp with the fingers along x
 
 
@@ -84,6 +117,16 @@ class Pick(Skill[PickParams]):
     step_budget = 80
 
     def preconditions(self, world: WorldState, params: PickParams) -> list[Violation]:
+        if world.in_drawer(params.object) and not world.is_open():
+            # under the cabinet, or behind the drawer's front: no grasp gets there
+            return [
+                Violation(
+                    PRECONDITION,
+                    f"{params.object} is in the drawer, which is not open",
+                    "open the drawer first",
+                    "object",
+                )
+            ]
         v = check_object(world, params.object, "object")
         if v:
             return v
@@ -115,11 +158,18 @@ class Pick(Skill[PickParams]):
     def effect(self, world: WorldState, params: PickParams) -> WorldState:
         o = cube_of(world, params.object)
         p = (o.pos[0], o.pos[1], 0.12)
-        return replace_object(world, moved(o, held=True, pos=p), held=o.name, grip=p)
+        out = replace_object(world, moved(o, held=True, pos=p), held=o.name, grip=p)
+        if out.drawer is not None and o.name in out.drawer.contents:
+            left = [n for n in out.drawer.contents if n != o.name]
+            out.drawer = out.drawer.model_copy(update={"contents": left})
+        return out
 
     def success(self, before: WorldState, after: WorldState, params: PickParams) -> bool:
-        o = after.object(params.object)
-        return o is not None and after.held(params.object) and o.pos[2] >= LIFT_Z
+        """Held and lifted: above LIFT_Z, and off whatever it rested on (the top of a tower
+        already stands above LIFT_Z before the pick)."""
+        o, was = after.object(params.object), before.object(params.object)
+        low = max(LIFT_Z, was.pos[2] + TOWER_LIFT if was is not None else LIFT_Z)
+        return o is not None and after.held(params.object) and o.pos[2] >= low
 
     def doomed(
         self, before: WorldState, now: WorldState, params: PickParams, b: Binding
@@ -135,14 +185,16 @@ class Pick(Skill[PickParams]):
         turned frame, pivoting about the cube (see :func:`skills.base.to_frame`)."""
         o = world.object(params.object)
         turn = o is not None and world.grasp_axis(params.object) == "x"
-        return Binding(
+        z = o.pos[2] if o is not None else 0.0
+        return PickBinding(
             cube=scene.CUBE_NAMES.index(params.object),
             grip_yaw=QUARTER_TURN if turn else 0.0,
             pivot=(float(o.pos[0]), float(o.pos[1])) if turn and o is not None else (0.0, 0.0),
+            lower=float(z - TRAINED_TOP_Z) if z >= LOWER_FROM else 0.0,
         )
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
-        obs = to_frame(obs, b)
+        obs = lowered(to_frame(obs, b), b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
         return np.concatenate(
@@ -150,7 +202,7 @@ class Pick(Skill[PickParams]):
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
-        obs = to_frame(obs, b)
+        obs = lowered(to_frame(obs, b), b)
         c = bound_cube(b)
         return scripted.pick_action(
             grip_of(obs), opening_of(obs), obs["object_pos"][c], cube_yaw(obs, c)

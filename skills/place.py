@@ -1,14 +1,16 @@
-"""place(target): put the held cube into a bin, onto another cube, or on a table region."""
+"""place(target): put the held cube into a bin, onto a cube or a tower, on a table region, or
+into the open drawer (the articulated scene)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import Field
 
 from sim import scene, scripted
-from sim.world import WorldState
+from sim.world import ObjectState, WorldState
 from skills.base import (
     DOMAIN_PLACE_TARGET,
     PRECONDITION,
@@ -31,6 +33,7 @@ from skills.base import (
     sample_arm_start,
     yaw_features,
 )
+from skills.pick import lowered
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -54,6 +57,136 @@ DROP_GRIP = 0.06
 #: ... and, this far from its target (a bin's inner half width plus a margin), was dropped
 #: short of it: the place can no longer succeed.
 DROP_TARGET = 0.075
+#: The tallest tower a place builds, the placed cube included. Four cubes is every cube the
+#: scene has; the scripted expert and the shipped policy build it (scripts/eval_towers_drawer.py);
+#: the carry height follows the tower, so the limit is the scene's, not the arm's reach.
+MAX_TOWER = 4
+#: Cubes the drawer takes, and where a place drops one, relative to the centre of its inside
+#: (x along its travel, y across; tried in order): the middle first, the one spot a pick can
+#: take a cube out of (the hand turned a quarter; elsewhere the walls are in the fingers'
+#: way); then its front and back halves. The inside reaches 4.6 cm along +-y, the arm only
+#: to y = -0.34 and a cube to -0.35 (the inside's centre is at -0.351): the spots lie 2 cm
+#: towards +y, where a dropped cube that slides a little is still within reach.
+DRAWER_CAPACITY = 2
+DRAWER_SPOTS = ((0.0, 0.02), (-0.03, 0.02), (0.03, 0.02))
+#: A spot has room when every cube in the drawer is this far from it along x or y (m).
+DRAWER_ROOM = 2 * scene.CUBE_HALF + 0.004
+#: Grip-site height of the release over the drawer: the fingertips clear its walls (m).
+DRAWER_RELEASE_Z = 0.09
+#: A target cube higher than this (centre z, m) tops a tower: the policy, which learned to
+#: stack on cubes resting on the table, places in a frame lowered until the target rests
+#: on the table there (see :func:`skills.pick.lowered`). Nothing it observes but the hand,
+#: the held cube and the release point tells heights apart, so it is the stacking it knows,
+#: carried as high above the tower as above a single cube.
+TOWER_FROM = 2 * scene.CUBE_HALF
+#: Share of the starts with three cubes or more where a tower of two or three stands and the
+#: held cube goes on top (drawn before the bin starts', so every later draw changes).
+TOWER_START = 0.3
+#: A start's tower counts as standing straight with each level this close above the one
+#: below (m, horizontally); stacked by the reset they are within a millimetre.
+UPRIGHT_TOL = 0.004
+#: The policy observes a drawer target as a bin target: a point to drop the cube from.
+OBSERVED_KIND = {"drawer": "bin"}
+
+
+def drawer_spot(world: WorldState) -> tuple[float, float] | None:
+    """The table point (x, y) of the first drawer spot clear of the cubes inside, or None."""
+    d = world.drawer
+    if d is None:
+        return None
+    inside = [o.pos[:2] for o in world.objects if o.name in d.contents and not o.held]
+    for dx, dy in DRAWER_SPOTS:
+        x, y = d.pos[0] + dx, d.pos[1] + dy
+        if all(max(abs(x - p[0]), abs(y - p[1])) >= DRAWER_ROOM for p in inside):
+            return (x, y)
+    return None
+
+
+def drawer_violations(world: WorldState) -> list[Violation]:
+    """Why the held cube cannot go into the drawer: none here, closed, or no room."""
+    d = world.drawer
+    if d is None:
+        names = world.bin_names + world.object_names + world.region_names
+        return [
+            Violation(
+                "hallucinated_target",
+                "this scene has no drawer",
+                f"targets: {', '.join(names)}",
+                "target",
+            )
+        ]
+    if not d.is_open:
+        state = "closed" if d.is_closed else f"only {d.opening:.2f} m open"
+        return [
+            Violation(PRECONDITION, f"the drawer is {state}", "open the drawer first", "target")
+        ]
+    inside = ", ".join(d.contents)
+    if len(d.contents) >= DRAWER_CAPACITY or drawer_spot(world) is None:
+        what = "full" if len(d.contents) >= DRAWER_CAPACITY else "out of room"
+        return [
+            Violation(
+                PRECONDITION,
+                f"the drawer is {what} ({inside} inside)",
+                "pick a cube out of the drawer first, or choose a bin",
+                "target",
+            )
+        ]
+    return []
+
+
+def _where(world: WorldState, name: str) -> str:
+    o = cube_of(world, name)
+    if o.in_bin:
+        return f"in {o.in_bin}"
+    if world.in_drawer(name):
+        return "in the drawer"
+    return f"on {o.on}" if o.on else "not on the table"
+
+
+def tower_violations(world: WorldState, t: str) -> list[Violation]:
+    """Why the held cube cannot go onto cube ``t``: something on it, a tower not standing
+    on the table (in a bin, in the drawer), one already ``MAX_TOWER`` high, out of reach."""
+    o = cube_of(world, t)
+    out: list[Violation] = []
+    top = world.under(t)
+    if top is not None:
+        tip = world.top_of_stack(t)
+        out.append(
+            Violation(PRECONDITION, f"{top} is already on {t}", f"stack on {tip}?", "target")
+        )
+    below = world.stack_below(t)
+    base = below[-1] if below else t
+    if not world.on_table(base):
+        where = _where(world, base)
+        msg = (
+            f"{t} stands on {base}, which is {where}; a tower must stand on the table"
+            if below
+            else f"{t} is {where}; stacking needs a cube on the table"
+        )
+        out.append(Violation(PRECONDITION, msg, "", "target"))
+    if top is None and len(below) + 2 > MAX_TOWER:
+        out.append(
+            Violation(
+                PRECONDITION,
+                f"{t} tops a tower of {len(below) + 1}; towers stop at {MAX_TOWER} cubes",
+                "place it on a lower tower, in a bin or on the table",
+                "target",
+            )
+        )
+    if not o.reachable:
+        out.append(Violation(UNREACHABLE, f"{t} is out of the arm's reach", "", "target"))
+    return out
+
+
+def upright(world: WorldState, names: list[str], tol: float = UPRIGHT_TOL) -> bool:
+    """Whether ``names`` (bottom first) stand as one straight tower: each on the one below
+    and within ``tol`` of it horizontally. A tower a carried cube brushed can still read
+    ``on`` at every level while leaning past what any place onto it survives."""
+    if world.tower(names[0]) != names:
+        return False
+    ps = [cube_of(world, n).pos for n in names]
+    pairs = zip(ps, ps[1:], strict=False)
+    return all(np.hypot(a[0] - b[0], a[1] - b[1]) <= tol for a, b in pairs)
 
 
 def placed_ok(world: WorldState, obj: str, target: str) -> bool:
@@ -63,11 +196,18 @@ def placed_ok(world: WorldState, obj: str, target: str) -> bool:
         return False
     if world.grip_pos[2] < o.pos[2] + CLEARANCE:
         return False
-    if world.bin(target) is not None:
+    if world.bin(target) is not None or target == scene.DRAWER_NAME:
         return world.in_(obj, target)
     if world.region(target) is not None:
         return world.in_region(obj, target)
     return world.on(obj, target)
+
+
+@dataclass
+class PlaceBinding(Binding):
+    """A place's binding: for a tower, how far the world is seen lowered (m)."""
+
+    lower: float = 0.0
 
 
 class Place(Skill[PlaceParams]):
@@ -79,7 +219,9 @@ class Place(Skill[PlaceParams]):
     Params = PlaceParams
     precondition_text = (
         "the gripper holds a cube",
-        "a cube target is on the table, not held, with nothing on top, and is not the held cube",
+        "a cube target is not the held cube, has nothing on top, and its tower stands on the "
+        f"table, under {MAX_TOWER} cubes with the held one",
+        f"the drawer is open and holds under {DRAWER_CAPACITY} cubes (where there is a drawer)",
     )
     step_budget = 100
 
@@ -89,6 +231,8 @@ class Place(Skill[PlaceParams]):
             return [Violation(PRECONDITION, "the gripper is empty", "pick a cube first", "target")]
         if world.bin(t) is not None or world.region(t) is not None:
             return []
+        if t == scene.DRAWER_NAME:
+            return drawer_violations(world)
         o = world.object(t)
         if o is None:
             names = world.bin_names + world.object_names + world.region_names
@@ -109,25 +253,7 @@ class Place(Skill[PlaceParams]):
                     "target",
                 )
             ]
-        out: list[Violation] = []
-        top = world.under(t)
-        if top is not None:
-            out.append(
-                Violation(PRECONDITION, f"{top} is already on {t}", f"stack on {top}?", "target")
-            )
-        if not o.on_table:
-            where = f"in {o.in_bin}" if o.in_bin else (f"on {o.on}" if o.on else "not on the table")
-            out.append(
-                Violation(
-                    PRECONDITION,
-                    f"{t} is {where}; stacking needs a cube on the table",
-                    "",
-                    "target",
-                )
-            )
-        if not o.reachable:
-            out.append(Violation(UNREACHABLE, f"{t} is out of the arm's reach", "", "target"))
-        return out
+        return tower_violations(world, t)
 
     def effect(self, world: WorldState, params: PlaceParams) -> WorldState:
         assert world.held_object is not None  # the preconditions: the gripper holds a cube
@@ -137,11 +263,24 @@ class Place(Skill[PlaceParams]):
             new = moved(h, in_bin=t, pos=(b.pos[0], b.pos[1], 0.025))
         elif (r := world.region(t)) is not None:
             new = moved(h, on_table=True, pos=(r.pos[0], r.pos[1], scene.CUBE_HALF))
+        elif t == scene.DRAWER_NAME:
+            return self._into_drawer(world, h)
         else:
             o = cube_of(world, t)
             new = moved(h, on=t, pos=(o.pos[0], o.pos[1], o.pos[2] + 2 * scene.CUBE_HALF))
         above = (new.pos[0], new.pos[1], new.pos[2] + 2 * scene.CUBE_HALF)
         return replace_object(world, new, held=None, grip=above)
+
+    @staticmethod
+    def _into_drawer(world: WorldState, h: ObjectState) -> WorldState:
+        """The held cube at the drawer's free spot, listed in its contents."""
+        d, xy = world.drawer, drawer_spot(world)
+        assert d is not None and xy is not None  # the preconditions: open, with room
+        new = moved(h, pos=(xy[0], xy[1], scene.DRAWER_FLOOR_Z + scene.CUBE_HALF))
+        above = (xy[0], xy[1], new.pos[2] + 2 * scene.CUBE_HALF)
+        out = replace_object(world, new, held=None, grip=above)
+        out.drawer = d.model_copy(update={"contents": [*d.contents, h.name]})
+        return out
 
     def success(self, before: WorldState, after: WorldState, params: PlaceParams) -> bool:
         if before.held_object is None:
@@ -153,9 +292,10 @@ class Place(Skill[PlaceParams]):
     ) -> str | None:
         """The held cube fell off the table, or came to rest out of the gripper away from
         the target (knocked out, dropped on the way): place cannot pick it up again. A cube
-        target that fell or went out of reach ends it too."""
+        target that fell or went out of reach ends it too. A cube in the drawer is where it
+        should be, reachable or not."""
         h = before.held_object
-        if h is None:
+        if h is None or now.in_drawer(h):
             return None
         why = lost(now, h)
         if why is None and b.target_cube is not None:
@@ -187,7 +327,16 @@ class Place(Skill[PlaceParams]):
             kind = "bin" if world.bin(t) is not None else "region"
             x, y, z = (float(v) for v in scripted.release_point(world, t))
             return Binding(cube=cube, target_kind=kind, target_xyz=(x, y, z))
-        return Binding(cube=cube, target_kind="cube", target_cube=scene.CUBE_NAMES.index(t))
+        if t == scene.DRAWER_NAME:
+            spot = drawer_spot(world)
+            assert spot is not None  # the preconditions: an open drawer with room
+            xyz = (float(spot[0]), float(spot[1]), DRAWER_RELEASE_Z)
+            return Binding(cube=cube, target_kind="drawer", target_xyz=xyz)
+        z = cube_of(world, t).pos[2]
+        lower = float(z - scene.CUBE_HALF) if z > TOWER_FROM else 0.0
+        return PlaceBinding(
+            cube=cube, target_kind="cube", target_cube=scene.CUBE_NAMES.index(t), lower=lower
+        )
 
     @staticmethod
     def release(obs: dict, b: Binding) -> np.ndarray:
@@ -197,9 +346,11 @@ class Place(Skill[PlaceParams]):
         return np.asarray(b.target_xyz)
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
+        obs = lowered(obs, b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
-        kind = np.array([float(b.target_kind == k) for k in KINDS])
+        seen = OBSERVED_KIND.get(b.target_kind or "", b.target_kind)
+        kind = np.array([float(seen == k) for k in KINDS])
         return np.concatenate(
             [
                 *proprio_features(obs),
@@ -211,6 +362,7 @@ class Place(Skill[PlaceParams]):
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
+        obs = lowered(obs, b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
         return scripted.place_action(
@@ -227,12 +379,20 @@ class Place(Skill[PlaceParams]):
         return phi
 
     def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> PlaceParams | None:
-        """A cube in a grasp the pick skill produced, carried somewhere above the table."""
+        """A cube in a grasp the pick skill produced, carried somewhere above the table;
+        sometimes a tower earlier places built stands there, and the cube goes on top."""
         names = random_cubes(rng)
         k = len(names)
         cubes: dict = {n: None for n in names}
         filled: str | None = None
-        if k >= 2 and rng.random() < 0.3:
+        tower: list[str] = []
+        if k >= 3 and rng.random() < TOWER_START:
+            tower = names[1 : 1 + int(rng.integers(2, k))]
+            xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
+            for i, n in enumerate(tower):
+                z = scene.CUBE_HALF + i * (2 * scene.CUBE_HALF + 0.001)
+                cubes[n] = [xy[0], xy[1], z, rng.uniform(-0.2, 0.2)]
+        elif k >= 2 and rng.random() < 0.3:
             # earlier places left cubes in a bin: this one must find room beside them
             filled = str(rng.choice(scene.BIN_NAMES))
             centre = env.model.body(filled).pos[:2]
@@ -265,6 +425,8 @@ class Place(Skill[PlaceParams]):
         w = env.world_state()
         if w.held_object != names[0]:
             return None
+        if tower:  # unless the carry knocked it over, or askew
+            return PlaceParams(target=tower[-1]) if upright(w, tower) else None
         kind = rng.choice(KINDS, p=[0.5, 0.3, 0.2])
         if kind == "cube":
             options = [
