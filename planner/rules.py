@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from sim import scene
 from sim.world import WorldState
+from skills.place import MAX_TOWER
 
 # ----------------------------------------------------------------------------- vocabulary
 BLOCK_NOUNS = {"block", "blocks", "cube", "cubes", "brick", "bricks"}
@@ -650,6 +651,27 @@ def _missing_message(p: _Phrase, role: str) -> str:
     return f"there is no {colour} {noun} in the scene"
 
 
+def _tower_limit(plan: _Plan, target: str, movers: list[str]) -> str | None:
+    """Why nothing can be stacked on ``target`` where the plan leaves it, or None: a tower
+    must stand on the table, stop at ``MAX_TOWER`` cubes, and have ``target`` on top."""
+    on_it = [o for o, w in plan.where.items() if w == f"on {target}" and o not in movers]
+    if on_it:
+        return f"{on_it[0]} would be on {target}, so nothing else can be stacked on it"
+    levels, cur, seen = 1, target, {target}
+    while (w := plan.where.get(cur)) is not None:
+        if not w.startswith("on "):
+            where = "held" if w == "held" else f"in {w}"
+            return f"{cur} would be {where}, not on the table, so no tower can stand on it"
+        cur = w[3:]
+        if cur in seen:
+            break
+        seen.add(cur)
+        levels += 1
+    if levels + 1 > MAX_TOWER:
+        return f"{target} would top a tower of {levels}; towers stop at {MAX_TOWER} cubes"
+    return None
+
+
 def _drawer_target(t: _Phrase, plan: _Plan) -> str | None:
     """The drawer, when a destination names it ("in the drawer", or "in it" right after a
     clause about the drawer); None for any other destination."""
@@ -723,7 +745,8 @@ class _Plan:
     expressible: bool = True
     #: blocks a step of this plan has moved (a push "already done" is judged before)
     moved: set[str] = field(default_factory=set)
-    #: the articulated scene's devices as the plan leaves them (None: not in this scene)
+    #: the articulated scene's devices as the plan leaves them (None: not in this scene, or
+    #: a drawer part way out, which is neither open nor closed)
     drawer_open: bool | None = None
     light: bool | None = None
     #: goals about the devices ("open(drawer)", "light_on"), after the blocks' goals
@@ -747,7 +770,8 @@ class _Plan:
             held=held,
             last=[held] if held else [],
             where=where,
-            drawer_open=None if d is None else bool(d.is_open),
+            # open, closed, or None: not in the scene, or part way out (neither)
+            drawer_open=None if d is None or not (d.is_open or d.is_closed) else d.is_open,
             light=world.light_on,
         )
 
@@ -1101,10 +1125,10 @@ class RulesPlanner:
         is_cube_target = world.object(target) is not None
         if is_cube_target and len(objs) != 1:
             raise _Unsure("stacking several blocks on one block is ambiguous")
-        if is_cube_target and plan.where.get(target) is not None:
-            raise _Infeasible(
-                f"{target} would not be on the table, so nothing can be stacked on it"
-            )
+        if is_cube_target:
+            why = _tower_limit(plan, target, objs)
+            if why is not None:
+                raise _Infeasible(why)
         if target in objs:
             raise _Unsure("cannot put a block on itself")
         if world.region(target) is not None and len(objs) != 1:

@@ -93,10 +93,14 @@ Category = Literal[
     "exclusions",
     "ordering",
     "verbose",
+    # the articulated scene (issue 15): the drawer, the button and light, towers
+    "drawer",
+    "light",
+    "towers",
 ]
 CATEGORIES: tuple[str, ...] = get_args(Category)
 #: Categories the rules planner is not expected to plan (free phrasing, for a model).
-FREE_LANGUAGE_CATEGORIES = CATEGORIES[CATEGORIES.index("typos") :]
+FREE_LANGUAGE_CATEGORIES = CATEGORIES[CATEGORIES.index("typos") : CATEGORIES.index("drawer")]
 
 
 # ----------------------------------------------------------------------------- models

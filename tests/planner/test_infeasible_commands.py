@@ -1,12 +1,15 @@
-"""A clear instruction that no skill can do here (a tower of three) is refused with the
-reason when it comes from the model's command, and left unsure for free text (whose parse
-may be wrong, so the model is asked first)."""
+"""A clear instruction that no skill can do here (a tower on a cube that lies in a bin, one
+past the tallest tower) is refused with the reason when it comes from the model's command,
+and left unsure for free text (whose parse may be wrong, so the model is asked first)."""
 
 from planner import rules
 from planner.embedded.proposer import command_to_plan
 from tests import worlds
 
-TOWER = "stack the red block on the blue block, then stack the green block on the red block"
+ON_BINNED = "stack the red block on the blue block"
+TOWER_OF_THREE = (
+    "stack the red block on the blue block, then stack the green block on the red block"
+)
 
 
 def _world():
@@ -14,21 +17,40 @@ def _world():
         [
             worlds.cube("red_block", (0.0, -0.1, worlds.CUBE_Z)),
             worlds.cube("green_block", (0.1, -0.1, worlds.CUBE_Z)),
-            worlds.cube("blue_block", (-0.1, -0.1, worlds.CUBE_Z)),
+            worlds.cube("blue_block", (-0.1, 0.25, 0.025), in_bin="green_bin", on_table=False),
         ]
     )
 
 
-def test_rules_mark_a_tower_of_three_infeasible_not_just_unsure():
-    r = rules.parse(TOWER, _world())
+def test_rules_mark_a_tower_on_a_binned_cube_infeasible_not_just_unsure():
+    r = rules.parse(ON_BINNED, _world())
     assert not r.confident and r.steps == []
-    assert r.infeasible is not None and "nothing can be stacked on it" in r.infeasible
+    assert r.infeasible is not None and "no tower can stand on it" in r.infeasible
 
 
 def test_the_model_command_for_it_becomes_a_refusal_with_the_reason():
-    plan, notes = command_to_plan(TOWER, _world())
-    assert plan["steps"] == [] and "red_block would not be on the table" in plan["refuse"]
+    plan, notes = command_to_plan(ON_BINNED, _world())
+    assert plan["steps"] == [] and "blue_block would be in green_bin" in plan["refuse"]
     assert notes == {"refused_by": "rules"}
+
+
+def test_a_tower_of_three_on_the_table_is_planned():
+    w = _world()
+    free = w.model_copy(
+        update={
+            "objects": [
+                o.model_copy(
+                    update={"pos": (-0.1, -0.1, o.pos[2]), "in_bin": None, "on_table": True}
+                )
+                if o.name == "blue_block"
+                else o
+                for o in w.objects
+            ]
+        }
+    )
+    plan, _ = command_to_plan(TOWER_OF_THREE, free)
+    assert [s["skill"] for s in plan["steps"]] == ["pick", "place", "pick", "place"]
+    assert plan["goal"] == ["on(red_block, blue_block)", "on(green_block, red_block)"]
 
 
 def test_a_command_the_grammar_does_not_cover_stays_an_empty_plan():
@@ -37,6 +59,6 @@ def test_a_command_the_grammar_does_not_cover_stays_an_empty_plan():
 
 
 def test_a_two_block_stack_is_still_planned():
-    plan, _ = command_to_plan("stack the red block on the blue block", _world())
+    plan, _ = command_to_plan("stack the red block on the green block", _world())
     assert [s["skill"] for s in plan["steps"]] == ["pick", "place"]
     assert "refuse" not in plan
