@@ -142,26 +142,104 @@ def home_action(grip: np.ndarray, opening: float):
 
 PUSH_Z = scene.CUBE_HALF + 0.002
 PUSH_BACKOFF = 0.05  # grip-site distance behind the cube centre when pushing
+#: Half-width of the closed fingers' footprint around the grip site, along x and along y.
+FINGERS_HALF = 0.012
+#: Where the fingers may come down behind the cube: distances behind it (m), tried in
+#: order, each with these lateral offsets from the push line (m), first the centred ones.
+LANDING_BACK = (PUSH_BACKOFF, 0.045, 0.06, 0.04, 0.07)
+LANDING_SIDE = (0.0, 0.006, -0.006, 0.012, -0.012)
+#: Room (m) wanted between the landing fingers' footprint and any other cube, along x or y:
+#: for a few degrees of its yaw and for the descent's overshoot. Where no spot has it, the
+#: roomiest one does if it has LANDING_MIN_ROOM.
+LANDING_ROOM = 0.008
+LANDING_MIN_ROOM = 0.005
 
 
-def push_action(grip: np.ndarray, cube: np.ndarray, goal_xy: np.ndarray):
-    """Slide a cube along the table towards ``goal_xy`` with the closed fingers."""
+def _room(xy: np.ndarray, obstacles) -> float:
+    """Gap between the fingers' footprint at ``xy`` and the nearest cube (axis-aligned)."""
+    gaps = [float(np.max(np.abs(np.asarray(o[:2]) - xy))) for o in obstacles]
+    return min(gaps, default=np.inf) - FINGERS_HALF - scene.CUBE_HALF
+
+
+def push_landing(cube: np.ndarray, u: np.ndarray, obstacles=()) -> np.ndarray | None:
+    """Where the closed fingers come down behind ``cube`` to push it along ``u``: the
+    nearest spot to the usual one inside the workspace with room beside every cube of
+    ``obstacles``, or None if there is none. Coming down on a neighbour wedges the fingers
+    on it."""
+    perp = np.array([-u[1], u[0]])
+    # not so close that the fingers land on the cube itself, whatever the push direction
+    nearest = (FINGERS_HALF + scene.CUBE_HALF) * (abs(u[0]) + abs(u[1])) + 0.004
+    best, best_room = None, LANDING_MIN_ROOM
+    for side in LANDING_SIDE:
+        for back in LANDING_BACK:
+            xy = cube[:2] - u * max(back, nearest) + perp * side
+            if np.any(xy < scene.WORKSPACE_LOW[:2]) or np.any(xy > scene.WORKSPACE_HIGH[:2]):
+                continue  # the grip site cannot get there
+            room = _room(xy, obstacles)
+            if room >= LANDING_ROOM:
+                return xy
+            if room >= best_room:
+                best, best_room = xy, room
+    return best
+
+
+#: Speed of the fingers in contact (fraction of the top speed), and the slower one within
+#: PUSH_SLOW_DIST (m) of the goal: a row pushed fast up to its goal slides on after the
+#: fingers stop there, and its cubes tumble over each other.
+PUSH_SPEED = (0.6, 0.35)
+PUSH_SLOW_DIST = 0.12
+#: A push goes on while the grip site is this close to the line through the cube (m): the
+#: fingers still meet the face, and the push corrects the drift as it goes.
+PUSH_LATERAL = 0.02
+#: ... and at least this far behind its centre (m).
+PUSH_BEHIND = 0.012
+#: Closer than this (m, grip site to cube centre, horizontally) and below the cube's top the
+#: closed fingers may be touching the cube: a retreat moves them off it before rising.
+TOUCH_RANGE = 0.05
+
+
+def clear_of(grip: np.ndarray, cube: np.ndarray, g: float = CLOSE) -> np.ndarray | None:
+    """Move the fingers horizontally off ``cube`` when they may be touching it, else None.
+    Rising while pressed against its face would roll it over (the fingers grip hard):
+    a rolled cube lies flat again, but turned in a way a grasp cannot read from its yaw."""
+    rel = grip[:2] - cube[:2]
+    gap = float(np.linalg.norm(rel))
+    if gap >= TOUCH_RANGE or grip[2] > cube[2] + scene.CUBE_HALF + 0.01:
+        return None
+    away = rel / max(gap, 1e-6)
+    tgt = cube[:2] + away * (TOUCH_RANGE + 0.005)
+    return _move(grip, np.array([tgt[0], tgt[1], grip[2] + 0.002]), g)
+
+
+def push_action(grip: np.ndarray, cube: np.ndarray, goal_xy: np.ndarray, obstacles=()):
+    """Slide a cube along the table towards ``goal_xy`` with the closed fingers, coming
+    down clear of the cubes in ``obstacles`` (those not pushed along)."""
     d = np.asarray(goal_xy) - cube[:2]
     dist = np.linalg.norm(d)
     if dist < 0.012:
         return _move(grip, np.array([grip[0], grip[1], 0.12]), CLOSE)
     u = d / dist
-    behind = cube[:2] - u * PUSH_BACKOFF
+    behind = push_landing(cube, u, obstacles)
+    if behind is None:
+        behind = cube[:2] - u * PUSH_BACKOFF
     rel = grip[:2] - cube[:2]
     along = rel @ u  # negative when behind the cube
     lateral = abs(rel @ np.array([-u[1], u[0]]))
-    aligned = along < -0.03 and lateral < 0.012
+    # behind the cube: the leading finger gives way up to a centimetre under a push along
+    # y, so a grip site 2 cm behind the centre is a push going well, not a reason to lift
+    # (rolling the cube over with the rising fingers) and come down again
+    aligned = along < -PUSH_BEHIND and lateral < PUSH_LATERAL
     if aligned and grip[2] < PUSH_Z + 0.015:
         # push: aim the grip at a point past the cube on the line to the goal
         step = min(dist, 0.03)
         tgt_xy = cube[:2] - u * (PUSH_BACKOFF - 0.02) + u * step
-        tgt_xy = tgt_xy + (behind - grip[:2]) - u * ((behind - grip[:2]) @ u)  # lateral fix
-        return _move(grip, np.array([tgt_xy[0], tgt_xy[1], PUSH_Z]), CLOSE, speed=0.6)
+        line = cube[:2] - u * PUSH_BACKOFF
+        tgt_xy = tgt_xy + (line - grip[:2]) - u * ((line - grip[:2]) @ u)  # lateral fix
+        # scaled as a whole, not clipped axis by axis: a clipped push loses its sideways
+        # correction, and the cube walks off the fingers
+        v = np.array([*(tgt_xy - grip[:2]), PUSH_Z - grip[2]]) * GAIN
+        v *= min(1.0, PUSH_SPEED[int(dist < PUSH_SLOW_DIST)] / max(float(np.abs(v).max()), 1e-9))
+        return np.array([v[0], v[1], v[2], CLOSE])
     if np.linalg.norm(grip[:2] - behind) < 0.01:
         return _move(grip, np.array([behind[0], behind[1], PUSH_Z]), CLOSE)
     if grip[2] < 0.07:

@@ -39,6 +39,7 @@ from sim.env import TabletopEnv
 from sim.util import wilson
 from sim.world import WorldState
 from skills.base import Binding, Skill, SkillParams, cube_yaw, grip_of, opening_of
+from skills.push import PushParams
 from skills.registry import get
 
 SPLITS = ("nominal", "perturbed", "all")
@@ -281,7 +282,9 @@ def _against_wall(env: PerturbedEnv, subject: str, side: str, rng) -> bool:
 
 def _after_push(env: PerturbedEnv, subject: str, rng: np.random.Generator) -> bool:
     """Push ``subject`` 8-14 cm with the push skill's expert, ending with its retreat: the
-    state a ``push`` hands to the next skill (the cube turned by the push, the arm above)."""
+    state a ``push`` hands to the next skill (the cube turned by the push, the arm above).
+    Only a push the skill accepts: pushing a cube that sits on another at table height
+    drags the stack, and the fingers lift it off the table."""
     push = get("push")
     others = [env.cube_xy(n) for n in env.present if n != subject]
     goal = None
@@ -292,6 +295,9 @@ def _after_push(env: PerturbedEnv, subject: str, rng: np.random.Generator) -> bo
             break
     if goal is None:
         return False
+    target = (float(goal[0]), float(goal[1]))
+    if push.preconditions(env.world_state(), PushParams(object=subject, target=target)):
+        return False  # a cube the push skill refuses (stacked, under another): no push left it
     b = Binding(cube=scene.CUBE_NAMES.index(subject), target_kind="point")
     b.target_xyz = (float(goal[0]), float(goal[1]), scene.CUBE_HALF)
     for _ in range(push.step_budget):

@@ -44,14 +44,16 @@ CHAIN_MAX_Z = scene.CUBE_HALF + 0.0025
 CHAIN_MAX_Y = scene.SPAWN_HIGH[1] + 0.08
 
 
-def chain_rear(obs: dict, b: Binding) -> np.ndarray:
-    """Centre of the last cube in the row of cubes touching the pushed one from behind (the
-    pushed cube itself if none): the gripper must come down behind it, not on top of it."""
+def chain(
+    obs: dict, b: Binding, back: tuple[float, float] = CHAIN_BACK, side: float = CHAIN_LATERAL
+) -> list[int]:
+    """The pushed cube and the row of cubes touching it from behind along the push line,
+    front to rear: the push moves them all."""
     cube = obs["object_pos"][b.cube]
     d = np.asarray(b.target_xyz[:2]) - cube[:2]
     u = d / max(float(np.linalg.norm(d)), 1e-6)
     perp = np.array([-u[1], u[0]])
-    rear, used = cube, {b.cube}
+    rear, used = cube, [b.cube]
     for _ in range(len(scene.CUBE_NAMES) - 1):
         best = None
         for i, p in enumerate(obs["object_pos"]):
@@ -61,14 +63,66 @@ def chain_rear(obs: dict, b: Binding) -> np.ndarray:
                 continue
             rel = p[:2] - rear[:2]
             along, lateral = float(rel @ u), abs(float(rel @ perp))
-            if CHAIN_BACK[0] < -along < CHAIN_BACK[1] and lateral < CHAIN_LATERAL:
+            if back[0] < -along < back[1] and lateral < side:
                 if best is None or -along < best[0]:
                     best = (-along, i)
         if best is None:
             break
-        used.add(best[1])
+        used.append(best[1])
         rear = obs["object_pos"][best[1]]
-    return rear
+    return used
+
+
+def chain_rear(obs: dict, b: Binding) -> np.ndarray:
+    """Centre of the last cube in the row of cubes touching the pushed one from behind (the
+    pushed cube itself if none): the gripper must come down behind it, not on top of it."""
+    return obs["object_pos"][chain(obs, b)[-1]]
+
+
+#: The row the expert pushes: cubes squarely behind (their faces meet over most of their
+#: width; corner to corner along a slanted push they are 5.7 cm apart). One further to the
+#: side only brushes the row: the fingers come down clear of it instead.
+ROW_BACK = (0.01, 0.06)
+ROW_LATERAL = 0.026
+#: A cube leaving the fingers no room behind the row joins it when its centre lies within
+#: this far back (m) and this far to the side of the row's rear.
+ROW_BLOCKER = (0.075, CHAIN_LATERAL)
+#: Cubes lower than this (m, centre height) can be in the way of the fingers coming down.
+OBSTACLE_MAX_Z = 0.07
+
+
+def _in_the_way(obs: dict, row: list[int]) -> list[int]:
+    """Present cubes the push does not move that the fingers could come down on."""
+    return [
+        i
+        for i, p in enumerate(obs["object_pos"])
+        if i not in row and obs["object_present"][i] >= 0.5 and p[2] < OBSTACLE_MAX_Z
+    ]
+
+
+def pushed_row(obs: dict, b: Binding) -> list[int]:
+    """:func:`chain`, and behind its rear every cube that leaves the fingers no room to come
+    down (one touching it corner-first along a slanted push, say): those go along too."""
+    row = chain(obs, b, ROW_BACK, ROW_LATERAL)
+    pos = obs["object_pos"]
+    d = np.asarray(b.target_xyz[:2]) - pos[b.cube][:2]
+    u = d / max(float(np.linalg.norm(d)), 1e-6)
+    while True:
+        rear = pos[row[-1]][:2]
+        free = _in_the_way(obs, row)
+        if scripted.push_landing(rear, u, pos[free]) is not None:
+            return row
+        landing = rear - u * scripted.PUSH_BACKOFF
+        perp = np.array([-u[1], u[0]])
+        behind = [
+            i
+            for i in free
+            if 0.0 < -float((pos[i][:2] - rear) @ u) < ROW_BLOCKER[0]
+            and abs(float((pos[i][:2] - rear) @ perp)) < ROW_BLOCKER[1]
+        ]
+        if not behind:
+            return row
+        row.append(min(behind, key=lambda i: float(np.linalg.norm(pos[i][:2] - landing))))
 
 
 class PushParams(SkillParams):
@@ -178,11 +232,16 @@ class Push(Skill):
     retreat_steps = 12
 
     def retreat(self, obs: dict, b: Binding) -> np.ndarray | None:
-        """Lift the closed fingers straight up off the pushed cube, so a following pick
-        does not drag it into a neighbour (the success test fires with them touching it)."""
+        """Lift the closed fingers off the pushed row, so a following pick does not drag it
+        into a neighbour (the success test fires with them touching it): first off its
+        face, as rising against it would roll the cube over, then straight up."""
         grip = grip_of(obs)
         if grip[2] >= RETREAT_Z - 0.005:
             return None
+        for i in pushed_row(obs, b)[::-1]:
+            off = scripted.clear_of(grip, obs["object_pos"][i])
+            if off is not None:
+                return off
         return scripted._move(grip, np.array([grip[0], grip[1], RETREAT_Z]), scripted.CLOSE)
 
     def doomed(self, before, now, params: PushParams, b) -> str | None:
@@ -206,24 +265,27 @@ class Push(Skill):
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
         goal = np.asarray(b.target_xyz[:2])
-        rear = chain_rear(obs, b)
+        rear = obs["object_pos"][pushed_row(obs, b)[-1]]
         return np.concatenate(
             [*proprio_features(obs), cube - grip, goal - cube[:2], rear[:2] - cube[:2]]
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
         """Push from behind the rear of the cubes touching it along the push line (all of
-        them go along), aiming that rear cube at the goal shifted by its offset."""
-        cube, rear = obs["object_pos"][b.cube], chain_rear(obs, b)
+        them go along), aiming that rear cube at the goal shifted by its offset; the fingers
+        come down clear of the other cubes."""
+        row = pushed_row(obs, b)
+        cube, rear = obs["object_pos"][b.cube], obs["object_pos"][row[-1]]
         goal = np.asarray(b.target_xyz[:2]) + (rear[:2] - cube[:2])
-        return scripted.push_action(grip_of(obs), rear, goal)
+        way = obs["object_pos"][_in_the_way(obs, row)]
+        return scripted.push_action(grip_of(obs), rear, goal, way)
 
     def potential(self, obs: dict, b: Binding) -> float:
         grip, cube = grip_of(obs), obs["object_pos"][b.cube]
         goal = np.asarray(b.target_xyz[:2])
         d = goal - cube[:2]
         u = d / max(float(np.linalg.norm(d)), 1e-6)
-        rear = chain_rear(obs, b)
+        rear = obs["object_pos"][pushed_row(obs, b)[-1]]
         behind = np.array([*(rear[:2] - u * scripted.PUSH_BACKOFF), scripted.PUSH_Z])
         return -5.0 * float(np.linalg.norm(d)) - 0.5 * float(np.linalg.norm(grip - behind))
 
