@@ -80,7 +80,7 @@ DRAWER_RELEASE_Z = 0.09
 #: carried as high above the tower as above a single cube.
 TOWER_FROM = 2 * scene.CUBE_HALF
 #: Share of the starts with three cubes or more where a tower of two or three stands and the
-#: held cube goes on top (drawn before the bin starts', so every later draw changes).
+#: held cube goes on top (see :func:`side_draw`).
 TOWER_START = 0.3
 #: A start's tower counts as standing straight with each level this close above the one
 #: below (m, horizontally); stacked by the reset they are within a millimetre.
@@ -176,6 +176,16 @@ def tower_violations(world: WorldState, t: str) -> list[Violation]:
     if not o.reachable:
         out.append(Violation(UNREACHABLE, f"{t} is out of the arm's reach", "", "target"))
     return out
+
+
+def side_draw(rng: np.random.Generator) -> float:
+    """A uniform number for a choice added to an existing start sampler, taken beside its
+    stream rather than from it: ``rng`` is left where it was, so every start that does not
+    take the new branch is drawn exactly as before (and the figures measured on them stay)."""
+    state = rng.bit_generator.state
+    u = rng.random()
+    rng.bit_generator.state = state
+    return float(np.random.default_rng([int(u * 2**53), 15]).random())
 
 
 def upright(world: WorldState, names: list[str], tol: float = UPRIGHT_TOL) -> bool:
@@ -386,7 +396,7 @@ class Place(Skill[PlaceParams]):
         cubes: dict = {n: None for n in names}
         filled: str | None = None
         tower: list[str] = []
-        if k >= 3 and rng.random() < TOWER_START:
+        if k >= 3 and side_draw(rng) < TOWER_START:
             tower = names[1 : 1 + int(rng.integers(2, k))]
             xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
             for i, n in enumerate(tower):
