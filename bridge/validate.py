@@ -288,10 +288,11 @@ def _point_reason(value: Any, path: str) -> Reason:
 
 def _unknown_skill(cs: CompiledSchema, base: str, skill: Any) -> Reason | None:
     """Why ``skill`` cannot be a step here: no such skill, or one this scene does not offer
-    (a drawer skill where there is no drawer); None when it can."""
+    (a drawer skill where there is no drawer: said so, under the same code); None when it
+    can."""
     if isinstance(skill, str) and skill in SUBGOAL_MODELS and skill not in cs.steps:
-        return Reason(
-            R.PRECONDITION_VIOLATED,
+        return Reason(  # not in this scene's schema, as a name no skill has: a schema code
+            R.HALLUCINATED_SKILL,
             base + "/skill",
             f"{skill} needs the {REGISTRY[skill].scene} scene's devices, which this scene "
             "does not have",

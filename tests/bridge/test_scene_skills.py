@@ -38,7 +38,7 @@ def test_articulated_schema_adds_the_device_skills(worlds):
 def test_a_drawer_skill_on_the_tabletop_says_which_scene_it_needs(worlds):
     res = validate('{"steps": [{"skill": "open_drawer"}]}', worlds["tabletop"])
     (reason,) = res.reasons
-    assert not res.accepted and reason.code == R.PRECONDITION_VIOLATED
+    assert not res.accepted and reason.code == R.HALLUCINATED_SKILL
     assert "needs the articulated scene" in reason.message and "pick" in reason.hint
     assert validate('{"steps": [{"skill": "open_drawer"}]}', worlds["articulated"]).accepted
 
