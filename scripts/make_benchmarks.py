@@ -45,7 +45,16 @@ SECTIONS = (
 )
 #: Skills measured on the perturbation split (``eval-skill SKILL --split all``).
 SPLIT_SKILLS = ("pick", "place", "push", "pick-place")
-SKILLS = ("pick", "place", "push", "home", "pick-place")
+SKILLS = (
+    "pick",
+    "place",
+    "push",
+    "home",
+    "pick-place",
+    "open_drawer",
+    "close_drawer",
+    "press_button",
+)
 
 #: (full, quick) sizes
 SIZES = {
