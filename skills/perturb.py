@@ -28,8 +28,9 @@ marked so: the pick turns the hand a quarter and closes the fingers along the wa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import mujoco
 import numpy as np
@@ -41,6 +42,9 @@ from sim.world import WorldState
 from skills.base import Binding, Skill, SkillParams, cube_yaw, grip_of, opening_of
 from skills.push import PushParams
 from skills.registry import get
+
+if TYPE_CHECKING:
+    from skills.policy import MLPPolicy
 
 SPLITS = ("nominal", "perturbed", "all")
 #: Starts are resampled this often before a condition is declared unusable for a skill.
@@ -168,7 +172,9 @@ class PerturbedEnv(TabletopEnv):
             m.geom_friction[m.geom(f"{n}_geom").id, 0] *= cond.friction
         mujoco.mj_setConst(m, self.data)  # derived masses and inverse weights
 
-    def _place_cubes(self, spec) -> None:
+    def _place_cubes(
+        self, spec: Mapping[str, Sequence[float] | None] | Sequence[str] | None
+    ) -> None:
         super()._place_cubes(spec)
         rng, c = self.layout_rng, self.cond
         if c.layout == "edges":
@@ -184,7 +190,13 @@ class PerturbedEnv(TabletopEnv):
         a = self._cube_qadr[name]
         return self.data.qpos[a : a + 2].copy()
 
-    def move_cube(self, name: str, xy, z: float = scene.CUBE_HALF, yaw: float | None = None):
+    def move_cube(
+        self,
+        name: str,
+        xy: Sequence[float] | np.ndarray,
+        z: float = scene.CUBE_HALF,
+        yaw: float | None = None,
+    ) -> None:
         """Put cube ``name`` at rest at ``(x, y, z)`` (keeping its yaw unless given)."""
         a = self._cube_qadr[name]
         quat = self.data.qpos[a + 3 : a + 7].copy()
@@ -263,7 +275,7 @@ def _cluster(env: PerturbedEnv, subject: str, kind: str, rng: np.random.Generato
     return True
 
 
-def _against_wall(env: PerturbedEnv, subject: str, side: str, rng) -> bool:
+def _against_wall(env: PerturbedEnv, subject: str, side: str, rng: np.random.Generator) -> bool:
     """Move ``subject`` to touch a bin wall from outside: ``wall_y`` the table-side (south)
     wall of a random bin, ``wall_x`` the outer (west) wall of the red bin."""
     out = scene.BIN_INNER_HALF + 0.008 + scene.CUBE_HALF + 0.001  # bin centre to cube centre
@@ -349,7 +361,13 @@ def sample_start(
 
 
 # ---------------------------------------------------------------------- mid-skill events
-def _free_spot(env: PerturbedEnv, rng, avoid: list[np.ndarray], near=None, dist=(0.03, 0.06)):
+def _free_spot(
+    env: PerturbedEnv,
+    rng: np.random.Generator,
+    avoid: list[np.ndarray],
+    near: np.ndarray | None = None,
+    dist: tuple[float, float] = (0.03, 0.06),
+) -> np.ndarray | None:
     """A table point in the spawn area clear of ``avoid`` (and ``dist`` from ``near``)."""
     for _ in range(200):
         if near is None:
@@ -367,7 +385,9 @@ def _free_spot(env: PerturbedEnv, rng, avoid: list[np.ndarray], near=None, dist=
 class Event:
     """A disturbance that fires once during an episode; it may override the gripper."""
 
-    def __init__(self, kind: str | None, cube: str | None, target: str | None, rng):
+    def __init__(
+        self, kind: str | None, cube: str | None, target: str | None, rng: np.random.Generator
+    ) -> None:
         self.kind, self.cube, self.target, self.rng = kind, cube, target, rng
         self.at = int(rng.integers(6, 14))  # step of the time-triggered events
         self.fired = False
@@ -385,6 +405,7 @@ class Event:
         others = [env.cube_xy(n) for n in env.present if n != self.cube]
         grip = env.grip_pos[:2]
         if self.kind == "displace" and step == self.at:
+            assert self.cube is not None  # displaced is a condition of pick and push: a cube
             xy = _free_spot(env, self.rng, [*others, grip], near=env.cube_xy(self.cube))
             if xy is not None:
                 env.move_cube(self.cube, xy)
@@ -392,6 +413,7 @@ class Event:
         elif self.kind == "open" and lifted and step >= self.at:
             self.open_left, self.fired = 6, True
         elif self.kind == "knock" and lifted and step >= self.at:
+            assert self.cube is not None  # lifted: the bound cube is held, so there is one
             xy = _free_spot(env, self.rng, [*others, grip])
             if xy is not None:
                 env.move_cube(self.cube, xy)
@@ -417,7 +439,7 @@ class Event:
 Actor = Callable[[dict, Binding], np.ndarray]
 
 
-def policy_actor(skill: Skill, policy) -> Actor:
+def policy_actor(skill: Skill, policy: MLPPolicy) -> Actor:
     return lambda obs, b: np.asarray(skill.act(obs, b, policy), dtype=np.float64)
 
 

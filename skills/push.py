@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from pydantic import Field, field_validator
 
@@ -17,7 +19,9 @@ from skills.base import (
     Skill,
     SkillParams,
     Violation,
+    bound_cube,
     check_object,
+    cube_of,
     grip_of,
     in_workspace,
     lost,
@@ -28,6 +32,9 @@ from skills.base import (
     resolve_xy,
     sample_arm_start,
 )
+
+if TYPE_CHECKING:
+    from sim.env import TabletopEnv
 
 #: After a push, the grip site is lifted to this height: the fingertips clear the cube.
 RETREAT_Z = 0.09
@@ -44,16 +51,23 @@ CHAIN_MAX_Z = scene.CUBE_HALF + 0.0025
 CHAIN_MAX_Y = scene.SPAWN_HIGH[1] + 0.08
 
 
+def _target_xy(b: Binding) -> np.ndarray:
+    """The table point a push binding aims at."""
+    # Push.bind (and the perturbation's hand-made push binding) always set the target point
+    assert b.target_xyz is not None, "the push binding has no target point"
+    return np.asarray(b.target_xyz[:2])
+
+
 def chain(
     obs: dict, b: Binding, back: tuple[float, float] = CHAIN_BACK, side: float = CHAIN_LATERAL
 ) -> list[int]:
     """The pushed cube and the row of cubes touching it from behind along the push line,
     front to rear: the push moves them all."""
-    cube = obs["object_pos"][b.cube]
-    d = np.asarray(b.target_xyz[:2]) - cube[:2]
+    cube = obs["object_pos"][bound_cube(b)]
+    d = _target_xy(b) - cube[:2]
     u = d / max(float(np.linalg.norm(d)), 1e-6)
     perp = np.array([-u[1], u[0]])
-    rear, used = cube, [b.cube]
+    rear, used = cube, [bound_cube(b)]
     for _ in range(len(scene.CUBE_NAMES) - 1):
         best = None
         for i, p in enumerate(obs["object_pos"]):
@@ -105,7 +119,7 @@ def pushed_row(obs: dict, b: Binding) -> list[int]:
     down (one touching it corner-first along a slanted push, say): those go along too."""
     row = chain(obs, b, ROW_BACK, ROW_LATERAL)
     pos = obs["object_pos"]
-    d = np.asarray(b.target_xyz[:2]) - pos[b.cube][:2]
+    d = _target_xy(b) - pos[bound_cube(b)][:2]
     u = d / max(float(np.linalg.norm(d)), 1e-6)
     while True:
         rear = pos[row[-1]][:2]
@@ -137,7 +151,7 @@ class PushParams(SkillParams):
 
     @field_validator("target")
     @classmethod
-    def _finite(cls, v):
+    def _finite(cls, v: str | tuple[float, float]) -> str | tuple[float, float]:
         if isinstance(v, tuple) and not all(np.isfinite(v)):
             raise ValueError("target coordinates must be finite")
         if isinstance(v, str) and len(v) > 64:
@@ -145,7 +159,7 @@ class PushParams(SkillParams):
         return v
 
 
-def _goal(world: WorldState, target) -> tuple[np.ndarray | None, float]:
+def _goal(world: WorldState, target: str | tuple[float, float]) -> tuple[np.ndarray | None, float]:
     r = world.region(target) if isinstance(target, str) else None
     if r is not None:
         return np.asarray(r.pos), r.radius
@@ -154,7 +168,7 @@ def _goal(world: WorldState, target) -> tuple[np.ndarray | None, float]:
     return np.asarray(target, dtype=np.float64), POINT_TOLERANCE
 
 
-def pushed_ok(world: WorldState, obj: str, target) -> bool:
+def pushed_ok(world: WorldState, obj: str, target: str | tuple[float, float]) -> bool:
     goal, tol = _goal(world, target)
     o = world.object(obj)
     if goal is None or o is None or not o.on_table:
@@ -162,7 +176,7 @@ def pushed_ok(world: WorldState, obj: str, target) -> bool:
     return float(np.hypot(o.pos[0] - goal[0], o.pos[1] - goal[1])) <= tol
 
 
-class Push(Skill):
+class Push(Skill[PushParams]):
     name = "push"
     description = "Slide a cube along the table top to a table region or an [x, y] point."
     Params = PushParams
@@ -207,7 +221,7 @@ class Push(Skill):
                     "object",
                 )
             )
-        o = world.object(params.object)
+        o = cube_of(world, params.object)
         if not o.on_table:
             out.append(Violation(PRECONDITION, f"{o.name} is not on the table", "", "object"))
         top = world.under(o.name)
@@ -220,8 +234,10 @@ class Push(Skill):
         return out
 
     def effect(self, world: WorldState, params: PushParams) -> WorldState:
-        o = world.object(params.object)
+        o = cube_of(world, params.object)
         goal = resolve_xy(world, params.target)
+        # the preconditions held: the target is a table region or a point, so it resolves
+        assert goal is not None, f"push target {params.target} does not resolve"
         new = moved(o, on_table=True, pos=(float(goal[0]), float(goal[1]), scene.CUBE_HALF))
         above = (new.pos[0], new.pos[1], RETREAT_Z)
         return replace_object(world, new, held=world.held_object, grip=above)
@@ -244,10 +260,12 @@ class Push(Skill):
                 return off
         return scripted._move(grip, np.array([grip[0], grip[1], RETREAT_Z]), scripted.CLOSE)
 
-    def doomed(self, before, now, params: PushParams, b) -> str | None:
+    def doomed(
+        self, before: WorldState, now: WorldState, params: PushParams, b: Binding
+    ) -> str | None:
         why = lost(now, params.object)
-        if why is None and now.object(params.object).in_bin is not None:
-            why = f"{params.object} was pushed into {now.object(params.object).in_bin}"
+        if why is None and cube_of(now, params.object).in_bin is not None:
+            why = f"{params.object} was pushed into {cube_of(now, params.object).in_bin}"
         return why
 
     # ------------------------------------------------------------------ execution side
@@ -255,6 +273,8 @@ class Push(Skill):
 
     def bind(self, world: WorldState, params: PushParams) -> Binding:
         goal, _ = _goal(world, params.target)
+        # the preconditions held: the target is a table region or a point
+        assert goal is not None, f"no table region {params.target}"
         kind = "region" if isinstance(params.target, str) else "point"
         return Binding(
             cube=scene.CUBE_NAMES.index(params.object),
@@ -263,8 +283,8 @@ class Push(Skill):
         )
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
-        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
-        goal = np.asarray(b.target_xyz[:2])
+        grip, cube = grip_of(obs), obs["object_pos"][bound_cube(b)]
+        goal = _target_xy(b)
         rear = obs["object_pos"][pushed_row(obs, b)[-1]]
         return np.concatenate(
             [*proprio_features(obs), cube - grip, goal - cube[:2], rear[:2] - cube[:2]]
@@ -275,28 +295,28 @@ class Push(Skill):
         them go along), aiming that rear cube at the goal shifted by its offset; the fingers
         come down clear of the other cubes."""
         row = pushed_row(obs, b)
-        cube, rear = obs["object_pos"][b.cube], obs["object_pos"][row[-1]]
-        goal = np.asarray(b.target_xyz[:2]) + (rear[:2] - cube[:2])
+        cube, rear = obs["object_pos"][bound_cube(b)], obs["object_pos"][row[-1]]
+        goal = _target_xy(b) + (rear[:2] - cube[:2])
         way = obs["object_pos"][_in_the_way(obs, row)]
         return scripted.push_action(grip_of(obs), rear, goal, way)
 
     def potential(self, obs: dict, b: Binding) -> float:
-        grip, cube = grip_of(obs), obs["object_pos"][b.cube]
-        goal = np.asarray(b.target_xyz[:2])
+        grip, cube = grip_of(obs), obs["object_pos"][bound_cube(b)]
+        goal = _target_xy(b)
         d = goal - cube[:2]
         u = d / max(float(np.linalg.norm(d)), 1e-6)
         rear = obs["object_pos"][pushed_row(obs, b)[-1]]
         behind = np.array([*(rear[:2] - u * scripted.PUSH_BACKOFF), scripted.PUSH_Z])
         return -5.0 * float(np.linalg.norm(d)) - 0.5 * float(np.linalg.norm(grip - behind))
 
-    def sample_start(self, env, rng: np.random.Generator) -> PushParams | None:
+    def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> PushParams | None:
         """A free cube on the table and a region (or a point) it is not already at."""
         names = random_cubes(rng)
         env.reset(
             seed=int(rng.integers(2**31)), options={"cubes": names, "arm": sample_arm_start(rng)}
         )
         w = env.world_state()
-        o = w.object(names[0])
+        o = cube_of(w, names[0])  # just laid out by the reset
         if not o.on_table:
             return None
         others = [p.pos for p in w.objects if p.name != o.name]
