@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sim import scene, scripted
+from sim import scene
 from sim.env import TabletopEnv
 from sim.world import WorldState
-from skills.base import SkillParams, cube_yaw, grip_of, opening_of, run_expert_until
+from skills.base import SkillParams
 from skills.pick import PickParams
-from skills.place import PlaceParams
+from skills.place import PlaceParams, grasp_and_carry
 from skills.push import PushParams
 from skills.registry import get
 
@@ -178,20 +178,7 @@ def sample_place(env: TabletopEnv, rng: np.random.Generator, layout: str) -> Ski
     if rng.random() < 0.5 and not _policy_pick(env, subject):
         return None
 
-    def act(obs: dict) -> np.ndarray:
-        grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
-        yaw = cube_yaw(obs, held)
-        if scripted.is_grasped(grip, op, cube, yaw) and cube[2] > 0.07:
-            return scripted._move(grip, carry, scripted.CLOSE)
-        return scripted.pick_action(grip, op, cube, yaw)
-
-    def done(obs: dict) -> bool:
-        grip = grip_of(obs)
-        return scripted.is_grasped(
-            grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
-        ) and bool(np.linalg.norm(grip - carry) < 0.02)
-
-    if not run_expert_until(env, act, done, 120):
+    if not grasp_and_carry(env, held, carry):
         return None
     w = env.world_state()
     if w.held_object != subject:

@@ -89,6 +89,27 @@ UPRIGHT_TOL = 0.004
 OBSERVED_KIND = {"drawer": "bin"}
 
 
+def grasp_and_carry(env: TabletopEnv, held: int, carry: np.ndarray, steps: int = 120) -> bool:
+    """Grasp cube ``held`` (its index) with the scripted pick and carry it to ``carry``:
+    how a place start (and an affordance start) gets a cube into the hand. True once it is
+    held there within ``steps`` control steps."""
+
+    def act(obs: dict) -> np.ndarray:
+        grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
+        yaw = cube_yaw(obs, held)
+        if scripted.is_grasped(grip, op, cube, yaw) and cube[2] > 0.07:
+            return scripted._move(grip, carry, scripted.CLOSE)
+        return scripted.pick_action(grip, op, cube, yaw)
+
+    def done(obs: dict) -> bool:
+        grip = grip_of(obs)
+        return scripted.is_grasped(
+            grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
+        ) and bool(np.linalg.norm(grip - carry) < 0.02)
+
+    return run_expert_until(env, act, done, steps)
+
+
 def drawer_spot(world: WorldState) -> tuple[float, float] | None:
     """The table point (x, y) of the first drawer spot clear of the cubes inside, or None."""
     d = world.drawer
@@ -417,20 +438,7 @@ class Place(Skill[PlaceParams]):
         held = scene.CUBE_NAMES.index(names[0])
         carry = np.array([*rng.uniform([-0.2, -0.25], [0.2, 0.25]), rng.uniform(0.08, 0.2)])
 
-        def act(obs: dict) -> np.ndarray:
-            grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
-            yaw = cube_yaw(obs, held)
-            if scripted.is_grasped(grip, op, cube, yaw) and cube[2] > 0.07:
-                return scripted._move(grip, carry, scripted.CLOSE)
-            return scripted.pick_action(grip, op, cube, yaw)
-
-        def done(obs: dict) -> bool:
-            grip = grip_of(obs)
-            return scripted.is_grasped(
-                grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
-            ) and bool(np.linalg.norm(grip - carry) < 0.02)
-
-        if not run_expert_until(env, act, done, 120):
+        if not grasp_and_carry(env, held, carry):
             return None
         w = env.world_state()
         if w.held_object != names[0]:
