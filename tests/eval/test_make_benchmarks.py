@@ -1,10 +1,13 @@
-"""scripts/make_benchmarks.py: the page is rendered from the sections' JSON."""
+"""scripts/make_benchmarks.py and the page it writes, rendered from the sections' JSON by
+:mod:`skillbridge.evaluation.benchmarks_page`."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 from pathlib import Path
+
+from skillbridge.evaluation import benchmarks_page
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,7 +85,7 @@ def _bench() -> dict:
 
 
 def test_render_page():
-    page = _module().render(_bench())
+    page = benchmarks_page.render(_bench())
     assert page.startswith("# Benchmarks")
     assert "`python scripts/make_benchmarks.py --quick`" in page and "Reduced sizes" in page
     assert "| simulator | 1,000 env steps/s, 40× real time |" in page
@@ -145,7 +148,7 @@ def test_render_split_section_with_a_before_column():
             "shipped": {"command": "c", "wall_s": 1.0, "error": "exit 2: no policy", "data": None}
         },
     }
-    page = _module().render(b)
+    page = benchmarks_page.render(b)
     assert "## Skills off their training distribution" in page
     assert "| condition | shipped | before | expert |" in page
     assert "| nominal | 10/10 [0.10, 0.90] | 9/10 [0.10, 0.90] | 10/10 [0.10, 0.90] |" in page
