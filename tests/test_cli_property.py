@@ -19,9 +19,10 @@ import sys
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
-from cli_helpers import run_cli  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+
+from tests.cli_helpers import run_cli  # noqa: E402
 
 VERBS = (
     "run",

@@ -7,7 +7,8 @@ from __future__ import annotations
 import os
 
 import pytest
-from cli_helpers import run_cli
+
+from tests.cli_helpers import run_cli
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """World states for bridge tests, built directly (no physics): fast and exact.
 
-A plain module (not ``conftest``) so tests import it by a name no other test dir uses."""
+A plain module, not ``conftest``: tests import it, the conftest only holds fixtures."""
 
 from __future__ import annotations
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from bridge_worlds import WORLDS
 
 from sim.world import WorldState
+from tests.bridge.bridge_worlds import WORLDS
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from bridge_worlds import WORLDS
 
 from bridge import reasons as R
 from bridge import validate
 from bridge.extract import MAX_SCAN_ATTEMPTS, from_text
+from tests.bridge.bridge_worlds import WORLDS
 
 PICK = {"skill": "pick", "object": "red_block"}
 PLACE = {"skill": "place", "target": "green_bin"}

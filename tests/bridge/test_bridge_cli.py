@@ -7,9 +7,9 @@ import json
 import sys
 
 import pytest
-from bridge_worlds import WORLDS
 
 from skillbridge.cli import run
+from tests.bridge.bridge_worlds import WORLDS
 
 GOOD = json.dumps(
     [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]

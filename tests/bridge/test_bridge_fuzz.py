@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import random
 
-from bridge_worlds import WORLDS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +14,7 @@ from bridge import validate
 from bridge.fuzz import _BROKEN, BROKEN_FAMILIES, mutate, unsafe, valid_plan, verdict, wrap
 from bridge.schema import Vocabulary, compile_schema
 from bridge.validate import BridgeResult, normalise
+from tests.bridge.bridge_worlds import WORLDS
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 world_keys = st.sampled_from(sorted(WORLDS))

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from bridge_worlds import WORLDS
 from jsonschema import Draft202012Validator
 
 from bridge import plan_schema
 from bridge.schema import Vocabulary, compile_schema
+from tests.bridge.bridge_worlds import WORLDS
 
 
 @pytest.mark.parametrize("key", sorted(WORLDS))

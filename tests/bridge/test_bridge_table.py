@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from bridge_worlds import AFFORDANCE_WORLDS
-from bridge_worlds import WORLDS as _BASE_WORLDS
 from langchain_core.messages import AIMessage
 
 from bridge import CODES, validate
 from bridge import reasons as R
+from tests.bridge.bridge_worlds import AFFORDANCE_WORLDS
+from tests.bridge.bridge_worlds import WORLDS as _BASE_WORLDS
 
 P = json.dumps
 WORLDS = {**_BASE_WORLDS, **AFFORDANCE_WORLDS}

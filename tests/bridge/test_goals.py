@@ -123,7 +123,7 @@ def _fresh():
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from bridge_worlds import WORLDS
+    from tests.bridge.bridge_worlds import WORLDS
 
     return WORLDS["fresh"]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from bridge_worlds import make_world
 
 from bridge import reasons as R
 from bridge.grounding import check, colours_named
 from bridge.policy import Proposal, negotiate
+from tests.bridge.bridge_worlds import make_world
 
 PICK_PLACE = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]
 
@@ -136,7 +136,7 @@ def test_the_word_colour_alone_grounds_no_bin():
 
 def _scene(**kw):
     """red on blue, yellow in the blue bin, green on the table."""
-    from bridge_worlds import cube
+    from tests.bridge.bridge_worlds import cube
 
     objs = [
         cube("red_block", on="blue_block", on_table=False),

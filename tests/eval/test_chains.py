@@ -7,11 +7,11 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import run_cli
 
 from bridge.goals import goal_holds
 from sim.env import TabletopEnv
 from skillbridge.evaluation import chains as C
+from tests.cli_helpers import run_cli
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
+
+from tests.cli_helpers import run_cli
 
 TWO = """\
 suite: two

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 
-from cli_helpers import run_cli
-
 from skillbridge.evaluation.jobs import run_job
 from skillbridge.evaluation.report import claims
 from skillbridge.evaluation.suite import Task
+from tests.cli_helpers import run_cli
 
 TASK = Task(
     id="red-green",

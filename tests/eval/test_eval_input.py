@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
+
+from tests.cli_helpers import run_cli
 
 ONE = """\
 suite: {name}

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
+
+from tests.cli_helpers import run_cli
 
 ray = pytest.importorskip("ray")
 
@@ -114,7 +115,7 @@ def test_killed_worker_job_is_retried_elsewhere_never_lost_or_doubled(tmp_path, 
 
     monkeypatch.setenv(
         "PYTHONPATH",
-        os.pathsep.join([str(ROOT / "tests" / "eval"), os.environ.get("PYTHONPATH", "")]),
+        os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     )
     jobs = [
         {"n": 0},
@@ -125,7 +126,7 @@ def test_killed_worker_job_is_retried_elsewhere_never_lost_or_doubled(tmp_path, 
     ]
     stats: dict = {}
     seen: list[int] = []
-    run = ray_jobs.ray_runner(LOCAL, "scripted", job_fn="_ray_jobs:run_job")
+    run = ray_jobs.ray_runner(LOCAL, "scripted", job_fn="tests.eval._ray_jobs:run_job")
     results, lost = run(jobs, 2, sink=lambda i, rec: seen.append(i), stats=stats)
     assert [r and r["n"] for r in results] == [0, 1, 2, None, 4]
     assert sorted(seen) == [0, 1, 2, 4]  # each result taken exactly once

@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
+
+from tests.cli_helpers import run_cli
 
 ENTRY = "import sys; from skillbridge.cli import run; sys.argv[0] = 'skillbridge'; run()"
 ROOT = Path(__file__).resolve().parents[2]
@@ -331,8 +332,8 @@ def test_kill_9_of_a_worker_is_retried_not_counted(tmp_path, suite):
 
 @pytest.mark.slow
 def test_a_job_that_always_kills_its_worker_is_given_up_after_bounded_retries(monkeypatch):
-    from eval import _crashy  # importable by name in spawned workers (sys.path is passed)
     from skillbridge.evaluation import pool as ev
+    from tests.eval import _crashy  # importable by name in spawned workers (sys.path is passed)
 
     monkeypatch.setattr(ev, "run_job", _crashy.run_job)
     jobs = [{"n": 0}, {"n": 1, "crash": True}, {"n": 2}, {"n": 3}]

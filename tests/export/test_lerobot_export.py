@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import run_cli
+
+from tests.cli_helpers import run_cli
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

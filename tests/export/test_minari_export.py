@@ -7,7 +7,8 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import run_cli
+
+from tests.cli_helpers import run_cli
 
 minari = pytest.importorskip("minari")
 

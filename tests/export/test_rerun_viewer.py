@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
+
+from tests.cli_helpers import run_cli
 
 rr = pytest.importorskip("rerun")
 

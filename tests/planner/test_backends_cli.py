@@ -144,7 +144,7 @@ def test_local_backend_uses_schema_constrained_decoding(monkeypatch, tmp_path):
 
     from planner.hybrid import HybridPlanner
     from planner.llm import LLMProposer
-    from tests.planner.conftest import make_world
+    from tests.planner.planner_worlds import make_world
 
     seen = {}
 

@@ -6,7 +6,7 @@ import pytest
 
 from planner import corpus
 from planner.rules import RulesPlanner
-from tests.planner.conftest import make_world
+from tests.planner.planner_worlds import make_world
 
 
 def test_same_seed_same_corpus_other_seed_other_corpus():

@@ -32,7 +32,7 @@ def planner(engine):
 
 
 def _world():
-    from tests.planner.conftest import make_world
+    from tests.planner.planner_worlds import make_world
 
     return make_world()
 

@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 from planner.errors import BackendCallError
 from planner.hybrid import HybridPlanner
 from planner.llm import LLMProposer, is_transient
-from tests.planner.conftest import make_world
+from tests.planner.planner_worlds import make_world
 
 VALID = json.dumps(
     {"steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]}

@@ -15,7 +15,7 @@ from planner import spelling
 from planner.embedded import coverage, refusal
 from planner.embedded.proposer import EmbeddedProposer
 from planner.rules import RulesPlanner
-from tests.planner.conftest import make_world
+from tests.planner.planner_worlds import make_world
 
 
 # ----------------------------------------------------------------------------- spelling

@@ -18,7 +18,7 @@ from planner.backends import make_chat_model, parse_spec
 from planner.hybrid import HybridPlanner
 from planner.llm import LLMProposer
 from planner.local import default_threads
-from tests.planner.conftest import make_world
+from tests.planner.planner_worlds import make_world
 
 VALID = {
     "steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]

@@ -12,7 +12,7 @@ from bridge.models import SUBGOAL_ADAPTER
 from planner.hybrid import HybridPlanner
 from planner.llm import LLMProposer
 from planner.loop import run_closed_loop
-from tests.planner.conftest import make_world
+from tests.planner.planner_worlds import make_world
 
 
 class SymbolicExecutor:

@@ -15,7 +15,7 @@ pytest.importorskip("langchain_openai")
 from planner.backends import make_chat_model, parse_spec  # noqa: E402
 from planner.hybrid import HybridPlanner  # noqa: E402
 from planner.llm import LLMProposer  # noqa: E402
-from tests.planner.conftest import make_world  # noqa: E402
+from tests.planner.planner_worlds import make_world  # noqa: E402
 
 VALID = {
     "steps": [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]

@@ -11,7 +11,7 @@ import pytest
 
 from bridge import validate
 from planner.prompting import examples
-from tests.planner.conftest import make_world
+from tests.planner.planner_worlds import make_world
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Where test and evaluation instructions live: the tests, the task suites, and any

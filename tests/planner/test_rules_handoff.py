@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from planner.rules import parse
-from tests.planner.conftest import make_world
+from tests.planner.planner_worlds import make_world
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 
 import bridge
 from planner.rules import RulesPlanner, parse
-from tests.planner.conftest import make_world
+from tests.planner.planner_worlds import make_world
 
 ALL4 = make_world()
 TWO = make_world(("red_block", "blue_block"))

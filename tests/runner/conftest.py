@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-TASK = "put the red block in the green bin"
-SEED = 0
+from tests.runner.common import SEED, TASK
 
 
 @pytest.fixture(scope="session")

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
 
-from .conftest import TASK
+from tests.cli_helpers import run_cli
+from tests.runner.common import TASK
 
 REFUSAL = "there is no [/red] block"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 
 import pytest
-from cli_helpers import run_cli
 
-from .conftest import TASK
+from tests.cli_helpers import run_cli
+from tests.runner.common import TASK
 
 
 def _one_line(err: str) -> str:

@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
 
 from sim import util as U
 from skillbridge.episodes import episode as E
-
-from .conftest import TASK
+from tests.cli_helpers import run_cli
+from tests.runner.common import TASK
 
 REPO = Path(__file__).resolve().parents[2]
 TWO_STEP = "put the red block in the green bin, then stack the blue block on the yellow block"

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 
-from cli_helpers import run_cli
-
 from skillbridge.episodes import episode as E
 from skillbridge.episodes import replay
 from skillbridge.runner.faults import Displace
 from skillbridge.runner.records import RunConfig
 from skillbridge.runner.runner import Runner
+from tests.cli_helpers import run_cli
 
 
 def _run(tmp_path, task, *, seed=0, fault=None, max_replans=2, source="pretrained"):

@@ -11,9 +11,9 @@ import zipfile
 
 import numpy as np
 import pytest
-from cli_helpers import run_cli
 
 from skillbridge.episodes import episode as E
+from tests.cli_helpers import run_cli
 
 
 def _meta(ep):

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from cli_helpers import run_cli
 
 from skillbridge.episodes import episode as E
-
-from .conftest import TASK
+from tests.cli_helpers import run_cli
+from tests.runner.common import TASK
 
 
 def test_run_prints_progress_and_summary(tmp_path, monkeypatch, capsys):

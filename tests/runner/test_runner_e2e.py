@@ -7,14 +7,13 @@ import math
 
 import numpy as np
 import pytest
-from cli_helpers import run_cli
 
 from skillbridge.episodes import episode as E
 from skillbridge.episodes import replay
 from skillbridge.runner.records import RunConfig
 from skillbridge.runner.runner import SETTLE_INDEX, SETTLE_S, Runner
-
-from .conftest import SEED, TASK
+from tests.cli_helpers import run_cli
+from tests.runner.common import SEED, TASK
 
 
 def test_pick_and_place_succeeds(recorded):

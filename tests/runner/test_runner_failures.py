@@ -13,14 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import run_cli
 
 from skillbridge.episodes import episode as E
 from skillbridge.episodes import replay
 from skillbridge.runner.records import RunConfig
 from skillbridge.runner.runner import Runner
-
-from .conftest import TASK
+from tests.cli_helpers import run_cli
+from tests.runner.common import TASK
 
 REPO = Path(__file__).resolve().parents[2]
 

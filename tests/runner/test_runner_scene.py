@@ -6,15 +6,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_helpers import run_cli
 
 from skillbridge.episodes import episode as E
 from skillbridge.episodes import replay
 from skillbridge.errors import UserError
 from skillbridge.runner.records import EXIT_INPUT, RunConfig
 from skillbridge.runner.runner import Runner
-
-from .conftest import TASK
+from tests.cli_helpers import run_cli
+from tests.runner.common import TASK
 
 
 def test_prepare_reports_bad_poses_before_creating_anything(tmp_path):

@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_cli
 
 from sim.video import VideoError, VideoWriter, check_mp4
 from skillbridge.episodes import replay
-
-from .conftest import TASK
+from tests.cli_helpers import run_cli
+from tests.runner.common import TASK
 
 
 def _one_line(err: str) -> str:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cli_helpers import run_cli
 
 from skillbridge import multiseed
 from skillbridge.cli.train import rewrite_train_args
+from tests.cli_helpers import run_cli
 
 #: The smallest config the training smoke tests use: each seed trains in seconds.
 TINY = {

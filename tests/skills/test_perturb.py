@@ -7,11 +7,11 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import run_cli
 
 from sim import scene
 from skills import perturb as P
 from skills.registry import get
+from tests.cli_helpers import run_cli
 
 
 def _start(skill: str, cond: str, seed: int = 0):

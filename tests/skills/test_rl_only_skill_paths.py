@@ -1,11 +1,10 @@
 """A skill learned by RL alone has no scripted expert: the paths that would call one either
 run its policy (the scripted source) or refuse with a clear error (eval-skill --expert)."""
 
-from cli_helpers import run_cli
-
 from sim.env import TabletopEnv
 from skills.registry import get
 from skills.runtime import SkillExecutor
+from tests.cli_helpers import run_cli
 
 
 def test_press_button_has_no_expert_and_the_others_do():

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from cli_helpers import run_cli
-from test_training_smoke import TINY
 
 from skills.train import TrainError, latest_run_dir, load_config, train
+from tests.cli_helpers import run_cli
+from tests.skills.tiny_training import TINY
 
 
 def _one_line(err: str) -> str:
