@@ -384,7 +384,7 @@ def reachable_xy(x: float, y: float) -> bool:
     return in_box and REACH_MIN_R <= r <= REACH_MAX_R
 
 
-def _square(cx: float, cy: float, half: float, yaw: float) -> list[tuple[float, float]]:
+def square_footprint(cx: float, cy: float, half: float, yaw: float) -> list[tuple[float, float]]:
     c, s = math.cos(yaw), math.sin(yaw)
     return [
         (cx + c * dx - s * dy, cy + s * dx + c * dy)
@@ -396,7 +396,7 @@ def _box(x0: float, x1: float, y0: float, y1: float) -> list[tuple[float, float]
     return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
 
-def _overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool:
+def polygons_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool:
     """Whether two convex polygons (corner lists) overlap: no separating edge normal."""
     for poly in (a, b):
         for i in range(len(poly)):
@@ -461,8 +461,8 @@ def furniture_footprints(d: DrawerState, grow: float = WALL_MARGIN) -> list[Furn
 def _walls_block(fingers, palm, tip_z: float, palm_z: float, top: float, walls) -> bool:
     """Whether walls of height ``top`` stand where the fingers reach below it or the palm
     does."""
-    return (top > tip_z and any(_overlap(f, w) for f in fingers for w in walls)) or (
-        top > palm_z and any(_overlap(palm, w) for w in walls)
+    return (top > tip_z and any(polygons_overlap(f, w) for f in fingers for w in walls)) or (
+        top > palm_z and any(polygons_overlap(palm, w) for w in walls)
     )
 
 
@@ -504,9 +504,9 @@ def grasp_blockers(
         if abs(n.pos[0] - gx) > 0.15 or abs(n.pos[1] - gy) > 0.15:
             continue
         top = n.pos[2] + scene.CUBE_HALF
-        foot = _square(n.pos[0], n.pos[1], scene.CUBE_HALF, n.yaw)
-        if (top > tip_z and any(_overlap(f, foot) for f in fingers)) or (
-            top > palm_z and _overlap(palm, foot)
+        foot = square_footprint(n.pos[0], n.pos[1], scene.CUBE_HALF, n.yaw)
+        if (top > tip_z and any(polygons_overlap(f, foot) for f in fingers)) or (
+            top > palm_z and polygons_overlap(palm, foot)
         ):
             out.append(n.name)
     for b in bins:

@@ -15,7 +15,7 @@ from typing import cast
 import numpy as np
 
 from sim import scene, scripted
-from sim.world import WorldState, _overlap, _square, bin_walls, cube_reachable
+from sim.world import WorldState, bin_walls, cube_reachable, polygons_overlap, square_footprint
 from skills.base import cube_of, resolve_xy
 from skills.push import Push, PushParams
 
@@ -33,7 +33,7 @@ _PUSH = Push()
 
 def _obstacles(world: WorldState, moving: list[str]) -> list[list[tuple[float, float]]]:
     out = [
-        _square(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)
+        square_footprint(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)
         for o in world.objects
         if o.name not in moving and not o.held and not o.fallen
     ]
@@ -105,7 +105,7 @@ def push_path_clear(
         phi = abs(c.yaw - math.atan2(u[1], u[0])) % (math.pi / 2)
         half = scene.CUBE_HALF * (math.cos(phi) + math.sin(phi)) - SLIDE
         path = _corridor(p - u * back, p + d + u * scene.CUBE_HALF, half)
-        if any(_overlap(path, ob) for ob in obstacles):
+        if any(polygons_overlap(path, ob) for ob in obstacles):
             return False
     return True
 

@@ -100,10 +100,10 @@ def _cluster(rng: np.random.Generator, layout: str, subject: str) -> dict | None
 
 
 def _overlapping(cubes: dict) -> bool:
-    from sim.world import _overlap, _square
+    from sim.world import polygons_overlap, square_footprint
 
-    feet = [_square(v[0], v[1], scene.CUBE_HALF, v[-1]) for v in cubes.values()]
-    return any(_overlap(a, b) for i, a in enumerate(feet) for b in feet[i + 1 :])
+    feet = [square_footprint(v[0], v[1], scene.CUBE_HALF, v[-1]) for v in cubes.values()]
+    return any(polygons_overlap(a, b) for i, a in enumerate(feet) for b in feet[i + 1 :])
 
 
 def _reset(

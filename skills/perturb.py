@@ -88,21 +88,26 @@ CONDITIONS: tuple[Condition, ...] = (
     ),
     Condition(
         "block",
-        "a touching 2x2 block: a neighbour along the finger axis",
+        "a touching 2x2 block: a neighbour along each finger axis the hand can take",
         ("pick", "push"),
         infeasible=("pick",),
         layout="block",
     ),
-    Condition(  # the expert never picks it; a learned pick sometimes does (nudging it off)
+    # a pick turns the hand to grasp along the wall; a push needs the fingers behind the cube,
+    # which for most targets is the wall's side or past the workspace's edge (the push's
+    # preconditions refuse those: skills.push.landing_wall)
+    Condition(
         "wall_y",
         "the cube touching the table-side wall of a bin (along the finger axis)",
         ("pick", "push"),
+        infeasible=("push",),
         layout="wall_y",
     ),
     Condition(
         "wall_x",
         "the cube touching the outer side wall of the red bin (across the finger axis)",
         ("pick", "push"),
+        infeasible=("push",),
         layout="wall_x",
     ),
     Condition(

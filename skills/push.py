@@ -8,7 +8,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from sim import scene, scripted
-from sim.world import WorldState
+from sim.world import WorldState, bin_walls, polygons_overlap
 from skills.base import (
     DOMAIN_OBJECT,
     DOMAIN_PUSH_TARGET,
@@ -168,6 +168,46 @@ def _goal(world: WorldState, target: str | tuple[float, float]) -> tuple[np.ndar
     return np.asarray(target, dtype=np.float64), POINT_TOLERANCE
 
 
+def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
+    """What takes every spot where the closed fingers could come down behind the row that
+    pushing ``name`` towards ``goal`` moves, and slide up to it (the spots the expert
+    tries): a bin (its wall), or "workspace's edge"; None when one is clear. A push needs the
+    fingers behind the cube: against a wall, on the wall's side, or with the arm's reach
+    ending there, no controller of this gripper gets them there."""
+    from skills.affordance import push_chain  # it imports this module
+
+    rear = np.asarray(cube_of(world, push_chain(world, name, (goal[0], goal[1]))[-1]).pos[:2])
+    d = np.asarray(goal[:2], dtype=np.float64) - np.asarray(cube_of(world, name).pos[:2])
+    dist = float(np.linalg.norm(d))
+    if dist < 1e-6:
+        return None
+    u = d / dist
+    perp = np.array([-u[1], u[0]])
+    nearest = (scripted.FINGERS_HALF + scene.CUBE_HALF) * (abs(u[0]) + abs(u[1])) + 0.004
+    walls = [(b.name, w) for b in world.bins for w in bin_walls(b)]
+    h = scripted.FINGERS_HALF
+    hit = None
+    for side in scripted.LANDING_SIDE:
+        for back in scripted.LANDING_BACK:
+            start = rear - u * max(back, nearest) + perp * side
+            lo, hi = scene.WORKSPACE_LOW[:2], scene.WORKSPACE_HIGH[:2]
+            if np.any(start < lo) or np.any(start > hi):
+                hit = hit or "workspace's edge"  # the grip site cannot get there
+                continue
+            # the fingers come down there, then slide along u up to the row's rear face
+            blocking = None
+            for f in np.linspace(0.0, 1.0, 8):
+                x, y = start + f * (rear - u * (scene.CUBE_HALF + h) + perp * side - start)
+                spot = [(x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h)]
+                blocking = next((n for n, w in walls if polygons_overlap(spot, w)), None)
+                if blocking is not None:
+                    break
+            if blocking is None:
+                return None
+            hit = hit or blocking
+    return hit
+
+
 def pushed_ok(world: WorldState, obj: str, target: str | tuple[float, float]) -> bool:
     goal, tol = _goal(world, target)
     o = world.object(obj)
@@ -231,6 +271,23 @@ class Push(Skill[PushParams]):
             out.append(
                 Violation(NO_EFFECT, f"{o.name} is already at {params.target}", "", "target")
             )
+        if not out and goal is not None:
+            wall = landing_wall(world, o.name, goal)
+            if wall is not None:
+                out.append(
+                    Violation(
+                        PRECONDITION,
+                        f"the fingers cannot come down behind {o.name} to push it that way: "
+                        + (
+                            "it is at the workspace's edge"
+                            if wall == "workspace's edge"
+                            else f"the {wall} wall is there"
+                        ),
+                        "push it along the wall or away from it; a cube against a wall is "
+                        "picked instead (the hand turns to grasp it)",
+                        "target",
+                    )
+                )
         return out
 
     def effect(self, world: WorldState, params: PushParams) -> WorldState:

@@ -35,8 +35,8 @@ from sim.world import (
     FINGER_X_HALF,
     ObjectState,
     WorldState,
-    _square,
     bin_walls,
+    square_footprint,
 )
 from skills.affordance import push_chain
 from skills.base import SkillParams, resolve_xy
@@ -95,7 +95,7 @@ def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> np
     for o in world.objects:
         if o.name in skip or o.held or o.fallen or o.pos[2] + scene.CUBE_HALF <= top_above:
             continue
-        out.append(_edge_points(_square(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)))
+        out.append(_edge_points(square_footprint(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)))
     if scene.BIN_WALL_HEIGHT > top_above:
         out.append(_wall_points(tuple((b.pos[0], b.pos[1], b.inner_half) for b in world.bins)))
     return np.concatenate(out) if out else np.zeros((0, 2))

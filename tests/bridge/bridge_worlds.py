@@ -133,12 +133,23 @@ def _affordance_worlds() -> dict[str, WorldState]:
             cube("yellow_block", xy=(0.0405, -0.0395)),
         ]
     )
-    # red at the far front edge of the workspace: the shipped push policy rarely gets behind
-    # it to push it left (its predictor rates that about 0.01)
+    # red at the far front edge of the workspace: no controller gets the fingers behind it to
+    # push it left (the push's preconditions say so; its predictor rated it about 0.01)
     far_edge = make_world(
         [cube("red_block", xy=(0.25, -0.25))] + [cube(n) for n in scene.CUBE_NAMES[1:]]
     )
-    return {"far_edge": far_edge, "touching": touching, "block": block, "walled": walled}
+    # red near the front edge: the fingers get behind it, but the shipped push rarely brings
+    # it all the way left (its predictor rates that about 0.1)
+    low_push = make_world(
+        [cube("red_block", xy=(0.2, -0.3))] + [cube(n) for n in scene.CUBE_NAMES[1:]]
+    )
+    return {
+        "far_edge": far_edge,
+        "touching": touching,
+        "block": block,
+        "walled": walled,
+        "low_push": low_push,
+    }
 
 
 AFFORDANCE_WORLDS = _affordance_worlds()

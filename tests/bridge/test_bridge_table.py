@@ -232,9 +232,15 @@ REJECT = [
     (R.NOT_GRASPABLE, "block", P([{"skill": "pick", "object": "red_block"}]), "/steps/0/object"),
     (
         R.LOW_AFFORDANCE,
-        "far_edge",
+        "low_push",
         P([{"skill": "push", "object": "red_block", "target": "table_left"}]),
         "/steps/0",
+    ),
+    (  # the fingers cannot come down behind it: past the workspace's edge
+        R.PRECONDITION_VIOLATED,
+        "far_edge",
+        P([{"skill": "push", "object": "red_block", "target": "table_left"}]),
+        "/steps/0/target",
     ),
     (
         R.NO_EFFECT,

@@ -1,0 +1,37 @@
+"""A push needs the closed fingers to come down behind the cube and slide up to it: against
+a bin wall (on the wall's side) or at the workspace's edge no controller of this gripper gets
+them there, and the push is refused with that reason instead of being attempted."""
+
+from skills.push import PushParams
+from skills.registry import get
+
+BIN_FACE_Y = 0.25 - 0.068  # outer face of the green bin's south wall
+
+
+def _world(env, cubes):
+    env.reset(seed=0, options={"cubes": cubes})
+    return env.world_state()
+
+
+def _landing(world, target):
+    v = get("push").preconditions(world, PushParams(object="red_block", target=target))
+    return [x for x in v if "cannot come down behind" in x.message]
+
+
+def test_pushing_away_from_a_wall_it_touches_is_refused(env):
+    w = _world(env, {"red_block": [0.0, BIN_FACE_Y - 0.0205]})
+    (v,) = _landing(w, "table_center")  # south, away from the wall: the fingers go north
+    assert "green_bin wall" in v.message and v.hint
+
+
+def test_pushing_along_the_wall_or_from_open_table_is_not(env):
+    w = _world(env, {"red_block": [0.0, BIN_FACE_Y - 0.0205]})
+    assert _landing(w, (0.12, BIN_FACE_Y - 0.0205)) == []  # along the wall
+    w = _world(env, {"red_block": [0.0, -0.08]})
+    assert _landing(w, "table_front") == [] and _landing(w, "table_left") == []
+
+
+def test_pushing_from_the_workspace_edge_inwards_is_refused(env):
+    w = _world(env, {"red_block": [-0.255, -0.08]})
+    (v,) = _landing(w, "table_back")  # the fingers would have to come down beyond x -0.26
+    assert "workspace's edge" in v.message
