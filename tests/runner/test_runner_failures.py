@@ -110,8 +110,11 @@ CHILD = textwrap.dedent(
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_killed_run_leaves_a_readable_incomplete_episode(sig, tmp_path, monkeypatch, capsys):
     env = {**os.environ, "PYTHONPATH": str(REPO), "MUJOCO_GL": os.environ.get("MUJOCO_GL", "egl")}
-    # two moves: far more steps than the 60 after which the run is killed
-    task = f"{TASK}, then put the blue block in the red bin"
+    # three moves: far more steps than the 60 after which the run is killed, so a machine
+    # slow to deliver the signal still finds the run going
+    task = (
+        f"{TASK}, then put the blue block in the red bin, then put the yellow block in the blue bin"
+    )
     p = subprocess.Popen(
         [sys.executable, "-c", CHILD, task, str(tmp_path)],
         cwd=REPO,
