@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, sigint_default
 
 ENTRY = "import sys; from skillbridge.cli import run; sys.argv[0] = 'skillbridge'; run()"
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,6 +77,7 @@ def _start(args: list[str]) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=sigint_default,
     )
 
 

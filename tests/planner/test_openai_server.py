@@ -15,6 +15,7 @@ pytest.importorskip("langchain_openai")
 from planner.backends import make_chat_model, parse_spec  # noqa: E402
 from planner.hybrid import HybridPlanner  # noqa: E402
 from planner.llm import LLMProposer  # noqa: E402
+from tests.cli_helpers import sigint_default  # noqa: E402
 from tests.planner.planner_worlds import make_world  # noqa: E402
 
 VALID = {
@@ -295,6 +296,7 @@ def test_ctrl_c_during_a_model_call_exits_at_once_with_a_message(server, tmp_pat
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_default,
         env=env,
         cwd=tmp_path,
     )

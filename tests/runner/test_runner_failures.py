@@ -18,7 +18,7 @@ from skillbridge.episodes import episode as E
 from skillbridge.episodes import replay
 from skillbridge.runner.records import RunConfig
 from skillbridge.runner.runner import Runner
-from tests.cli_helpers import run_cli
+from tests.cli_helpers import run_cli, sigint_default
 from tests.runner.common import TASK
 
 REPO = Path(__file__).resolve().parents[2]
@@ -122,6 +122,7 @@ def test_killed_run_leaves_a_readable_incomplete_episode(sig, tmp_path, monkeypa
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=sigint_default,
     )
     path, deadline = None, time.monotonic() + 60
     try:
