@@ -31,7 +31,6 @@ from sim import scene
 from sim.env import TabletopEnv
 from sim.util import atomic_write_text, wilson
 from sim.world import WorldState
-from skillbridge.episodes.episode import load
 from skillbridge.runner.executor import make_executor
 from skillbridge.runner.records import RunConfig
 from skillbridge.runner.runner import Runner
@@ -222,8 +221,10 @@ def run_chain(
         links.append(link)
         if not ok:
             break
-        ep = load(res.episode)
-        state = ep.final_state if ep.final_state is not None else ep.all_states()[-1]
+        # the state the episode closed with (its final.npz), still in the runner's env: no
+        # need to read the whole episode back from disk
+        assert r.env is not None
+        state = r.env.get_state()
     return ChainResult(index, seed, [i.text for i in chain], links)
 
 

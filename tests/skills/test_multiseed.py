@@ -14,30 +14,11 @@ import yaml
 from skillbridge import multiseed
 from skillbridge.cli.train import rewrite_train_args
 from tests.cli_helpers import run_cli
+from tests.skills import tiny_training
 
-#: The smallest config the training smoke tests use: each seed trains in seconds.
+#: The training tests' tiny config, PPO only, with a shorter run: each seed trains in seconds.
 TINY = {
-    "net_arch": [16, 16],
-    "dagger": {
-        "expert_episodes": 2,
-        "noise": 0.3,
-        "iterations": 1,
-        "student_episodes": 1,
-        "epochs": 2,
-        "lr": 0.001,
-    },
-    "ppo": {
-        "n_steps": 64,
-        "batch_size": 64,
-        "n_epochs": 1,
-        "learning_rate": 0.0001,
-        "clip_range": 0.1,
-        "gamma": 0.98,
-        "gae_lambda": 0.95,
-        "target_kl": None,
-        "log_std_init": -1.6,
-        "value_warmup_episodes": 1,
-    },
+    **{k: v for k, v in tiny_training.TINY.items() if k != "sac"},
     "timesteps": 64,
     "eval": {"episodes": 2, "freq": 64},
 }
