@@ -161,20 +161,31 @@ def _room(xy: np.ndarray, obstacles) -> float:
     return min(gaps, default=np.inf) - FINGERS_HALF - scene.CUBE_HALF
 
 
+def landing_spots(cube: np.ndarray, u: np.ndarray):
+    """The spots behind ``cube`` where the closed fingers may come down to push it along
+    ``u``, in the order they are tried: ``(xy, side, reachable)``, with ``side`` the lateral
+    offset from the push line and ``reachable`` whether the grip site can get there (inside
+    the workspace). The expert and the push's preconditions walk the same spots."""
+    perp = np.array([-u[1], u[0]])
+    # not so close that the fingers land on the cube itself, whatever the push direction
+    nearest = (FINGERS_HALF + scene.CUBE_HALF) * (abs(u[0]) + abs(u[1])) + 0.004
+    for side in LANDING_SIDE:
+        for back in LANDING_BACK:
+            xy = cube[:2] - u * max(back, nearest) + perp * side
+            inside = not (
+                np.any(xy < scene.WORKSPACE_LOW[:2]) or np.any(xy > scene.WORKSPACE_HIGH[:2])
+            )
+            yield xy, side, inside
+
+
 def push_landing(cube: np.ndarray, u: np.ndarray, obstacles=()) -> np.ndarray | None:
     """Where the closed fingers come down behind ``cube`` to push it along ``u``: the
     nearest spot to the usual one inside the workspace with room beside every cube of
     ``obstacles``, or None if there is none. Coming down on a neighbour wedges the fingers
     on it."""
-    perp = np.array([-u[1], u[0]])
-    # not so close that the fingers land on the cube itself, whatever the push direction
-    nearest = (FINGERS_HALF + scene.CUBE_HALF) * (abs(u[0]) + abs(u[1])) + 0.004
     best, best_room = None, LANDING_MIN_ROOM
-    for side in LANDING_SIDE:
-        for back in LANDING_BACK:
-            xy = cube[:2] - u * max(back, nearest) + perp * side
-            if np.any(xy < scene.WORKSPACE_LOW[:2]) or np.any(xy > scene.WORKSPACE_HIGH[:2]):
-                continue  # the grip site cannot get there
+    for xy, _, inside in landing_spots(cube, u):
+        if inside:
             room = _room(xy, obstacles)
             if room >= LANDING_ROOM:
                 return xy

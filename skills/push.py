@@ -8,7 +8,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from sim import scene, scripted
-from sim.world import WorldState, bin_walls, polygons_overlap
+from sim.world import WorldState, bin_walls, polygons_overlap, square_footprint
 from skills.base import (
     DOMAIN_OBJECT,
     DOMAIN_PUSH_TARGET,
@@ -183,28 +183,25 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
         return None
     u = d / dist
     perp = np.array([-u[1], u[0]])
-    nearest = (scripted.FINGERS_HALF + scene.CUBE_HALF) * (abs(u[0]) + abs(u[1])) + 0.004
     walls = [(b.name, w) for b in world.bins for w in bin_walls(b)]
     h = scripted.FINGERS_HALF
     hit = None
-    for side in scripted.LANDING_SIDE:
-        for back in scripted.LANDING_BACK:
-            start = rear - u * max(back, nearest) + perp * side
-            lo, hi = scene.WORKSPACE_LOW[:2], scene.WORKSPACE_HIGH[:2]
-            if np.any(start < lo) or np.any(start > hi):
-                hit = hit or "workspace's edge"  # the grip site cannot get there
-                continue
-            # the fingers come down there, then slide along u up to the row's rear face
-            blocking = None
-            for f in np.linspace(0.0, 1.0, 8):
-                x, y = start + f * (rear - u * (scene.CUBE_HALF + h) + perp * side - start)
-                spot = [(x - h, y - h), (x + h, y - h), (x + h, y + h), (x - h, y + h)]
-                blocking = next((n for n, w in walls if polygons_overlap(spot, w)), None)
-                if blocking is not None:
-                    break
-            if blocking is None:
-                return None
-            hit = hit or blocking
+    for start, side, inside in scripted.landing_spots(rear, u):
+        if not inside:
+            hit = hit or "workspace's edge"  # the grip site cannot get there
+            continue
+        # the fingers come down there, then slide along u up to the row's rear face
+        end = rear - u * (scene.CUBE_HALF + h) + perp * side
+        blocking = None
+        for f in np.linspace(0.0, 1.0, 8):
+            x, y = start + f * (end - start)
+            spot = square_footprint(float(x), float(y), h, 0.0)
+            blocking = next((n for n, w in walls if polygons_overlap(spot, w)), None)
+            if blocking is not None:
+                break
+        if blocking is None:
+            return None
+        hit = hit or blocking
     return hit
 
 
