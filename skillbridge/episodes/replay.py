@@ -116,7 +116,7 @@ def render_video(
     ep = _episode(ep)
     frames = iter_frames(ep, speed=speed, width=width, height=height, camera=camera)
     first = next(frames)  # an unrenderable episode fails here, before any file is opened
-    n = len(frame_indices(len(ep.all_states()), speed))
+    n = len(frame_indices(ep.n_states, speed))
     fps = int(round(1.0 / scene.CONTROL_DT))
     try:
         with VideoWriter(out, fps=fps) as vw:

@@ -29,7 +29,7 @@ from planner import rules
 from planner.hybrid import HybridPlanner
 from sim import scene
 from sim.env import TabletopEnv
-from sim.util import atomic_write_text, wilson
+from sim.util import atomic_path, atomic_write_text, wilson
 from sim.world import WorldState
 from skillbridge.runner.executor import make_executor
 from skillbridge.runner.records import RunConfig
@@ -392,7 +392,6 @@ def chain_video(
     if strip is not None and ends:
         step = 2  # every other pixel: five links side by side stay a small picture
         row = np.concatenate([f[::step, ::step] for f in ends], axis=1)
-        tmp = strip.with_name(f".{strip.name}.tmp.png")
-        imageio.imwrite(tmp, row)
-        tmp.replace(strip)
+        with atomic_path(strip, suffix=".png") as tmp:
+            imageio.imwrite(tmp, row)
     return vw.frames
