@@ -42,10 +42,10 @@ class Vocabulary:
     regions: tuple[str, ...]
     #: Containers of the articulated scene (the drawer); empty on the default scene, whose
     #: schema is therefore what it always was.
-    containers: tuple[str, ...] = ()
+    containers: tuple[str, ...]
 
     #: the skills the scene offers (a drawer skill only where there is a drawer)
-    skills: tuple[str, ...] = tuple(SUBGOAL_MODELS)
+    skills: tuple[str, ...]
 
     @classmethod
     def of(cls, world: WorldState) -> Vocabulary:

@@ -895,7 +895,6 @@ class RulesPlanner:
             action = _device_action(toks)
             if action is not None:
                 self._emit_device(action, plan)
-                plan.last_device = "drawer" if action in ("open", "close") else None
                 continue
             c = _parse_clause(toks, points, prev_verb)
             unknown.extend(c.unknown)
@@ -1024,6 +1023,7 @@ class RulesPlanner:
         """open_drawer / close_drawer / press_button for a device clause, skipped (with a
         note) where the plan already leaves the device so."""
         w = plan.world
+        plan.last_device = "drawer" if action in ("open", "close") else None  # "... in it"
         if action in ("open", "close"):
             if w.drawer is None:
                 raise _Refuse("there is no drawer in the scene; only blocks and bins")

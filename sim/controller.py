@@ -119,7 +119,7 @@ class ArmController:
         else:
             # the same sum against R_DOWN turned by yaw about z: columns (-c, -s, 0),
             # (-s, c, 0), (0, 0, -1)
-            yaw = 2.0 * np.arctan2(q[3], q[0])
+            yaw = self.grip_yaw(data)
             c, s = np.cos(yaw), np.sin(yaw)
             err[3] = h * (s * r[6] - c * r[7] - r[5])
             err[4] = h * (-c * r[6] - s * r[7] + r[2])

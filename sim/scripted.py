@@ -230,9 +230,6 @@ def push_action(grip: np.ndarray, cube: np.ndarray, goal_xy: np.ndarray, obstacl
     if dist < 0.012:
         return _move(grip, np.array([grip[0], grip[1], 0.12]), CLOSE)
     u = d / dist
-    behind = push_landing(cube, u, obstacles)
-    if behind is None:
-        behind = cube[:2] - u * PUSH_BACKOFF
     rel = grip[:2] - cube[:2]
     along = rel @ u  # negative when behind the cube
     lateral = abs(rel @ np.array([-u[1], u[0]]))
@@ -251,6 +248,10 @@ def push_action(grip: np.ndarray, cube: np.ndarray, goal_xy: np.ndarray, obstacl
         v = np.array([*(tgt_xy - grip[:2]), PUSH_Z - grip[2]]) * GAIN
         v *= min(1.0, PUSH_SPEED[int(dist < PUSH_SLOW_DIST)] / max(float(np.abs(v).max()), 1e-9))
         return np.array([v[0], v[1], v[2], CLOSE])
+    # not pushing: where to come down (searched only here, not on every pushing step)
+    behind = push_landing(cube, u, obstacles)
+    if behind is None:
+        behind = cube[:2] - u * PUSH_BACKOFF
     if np.linalg.norm(grip[:2] - behind) < 0.01:
         return _move(grip, np.array([behind[0], behind[1], PUSH_Z]), CLOSE)
     if grip[2] < 0.07:

@@ -274,9 +274,9 @@ def bound_cube(b: Binding) -> int:
     return b.cube
 
 
-def _turn(xy: np.ndarray, yaw: float) -> np.ndarray:
-    c, s = np.cos(yaw), np.sin(yaw)
-    return np.array([c * xy[0] - s * xy[1], s * xy[0] + c * xy[1]])
+def _turn(xy: np.ndarray, c: float, s: float) -> np.ndarray:
+    """Points ``xy`` (..., 2) turned by the angle whose cosine and sine are ``c``, ``s``."""
+    return np.stack([c * xy[..., 0] - s * xy[..., 1], s * xy[..., 0] + c * xy[..., 1]], -1)
 
 
 def to_frame(obs: dict, b: Binding) -> dict:
@@ -291,13 +291,13 @@ def to_frame(obs: dict, b: Binding) -> dict:
     if b.grip_yaw == 0.0:
         return obs
     p = np.asarray(b.pivot, dtype=np.float64)
+    c, s = np.cos(-b.grip_yaw), np.sin(-b.grip_yaw)
     out = dict(obs)
     proprio = np.array(obs["proprio"], dtype=np.float64)
-    proprio[:2] = p + _turn(proprio[:2] - p, -b.grip_yaw)
-    proprio[3:5] = _turn(proprio[3:5], -b.grip_yaw)
+    proprio[:2] = p + _turn(proprio[:2] - p, c, s)
+    proprio[3:5] = _turn(proprio[3:5], c, s)
     pos = np.array(obs["object_pos"], dtype=np.float64)
-    for i in range(len(pos)):
-        pos[i, :2] = p + _turn(pos[i, :2] - p, -b.grip_yaw)
+    pos[:, :2] = p + _turn(pos[:, :2] - p, c, s)
     h = -0.5 * b.grip_yaw  # quaternion of the turn, applied on the left: q' = r * q
     rw, rz = np.cos(h), np.sin(h)
     q = np.array(obs["object_quat"], dtype=np.float64)
@@ -313,7 +313,7 @@ def to_world(action: np.ndarray, b: Binding) -> np.ndarray:
     if b.grip_yaw == 0.0:
         return action
     a = np.array(action, dtype=np.float64)
-    a[:2] = _turn(a[:2], b.grip_yaw)
+    a[:2] = _turn(a[:2], np.cos(b.grip_yaw), np.sin(b.grip_yaw))
     return a
 
 

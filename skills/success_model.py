@@ -33,13 +33,12 @@ from sim.safeio import MiB, read_regular
 from sim.world import (
     FINGER_TIP_DZ,
     FINGER_X_HALF,
-    ObjectState,
     WorldState,
     bin_walls,
     square_footprint,
 )
 from skills.affordance import push_chain
-from skills.base import SkillParams, resolve_xy
+from skills.base import SkillParams, cube_of, resolve_xy
 
 if TYPE_CHECKING:
     from skills.pick import PickParams
@@ -101,17 +100,11 @@ def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> np
     return np.concatenate(out) if out else np.zeros((0, 2))
 
 
-def _cube(world: WorldState, name: str) -> ObjectState:
-    o = world.object(name)
-    assert o is not None, f"no cube {name}"  # a step is rated once its preconditions hold
-    return o
-
-
 def finger_gaps(world: WorldState, name: str, axis: str = "y") -> tuple[float, float]:
     """Free room (m) beside cube ``name`` on both sides along the finger ``axis`` (``"y"``,
     or ``"x"`` for a pick with the hand turned a quarter), within the fingers' band across
     it: from the cube's side to the nearest obstacle there, capped at ``CAP``."""
-    o = _cube(world, name)
+    o = cube_of(world, name)
     gx, gy, gz = o.pos
     half = scene.CUBE_HALF * (math.cos(_fold(o.yaw)) + math.sin(_fold(o.yaw)))
     pos, neg = CAP, CAP
@@ -150,7 +143,7 @@ def _reach(x: float, y: float) -> list[float]:
 
 
 def _pick(world: WorldState, p: PickParams) -> list[float]:
-    o = _cube(world, p.object)
+    o = cube_of(world, p.object)
     x, y, z = o.pos
     # the gaps along the axis the pick will use (the hand turns a quarter when only x is free)
     g_pos, g_neg = finger_gaps(world, o.name, world.grasp_axis(o.name) or "y")
@@ -184,7 +177,7 @@ def _place(world: WorldState, p: PlaceParams) -> list[float]:
 
 
 def _push(world: WorldState, p: PushParams) -> list[float]:
-    o = _cube(world, p.object)
+    o = cube_of(world, p.object)
     x, y = o.pos[0], o.pos[1]
     xy = resolve_xy(world, p.target)
     gx, gy = (float(xy[0]), float(xy[1])) if xy is not None else (x, y)
@@ -192,7 +185,7 @@ def _push(world: WorldState, p: PushParams) -> list[float]:
     ang = math.atan2(gy - y, gx - x)
     u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))
     chain = push_chain(world, o.name, (gx, gy)) if d > 1e-6 else [o.name]
-    rear = _cube(world, chain[-1]).pos
+    rear = cube_of(world, chain[-1]).pos
     behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
     around = _obstacles(world, chain, 0.0)
     path = min(

@@ -192,7 +192,7 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
 def has_expert(skill: str) -> bool:
     """Whether ``skill`` has a scripted expert to warm-start from (a skill learned by RL
     from scratch says ``has_expert = False``)."""
-    return bool(getattr(get(skill), "has_expert", True))
+    return get(skill).has_expert
 
 
 def from_scratch(skill: str, cfg: dict) -> bool:
