@@ -266,6 +266,20 @@ class Binding:
     #: (a table point), so one policy serves both grasp axes (see :func:`to_frame`).
     grip_yaw: float = 0.0
     pivot: tuple[float, float] = (0.0, 0.0)
+    #: How far the world is seen lowered for this subgoal (m): a pick or place at the top of
+    #: a tower runs its policy as if the tower's top rested on the table (see :func:`lowered`).
+    lower: float = 0.0
+
+
+def lowered(obs: dict, b: Binding) -> dict:
+    """``obs`` with every height lowered by the binding's ``lower``."""
+    if b.lower == 0.0:
+        return obs
+    proprio = np.array(obs["proprio"], dtype=np.float64)
+    proprio[2] -= b.lower
+    pos = np.array(obs["object_pos"], dtype=np.float64)
+    pos[:, 2] -= b.lower
+    return {**obs, "proprio": proprio, "object_pos": pos}
 
 
 def bound_cube(b: Binding) -> int:

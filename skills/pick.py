@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +23,7 @@ from skills.base import (
     cube_yaw,
     grip_of,
     lost,
+    lowered,
     moved,
     opening_of,
     proprio_features,
@@ -48,26 +48,6 @@ TOWER_LIFT = 0.02
 #: stack. Only from LOWER_FROM up, so every pick it learned from is unchanged.
 TRAINED_TOP_Z = 3 * scene.CUBE_HALF
 LOWER_FROM = TRAINED_TOP_Z + scene.CUBE_HALF
-
-
-@dataclass
-class PickBinding(Binding):
-    """A pick's binding: the hand's turn (see :class:`Binding`) and how far the world is
-    seen lowered (m; see TRAINED_TOP_Z)."""
-
-    lower: float = 0.0
-
-
-def lowered(obs: dict, b: Binding) -> dict:
-    """``obs`` with every height lowered by the binding's ``lower``."""
-    dz = getattr(b, "lower", 0.0)
-    if dz == 0.0:
-        return obs
-    proprio = np.array(obs["proprio"], dtype=np.float64)
-    proprio[2] -= dz
-    pos = np.array(obs["object_pos"], dtype=np.float64)
-    pos[:, 2] -= dz
-    return {**obs, "proprio": proprio, "object_pos": pos}
 
 
 QUARTER_TURN = float(np.pi / 2)  # the hand's turn for a grasp with the fingers along x
@@ -186,7 +166,7 @@ class Pick(Skill[PickParams]):
         o = world.object(params.object)
         turn = o is not None and world.grasp_axis(params.object) == "x"
         z = o.pos[2] if o is not None else 0.0
-        return PickBinding(
+        return Binding(
             cube=scene.CUBE_NAMES.index(params.object),
             grip_yaw=QUARTER_TURN if turn else 0.0,
             pivot=(float(o.pos[0]), float(o.pos[1])) if turn and o is not None else (0.0, 0.0),

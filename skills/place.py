@@ -3,7 +3,6 @@ into the open drawer (the articulated scene)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +23,7 @@ from skills.base import (
     cube_yaw,
     grip_of,
     lost,
+    lowered,
     moved,
     opening_of,
     proprio_features,
@@ -33,7 +33,6 @@ from skills.base import (
     sample_arm_start,
     yaw_features,
 )
-from skills.pick import lowered
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -75,7 +74,7 @@ DRAWER_ROOM = 2 * scene.CUBE_HALF + 0.004
 DRAWER_RELEASE_Z = 0.09
 #: A target cube higher than this (centre z, m) tops a tower: the policy, which learned to
 #: stack on cubes resting on the table, places in a frame lowered until the target rests
-#: on the table there (see :func:`skills.pick.lowered`). Nothing it observes but the hand,
+#: on the table there (see :func:`skills.base.lowered`). Nothing it observes but the hand,
 #: the held cube and the release point tells heights apart, so it is the stacking it knows,
 #: carried as high above the tower as above a single cube.
 TOWER_FROM = 2 * scene.CUBE_HALF
@@ -234,13 +233,6 @@ def placed_ok(world: WorldState, obj: str, target: str) -> bool:
     return world.on(obj, target)
 
 
-@dataclass
-class PlaceBinding(Binding):
-    """A place's binding: for a tower, how far the world is seen lowered (m)."""
-
-    lower: float = 0.0
-
-
 class Place(Skill[PlaceParams]):
     name = "place"
     description = (
@@ -365,7 +357,7 @@ class Place(Skill[PlaceParams]):
             return Binding(cube=cube, target_kind="drawer", target_xyz=xyz)
         z = cube_of(world, t).pos[2]
         lower = float(z - scene.CUBE_HALF) if z > TOWER_FROM else 0.0
-        return PlaceBinding(
+        return Binding(
             cube=cube, target_kind="cube", target_cube=scene.CUBE_NAMES.index(t), lower=lower
         )
 
