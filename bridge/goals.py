@@ -178,7 +178,7 @@ def names_of(kind: str, world: WorldState) -> list[str]:
     """The names of that kind (object, bin, region, drawer) present in ``world``; the
     drawer counts as a container only where there is one, so ``in(x, *)`` on the default
     scene still means "in some bin"."""
-    drawer = [world.drawer.name] if world.drawer is not None else []
+    drawer = world.drawer_names
     if kind == OBJ:
         return world.object_names
     if kind == BIN:

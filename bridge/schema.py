@@ -49,12 +49,11 @@ class Vocabulary:
 
     @classmethod
     def of(cls, world: WorldState) -> Vocabulary:
-        drawer = (world.drawer.name,) if world.drawer is not None else ()
         return cls(
             tuple(world.object_names),
             tuple(world.bin_names),
             tuple(world.region_names),
-            drawer,
+            tuple(world.drawer_names),
             skills=scene_skills(world),
         )
 

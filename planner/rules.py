@@ -688,7 +688,7 @@ def _drawer_target(t: _Phrase, plan: _Plan) -> str | None:
 
 
 def _is_drawer(world: WorldState, name: str) -> bool:
-    return world.drawer is not None and name == world.drawer.name
+    return name in world.drawer_names
 
 
 def _device_action(tokens: list[str]) -> str | None:

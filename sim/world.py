@@ -165,6 +165,11 @@ class WorldState(BaseModel):
         return [b.name for b in self.bins]
 
     @property
+    def drawer_names(self) -> list[str]:
+        """The drawer's name where the scene has one (a container like a bin), else none."""
+        return [self.drawer.name] if self.drawer is not None else []
+
+    @property
     def region_names(self) -> list[str]:
         return [r.name for r in self.regions]
 
