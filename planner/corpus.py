@@ -375,7 +375,9 @@ VERBOSE_POST = [
 class Clause:
     """One unit of meaning; ``kind`` picks the surface forms and the command."""
 
-    kind: str  # move stack region push pick home all all_match except except_match it
+    # move stack region push pick home all all_match except except_match it; the
+    # articulated scene's: open close light_on light_off press drawer_in drawer_out
+    kind: str
     obj: str | None = None
     dest: str | None = None
     excl: tuple[str, ...] = ()
@@ -418,7 +420,25 @@ class Clause:
             return f"put every block {_except_cmd(self.excl)} in the bin of its color"
         if self.kind == "it":
             return f"put it in the {d} bin"
+        if self.kind in DEVICE_COMMANDS:
+            return DEVICE_COMMANDS[self.kind]
+        if self.kind == "drawer_in":
+            return f"put the {o} block in the drawer"
+        if self.kind == "drawer_out":
+            return f"take the {o} block out of the drawer"
         raise ValueError(self.kind)
+
+
+#: The articulated scene's device clauses and their commands (no object, no destination).
+DEVICE_COMMANDS = {
+    "open": "open the drawer",
+    "close": "close the drawer",
+    "light_on": "turn on the light",
+    "light_off": "turn off the light",
+    "press": "press the button",
+}
+#: Every clause kind of the articulated scene's vocabulary (phrased by ``articulated_text``).
+ARTICULATED_KINDS = (*DEVICE_COMMANDS, "drawer_in", "drawer_out")
 
 
 def _except_cmd(excl: tuple[str, ...]) -> str:
@@ -512,6 +532,8 @@ class Writer:
     def imperative(self, c: Clause) -> str:
         """The clause as an order ("put the red block in the green bin")."""
         p = self.pick
+        if c.kind in ARTICULATED_KINDS:
+            return articulated_text(self, c, goal=False)
         if c.kind == "move":
             ob, B = self.block(c.named_obj, allow_bare=False), self.bin(c.named_dest)
             return p(
@@ -700,6 +722,8 @@ class Writer:
         return None
 
     def clause(self, c: Clause) -> str:
+        if c.kind in ARTICULATED_KINDS:
+            return articulated_text(self, c)
         if self.r.random() < self.p_goal:
             g = self.goal_form(c)
             if g is not None:
@@ -960,9 +984,16 @@ class Scene:
     in_bin: dict[str, str] = field(default_factory=dict)
     on: dict[str, str] = field(default_factory=dict)
     held: str | None = None
+    #: the articulated scene's devices ("open" / "closed", the colours in the drawer, the
+    #: light on or off); None on the tabletop
+    drawer: str | None = None
+    in_drawer: list[str] = field(default_factory=list)
+    light: bool | None = None
 
     def line(self) -> str:
-        return scene_line(self.cubes, self.in_bin, self.on, self.held)
+        return scene_line(
+            self.cubes, self.in_bin, self.on, self.held, self.drawer, self.in_drawer, self.light
+        )
 
 
 def random_scene(r: random.Random, must: tuple[str, ...] = ()) -> Scene:
@@ -1221,7 +1252,10 @@ def _reordered(r: random.Random, w: Writer, a: Clause, b: Clause) -> str:
 #: ``phrasing`` (a third stage: shared destinations, bins as subjects, bare-colour
 #: shorthand, "the same bin as", "out of one bin and into another", goal states with a
 #: gripper or home clause, more things of a colour; mixed with the ``lists`` samples).
-PROFILES = ("base", "lists", "phrasing")
+#: ``articulated`` (a fourth stage: the articulated scene's drawer, light, button and
+#: towers, half of it ``lists`` and ``phrasing`` samples; see :func:`articulated_sample`).
+TABLETOP_PROFILES = ("base", "lists", "phrasing")
+PROFILES = (*TABLETOP_PROFILES, "articulated")
 
 #: More things of a colour, for the ``phrasing`` profile (kept apart so that the ``base``
 #: and ``lists`` corpora stay the same for the same seed).
@@ -1371,9 +1405,457 @@ def phrasing(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:  #
     return w2.clause(Clause("stack", a, c)), [Clause("stack", a, c)], sc
 
 
-def sample(r: random.Random, profile: str = "base", *, typos: bool = True) -> dict:
+# ----------------------------------------------------------------------------- articulated
+# The articulated scene (a drawer, a push button that toggles a lamp, towers of up to four
+# cubes): taught only where the scene line shows a drawer and a light; on the tabletop the
+# same requests stay refusals (``device_refusal``). Kept apart from the tabletop profiles,
+# which draw exactly what they drew before.
+DRAWER_NOUNS = [
+    "the drawer",
+    "the drawer",
+    "the drawer",
+    "drawer",
+    "the little drawer",
+    "the cabinet drawer",
+    "that drawer",
+    "the desk drawer",
+    "the drawer under the table",
+]
+LIGHT_NOUNS = ["the light", "the light", "the lamp", "the lights", "the lamp", "the table lamp"]
+BUTTON_NOUNS = [
+    "the button",
+    "the button",
+    "the push button",
+    "the switch button",
+    "the red button",
+]
+
+
+def articulated_text(w: Writer, c: Clause, *, goal: bool = True) -> str:  # noqa: C901 - one table of forms
+    """An articulated-scene clause as a person might type it (``goal``: end-state and wish
+    forms may be drawn too)."""
+    r, p = w.r, w.pick
+    g = goal and r.random() < max(w.p_goal, 0.25)
+    D = p(DRAWER_NOUNS)
+    if c.kind == "open":
+        if g:
+            return p(
+                [
+                    f"I want {D} open",
+                    f"{D} should be open",
+                    f"leave {D} open",
+                    f"{D} open",
+                    f"{D} open please",
+                    f"get {D} open",
+                    f"make sure {D} is open",
+                    "drawer: open",
+                    f"I need {D} opened",
+                    f"{D} needs to be open",
+                ]
+            )
+        return p(
+            [
+                f"{p(['open', 'pull open', 'pull out', 'slide open', 'open up', 'open'])} {D}",
+                f"{p(['pull', 'slide', 'yank'])} {D} open",
+                f"open {D} up",
+                f"can you open {D}",
+                f"give {D} a pull",
+            ]
+        )
+    if c.kind == "close":
+        if g:
+            return p(
+                [
+                    f"I want {D} shut",
+                    f"I want {D} closed",
+                    f"{D} should be closed",
+                    f"{D} shut",
+                    f"{D} closed",
+                    f"make sure {D} is shut",
+                    f"get {D} closed",
+                    "drawer: closed",
+                    f"{D} needs to be shut",
+                    f"don't leave {D} open",
+                ]
+            )
+        return p(
+            [
+                f"{p(['close', 'shut', 'push in', 'slide shut', 'close', 'shut'])} {D}",
+                f"{p(['push', 'slide', 'shove'])} {D} {p(['shut', 'closed', 'in'])}",
+                f"close {D} up",
+                f"can you shut {D}",
+            ]
+        )
+    if c.kind in ("light_on", "light_off"):
+        on = c.kind == "light_on"
+        L = p(LIGHT_NOUNS)
+        word = "on" if on else "off"
+        verb = p(["turn", "switch", "flick", "put", "turn", "switch"])
+        if g:
+            if on:
+                return p(
+                    [
+                        "make it bright in here",
+                        "it's too dark in here",
+                        "I can't see anything, it's dark",
+                        f"I want {L} on",
+                        f"{L} should be on",
+                        "we need some light",
+                        "light the table up",
+                        "brighten things up",
+                        "let there be light",
+                        f"{L} on",
+                        "lights on",
+                        "light on please",
+                    ]
+                )
+            return p(
+                [
+                    "make it dark in here",
+                    "it's too bright in here",
+                    f"I want {L} off",
+                    f"{L} should be off",
+                    "lights out",
+                    "lights off",
+                    f"{L} off",
+                    "darken the room",
+                    "we don't need the light anymore",
+                    "save some power, no light",
+                ]
+            )
+        return p(
+            [
+                f"{verb} {word} {L}",
+                f"{verb} {L} {word}",
+                f"{verb} {word} {L}",
+                f"get {L} {word}",
+                f"can you {verb} {L} {word}",
+                f"{'power on' if on else 'power off'} {L}",
+                f"{'light up' if on else 'kill'} {L}",
+            ]
+        )
+    if c.kind == "press":
+        B = p(BUTTON_NOUNS)
+        return p(
+            [
+                f"{p(['press', 'push', 'hit', 'tap', 'click', 'press', 'push down'])} {B}",
+                f"give {B} a {p(['press', 'push', 'tap', 'poke'])}",
+                f"press down on {B}",
+                "toggle the light",
+                "toggle the lamp",
+                f"{B}: press it",
+                f"smash {B}" if r.random() < 0.2 else f"press {B} once",
+            ]
+        )
+    ob = w.block(c.named_obj, allow_bare=False)
+    if c.kind == "drawer_in":
+        if g:
+            return p(
+                [
+                    f"I want {ob} in {D}",
+                    f"{ob} should be in {D}",
+                    f"{ob} goes in {D}",
+                    f"{ob} belongs in {D}",
+                    f"{ob} in {D}",
+                    f"{ob} -> {D}",
+                    f"{ob}: drawer",
+                    f"keep {ob} in {D}",
+                ]
+            )
+        into = p(["in", "into", "inside", "in", "into"])
+        return p(
+            [
+                f"{p(MOVE_VERBS)} {ob} {into} {D}",
+                f"{p(['pop', 'stash', 'store', 'tuck', 'hide', 'stick', 'drop'])} {ob} {into} {D}",
+                f"{p(PICK_VERBS)} {ob} and {p(['put', 'drop', 'place'])} it {into} {D}",
+                f"{p(['put', 'drop', 'stash'])} {ob} away in {D}",
+                f"{ob} {into} {D}",
+            ]
+        )
+    if c.kind == "drawer_out":
+        return p(
+            [
+                f"{p(['take', 'get', 'pull', 'lift', 'fish'])} {ob} out of {D}",
+                f"{p(['remove', 'grab', 'take', 'pick up', 'retrieve'])} {ob} from {D}",
+                f"get {ob} back out of {D}",
+                f"{ob} out of {D}",
+                f"{p(['empty', 'clear'])} {ob} out of {D}",
+            ]
+        )
+    raise ValueError(c.kind)
+
+
+def articulated_scene(r: random.Random, must: tuple[str, ...] = ()) -> Scene:
+    """A :func:`random_scene` of the articulated scene: a drawer (open or closed) and a light."""
+    sc = random_scene(r, must)
+    sc.drawer = "open" if r.random() < 0.35 else "closed"
+    sc.light = r.random() < 0.4
+    return sc
+
+
+def _tower(r: random.Random, w: Writer) -> tuple[str, list[Clause]]:
+    """A tower of three or four named cubes, bottom first, as stack clauses."""
+    n = r.choice([3, 3, 4])
+    cols = r.sample(CUBES, n)
+    clauses = [Clause("stack", cols[i + 1], cols[i]) for i in range(n - 1)]
+    p = w.pick
+    names = [w.colour(c) for c in cols]
+    blocks = [w.block(c, allow_bare=False) for c in cols]
+    seq = ", ".join(names[:-1]) + f"{p([',', ''])} and {names[-1]}"
+    arrow = p([" -> ", " > ", ", ", " then "])
+    tower = p(["tower", "tower", "stack", "pile", "column"])
+    k = r.randrange(9)
+    if k == 0:
+        text = f"{p(['build', 'make', 'stack up', 'put together'])} a {tower} of {seq}"
+    elif k == 1:
+        text = (
+            f"{p(['build', 'make'])} a {tower}: {names[0]} at the bottom, then "
+            + ", then ".join(names[1:-1])
+            + f", {names[-1]} on top"
+        )
+    elif k == 2:
+        text = f"{tower} {p(['from the bottom up', 'bottom to top', 'bottom up'])}: " + arrow.join(
+            names
+        )
+    elif k == 3:
+        top = list(reversed(names))
+        text = f"{tower} {p(['from the top down', 'top to bottom'])}: " + arrow.join(top)
+    elif k == 4:
+        base = p(["at the bottom", "first", "as the base"])
+        text = f"{p(['stack', 'pile'])} {seq} into a {tower}, {names[0]} {base}"
+    elif k == 5:
+        text = " on ".join(reversed(names))
+        text = f"{p(['stack', 'make a tower:', 'tower:', 'I want'])} {text}"
+    elif k == 6:
+        rest = " and ".join(
+            f"{blocks[i + 1]} on {p([blocks[i], 'that', 'it'] if i else [blocks[i]])}"
+            for i in range(n - 1)
+        )
+        text = f"{p(['put', 'stack', 'place'])} {rest}"
+    elif k == 7:
+        text = (
+            f"{p(['start a tower with', 'use', 'begin with'])} {blocks[0]} as the base, then "
+            + (", then ".join(f"{p(['add', 'put', 'stack'])} {b}" for b in blocks[1:]))
+        )
+    else:
+        text = (
+            f"a {n}-{p(['block', 'cube', 'story', 'level'])} {tower}: "
+            + arrow.join(names)
+            + (f" {p(['(bottom first)', 'from the bottom', 'bottom up'])}")
+        )
+    return text, clauses
+
+
+def _named(clauses: list[Clause]) -> tuple[str, ...]:
+    """The cubes a plan names (as object, or as the block a stack goes on)."""
+    out = {c.obj for c in clauses if c.obj} | {c.dest for c in clauses if c.kind == "stack"}
+    return tuple(c for c in CUBES if c in out)
+
+
+def articulated(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:  # noqa: C901
+    """An instruction for the articulated scene: its devices, the drawer as a container,
+    towers, and lists mixing them with cube moves."""
+    k = r.choices(range(7), weights=[28, 18, 9, 14, 20, 6, 5])[0]
+    if k == 0:  # one device clause
+        kind = r.choice(["open", "close", "light_on", "light_off", "press", "light_on"])
+        sc = articulated_scene(r)
+        if kind in ("open", "close"):
+            sc.drawer = "closed" if kind == "open" else "open"
+        if kind in ("light_on", "light_off") and r.random() < 0.85:
+            sc.light = kind == "light_off"
+        return w.clause(Clause(kind)), [Clause(kind)], sc
+    if k == 1:  # a block into the drawer
+        c = r.choice(CUBES)
+        sc = articulated_scene(r, (c,))
+        sc.in_bin.pop(c, None)
+        sc.held = None if sc.held == c else sc.held
+        sc.on = {a: b for a, b in sc.on.items() if c != b}
+        clauses = [Clause("drawer_in", c)]
+        ob, D = w.block(c, allow_bare=False), r.choice(DRAWER_NOUNS)
+        j = r.randrange(5)
+        if j == 0:
+            clauses.append(Clause("close"))
+            text = r.choice(
+                [
+                    f"{w.clause(clauses[0])} and "
+                    f"{r.choice(['close it', 'shut it', 'close it after', 'shut it afterwards'])}",
+                    f"{w.clause(clauses[0])}, then {w.clause(clauses[1])}",
+                    f"put {ob} away in {D} and close it",
+                ]
+            )
+        elif j == 1 and sc.drawer == "closed":
+            clauses.insert(0, Clause("open"))
+            text = r.choice(
+                [
+                    f"{w.imperative(clauses[0])} and {r.choice(['put', 'drop', 'pop'])} {ob} in it",
+                    f"{w.imperative(clauses[0])}, then {w.clause(clauses[1])}",
+                ]
+            )
+        else:
+            text = w.clause(clauses[0])
+        return text, clauses, sc
+    if k == 2:  # a block out of the drawer
+        c = r.choice(CUBES)
+        sc = articulated_scene(r, (c,))
+        sc.drawer = "open"
+        sc.in_bin.pop(c, None)
+        sc.on = {a: b for a, b in sc.on.items() if c not in (a, b)}
+        sc.held = None if sc.held == c else sc.held
+        sc.in_drawer = [c]
+        clauses = [Clause("drawer_out", c)]
+        if r.random() < 0.65:
+            b = r.choice(BINS)
+            B = w.bin(b)
+            clauses.append(Clause("it", dest=b))
+            ob = w.block(c, allow_bare=False)
+            text = r.choice(
+                [
+                    f"{w.clause(clauses[0])} and {r.choice(['put', 'drop', 'place'])} it in {B}",
+                    f"{w.clause(clauses[0])}, then {r.choice(['put', 'drop'])} it "
+                    f"{r.choice(IN_PREPS[:4])} {B}",
+                    f"{r.choice(['move', 'transfer', 'shift'])} {ob} from "
+                    f"{r.choice(DRAWER_NOUNS)} to {B}",
+                    f"{ob}: drawer -> {B}",
+                    f"take {ob} out of {r.choice(DRAWER_NOUNS)} and into {B}",
+                ]
+            )
+        else:
+            text = w.clause(clauses[0])
+        return text, clauses, sc
+    if k == 3:  # a tower
+        text, clauses = _tower(r, w)
+        sc = articulated_scene(r, tuple(c.named_obj for c in clauses) + (clauses[0].named_dest,))
+        sc.in_bin, sc.on, sc.held = {}, {}, None
+        return text, clauses, sc
+    if k == 4:  # a list mixing device clauses and cube moves
+        n = r.choices([2, 3, 4], weights=[50, 35, 15])[0]
+        used: set[str] = set()
+        bases: set[str] = set()
+        devices: list[str] = []
+        clauses = []
+        for i in range(n):
+            if r.random() < 0.55:
+                kind = r.choice(
+                    [
+                        x
+                        for x in ("open", "close", "light_on", "light_off", "press", "drawer_in")
+                        if x not in devices
+                    ]
+                )
+                devices += [
+                    kind,
+                    *{
+                        "light_on": ["light_off", "press"],
+                        "light_off": ["light_on", "press"],
+                        "press": ["light_on", "light_off"],
+                        "open": ["close"],
+                        "close": ["open"],
+                    }.get(kind, []),
+                ]
+                if kind == "drawer_in":
+                    free = [c for c in CUBES if c not in used and c not in bases]
+                    if not free:
+                        continue
+                    cl = Clause("drawer_in", r.choice(free))
+                    devices.remove("drawer_in")  # another block may follow it
+                else:
+                    cl = Clause(kind)
+            else:
+                cl = random_clause(r, used, bases, last=i == n - 1)
+            if cl.obj is not None:
+                used.add(cl.obj)
+            if cl.kind == "stack":
+                bases.add(cl.named_dest)
+            clauses.append(cl)
+        if len(clauses) < 2:
+            clauses.append(Clause(r.choice(["light_on", "open", "close"])))
+        style = r.choices(
+            ["plain", "list", "numbered", "bullets", "ordinal", "goal_list"],
+            weights=[45, 15, 8, 6, 12, 14],
+        )[0]
+        text = _join(r, [w.clause(c) for c in clauses], style)
+        sc = articulated_scene(r, _named(clauses))
+        sc.in_bin, sc.on, sc.held = {}, {}, None
+        return text, clauses, sc
+    if k == 5:  # the tabletop vocabulary, in an articulated scene
+        n = r.choices([1, 2], weights=[60, 40])[0]
+        used, bases, clauses = set(), set(), []
+        for i in range(n):
+            cl = random_clause(r, used, bases, last=i == n - 1)
+            used.add(cl.named_obj)
+            if cl.kind == "stack":
+                bases.add(cl.named_dest)
+            clauses.append(cl)
+        text = _join(r, [w.clause(c) for c in clauses], "plain")
+        return text, clauses, articulated_scene(r, _named(clauses))
+    # a device beside a block for the drawer ("lights on, and the red block in the drawer")
+    c = r.choice(CUBES)
+    kind = r.choice(["light_on", "light_off", "press"])
+    clauses = [Clause(kind), Clause("drawer_in", c)]
+    if r.random() < 0.5:
+        clauses.reverse()
+    text = _join(r, [w.clause(x) for x in clauses], r.choice(["plain", "list"]))
+    sc = articulated_scene(r, (c,))
+    sc.in_bin, sc.on, sc.held = {}, {}, None
+    return text, clauses, sc
+
+
+#: Why a device request is refused in a scene without the device (the rules planner's
+#: words, short).
+NO_DEVICE = {
+    "open": "there is no drawer in the scene",
+    "close": "there is no drawer in the scene",
+    "drawer_in": "there is no drawer in the scene",
+    "drawer_out": "there is no drawer in the scene",
+    "light_on": "there is no light in the scene",
+    "light_off": "there is no light in the scene",
+    "press": "there is no button in the scene",
+}
+
+
+def device_refusal(r: random.Random, w: Writer) -> tuple[str, str, Scene]:
+    """An articulated-scene request in a tabletop scene: refused (there is no such thing)."""
+    kind = r.choice(list(NO_DEVICE))
+    c = Clause(kind, r.choice(CUBES)) if kind.startswith("drawer_") else Clause(kind)
+    text = w.clause(c)
+    if r.random() < 0.3:
+        other = random_clause(r, set(), set(), last=True)
+        parts = [w.clause(other), text]
+        if r.random() < 0.5:
+            parts.reverse()
+        text = _join(r, parts, "plain")
+    return text, "refuse: " + NO_DEVICE[kind], random_scene(r)
+
+
+def articulated_sample(r: random.Random, *, typos: bool = True) -> dict:
+    """One sample of the ``articulated`` profile: articulated-scene instructions, device
+    requests refused on the tabletop, and (about half) the ``lists`` / ``phrasing``
+    profiles' tabletop samples, so that the tabletop is not forgotten."""
+    k = r.random()
+    if k < 0.46:
+        return sample(r, r.choice(["lists", "phrasing"]), typos=typos)
+    casual = r.random() < 0.2
+    w = Writer(
+        r,
+        synonyms=r.choice([0.0, 0.0, 0.3, 0.6]),
+        knowledge=r.choice([0.0, 0.0, 0.0, 0.35]),
+        goal_state=r.choice([0.0, 0.3, 0.5]),
+        casual=casual,
+    )
+    if k < 0.54:
+        text, cmd, sc = device_refusal(r, w)
+        return _finish(r, text, cmd, "no_device", sc, noise=True, casual=casual, typos=typos)
+    text, clauses, sc = articulated(r, w)
+    return _finish(
+        r, text, command(clauses), "articulated", sc, noise=True, casual=casual, typos=typos
+    )
+
+
+def sample(r: random.Random, profile: str = "base", *, typos: bool = True) -> dict:  # noqa: C901
     """One (instruction, scene, command, category) sample (``typos=False``: no keyboard
     slips, for :func:`words`; the random stream is otherwise the same)."""
+    if profile == "articulated":
+        return articulated_sample(r, typos=typos)
     k = r.random()
     if k < 0.10:
         text, cmd = refusal(r)
@@ -1506,9 +1988,11 @@ def split(samples: list[dict], held_out: float = 0.05) -> tuple[list[dict], list
     return samples[:-k], samples[-k:]
 
 
-def command_texts() -> list[str]:
+def command_texts(articulated: bool = True) -> list[str]:
     """Every shape of command the corpus teaches, over every colour, target and reason:
-    the texts whose tokens make up the embedded model's output vocabulary."""
+    the texts whose tokens make up the embedded model's output vocabulary (``articulated``:
+    with the articulated scene's commands; :func:`words` leaves them out, so the spelling
+    vocabulary of the tabletop is what it was)."""
     cols = CUBES + ABSENT
     out = [Clause("home").command(), Clause("all_match").command()]
     for o in cols:
@@ -1527,6 +2011,10 @@ def command_texts() -> list[str]:
     out += ["refuse: " + why.format(x=x) for _, why in REFUSE_TEMPLATES for x in OTHER_OBJECTS]
     out += ["refuse: " + why for _, why in FIXED_REFUSALS]
     out.append("refuse: " + INJECTION_REASON)
+    if articulated:
+        out += list(DEVICE_COMMANDS.values())
+        for o in cols:
+            out += [Clause("drawer_in", o).command(), Clause("drawer_out", o).command()]
     return out + [", then ".join(out[i : i + 2]) for i in range(0, len(out) - 1, 2)]
 
 
@@ -1538,9 +2026,11 @@ def words(n: int = 4000, seed: int = 0) -> tuple[dict[str, int], dict[str, int]]
     r = random.Random(seed)
     every: dict[str, int] = {}
     doable: dict[str, int] = {}
-    samples = [sample(r, profile, typos=False) for profile in PROFILES for _ in range(n // 2)]
+    samples = [
+        sample(r, profile, typos=False) for profile in TABLETOP_PROFILES for _ in range(n // 2)
+    ]
     pairs = [(s["instruction"], s["command"].startswith("refuse:")) for s in samples]
-    pairs += [(c, c.startswith("refuse:")) for c in command_texts()]
+    pairs += [(c, c.startswith("refuse:")) for c in command_texts(articulated=False)]
     for text, refused in pairs:
         for w in re.findall(r"[a-z]+", text.lower()):
             every[w] = every.get(w, 0) + 1

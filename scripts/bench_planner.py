@@ -32,18 +32,32 @@ from sim.util import wilson  # noqa: E402
 
 
 def worlds_for(entries: list[dict], seed: int) -> list:
-    """The initial world of each entry, computed from physics (the scene it names)."""
+    """The initial world of each entry, computed from physics (the scene it names: the
+    tabletop, or the articulated scene with its drawer and light). Cubes an entry lists under
+    ``in_drawer`` are then put into the (open) drawer by the skills' symbolic effects."""
     import sim  # noqa: F401
+    from bridge.validate import simulate
     from sim.env import TabletopEnv
 
-    env = TabletopEnv()
+    envs: dict[str, TabletopEnv] = {}
     out = []
     try:
         for e in entries:
+            model = e["scene"].model
+            if model not in envs:
+                envs[model] = TabletopEnv() if model == "tabletop" else TabletopEnv(scene=model)
+            env = envs[model]
             env.reset(seed=seed, options=e["scene"].reset_options())
-            out.append(env.world_state())
+            world = env.world_state()
+            for name in e.get("in_drawer", []):
+                steps = [{"skill": "pick", "object": name}, {"skill": "place", "target": "drawer"}]
+                world, reasons = simulate(world, steps)
+                if reasons:
+                    raise SystemExit(f"{e['id']}: cannot put {name} in the drawer: {reasons}")
+            out.append(world)
     finally:
-        env.close()
+        for env in envs.values():
+            env.close()
     return out
 
 
@@ -139,7 +153,8 @@ def main(argv=None) -> int:
         "--set",
         default=None,
         help="test set YAML (default: tests/planner/data/freeform.yaml; a second, untuned "
-        "set is tests/planner/data/freeform_b.yaml)",
+        "set is tests/planner/data/freeform_b.yaml; the articulated scene's is "
+        "tests/planner/data/freeform_articulated.yaml)",
     )
     ap.add_argument("--seed", type=int, default=0, help="scene seed")
     ap.add_argument("--threads", type=int, default=2)

@@ -48,7 +48,8 @@ def train_planner(
         "--profile",
         help="Corpus profile: base; lists (more multi-item instructions, a second stage); "
         "phrasing (shared destinations, bins as subjects, shorthand, bin references: a third "
-        "stage).",
+        "stage); articulated (the articulated scene's drawer, light, button and towers, mixed "
+        "with lists and phrasing samples: a fourth stage).",
     ),
     init: Path = typer.Option(
         None,

@@ -37,7 +37,7 @@ CATEGORIES = (
     "refuse",
 )
 
-_KEYS = {"id", "instruction", "category", "scene", "goal", "refuse", "note"}
+_KEYS = {"id", "instruction", "category", "scene", "goal", "refuse", "note", "in_drawer"}
 
 
 class FreeformError(ValueError):
@@ -76,6 +76,11 @@ def _entry(raw, index: int) -> dict:  # noqa: C901 - one check per field
         scene = SceneSpec.model_validate(raw.get("scene") or {})
     except Exception as e:  # pydantic ValidationError: keep the message, name the entry
         raise FreeformError(f"{where}: bad scene: {e}") from None
+    in_drawer = raw.get("in_drawer") or []
+    if not isinstance(in_drawer, list) or not all(n in scene.names for n in in_drawer):
+        raise FreeformError(f"{where}: in_drawer must list cubes of the scene")
+    if in_drawer and (scene.model != "articulated" or not scene.drawer):
+        raise FreeformError(f"{where}: in_drawer needs an articulated scene with the drawer out")
     literals = []
     for j, text in enumerate(goal):
         try:
@@ -100,6 +105,7 @@ def _entry(raw, index: int) -> dict:  # noqa: C901 - one check per field
         "literals": literals,
         "refuse": refuse,
         "note": raw.get("note"),
+        "in_drawer": list(in_drawer),
     }
 
 
