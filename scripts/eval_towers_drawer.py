@@ -107,15 +107,19 @@ def _drawer_xy(env: TabletopEnv, spot: int) -> np.ndarray:
     return np.asarray(d.pos[:2]) + DRAWER_SPOTS[spot]
 
 
-def start_place_drawer(occupied: bool) -> Callable:
+def start_place_drawer(occupied: bool, picked: bool = False) -> Callable:
     """The drawer open (0.12 to 0.15 m), a held cube; with ``occupied`` another cube lies
-    in the drawer's front half already (as two places leave them)."""
+    in the drawer's front half already (as two places leave them). With ``picked`` the cube
+    lay turned up to 45 degrees and the shipped pick policy took it, as in a task's plan: it
+    may hang a little askew in the fingers, unlike the expert's carry."""
+    pick = SkillExecutor("pretrained") if picked else None
 
     def make(env: TabletopEnv, rng: np.random.Generator) -> dict | None:
         names = [str(n) for n in rng.permutation(scene.CUBE_NAMES)]
         opening = float(rng.uniform(scene.DRAWER_OPEN_MIN, scene.DRAWER_TRAVEL))
         env.reset(seed=0, options={"drawer": opening, "cubes": {names[0]: None}})
-        cubes: dict = {names[0]: list(_xy(rng, [])) + [rng.uniform(-0.3, 0.3)]}
+        turn = 0.785 if picked else 0.3
+        cubes: dict = {names[0]: list(_xy(rng, [])) + [rng.uniform(-turn, turn)]}
         if occupied:
             x, y = _drawer_xy(env, 1) + rng.uniform(-0.004, 0.004, 2)
             cubes[names[1]] = [x, y, scene.DRAWER_FLOOR_Z + HALF + 0.001, rng.uniform(-0.2, 0.2)]
@@ -125,7 +129,10 @@ def start_place_drawer(occupied: bool) -> Callable:
             seed=int(rng.integers(2**31)),
             options={"drawer": opening, "cubes": cubes, "arm": _arm(rng)},
         )
-        if not _grasp_and_carry(env, names[0], rng):
+        if pick is not None:
+            if not pick.run(env, {"skill": "pick", "object": names[0]}).success:
+                return None
+        elif not _grasp_and_carry(env, names[0], rng):
             return None
         return {"skill": "place", "target": scene.DRAWER_NAME}
 
@@ -151,12 +158,21 @@ def start_pick_tower(height: int) -> Callable:
     return make
 
 
-def start_pick_drawer(env: TabletopEnv, rng: np.random.Generator) -> dict | None:
-    """A cube where a place into the empty open drawer leaves it: pick it out."""
+def start_pick_drawer(far: bool = False) -> Callable:
+    """A cube where a place into the empty open drawer leaves it (with ``far``, where it
+    lands when it tips over as it is dropped: 2 to 4 cm further along -y): pick it out."""
+
+    def make(env: TabletopEnv, rng: np.random.Generator) -> dict | None:
+        return _pick_drawer(env, rng, rng.uniform(-0.04, -0.02) if far else 0.0)
+
+    return make
+
+
+def _pick_drawer(env: TabletopEnv, rng: np.random.Generator, dy: float) -> dict | None:
     names = [str(n) for n in rng.permutation(scene.CUBE_NAMES)]
     opening = float(rng.uniform(scene.DRAWER_OPEN_MIN, scene.DRAWER_TRAVEL))
     env.reset(seed=0, options={"drawer": opening, "cubes": {names[0]: None}})
-    x, y = _drawer_xy(env, 0) + rng.uniform(-0.005, 0.005, 2)
+    x, y = _drawer_xy(env, 0) + rng.uniform(-0.005, 0.005, 2) + [0.0, dy]
     cubes: dict = {names[0]: [x, y, scene.DRAWER_FLOOR_Z + HALF + 0.001, rng.uniform(-0.3, 0.3)]}
     for n in names[1 : 1 + int(rng.integers(0, 4))]:
         cubes[n] = list(_xy(rng, [np.asarray(c[:2]) for c in cubes.values()])) + [0.0]
@@ -173,9 +189,11 @@ CONDITIONS: dict[str, Callable] = {
     "place_tower4": start_place_tower(4),
     "place_drawer": start_place_drawer(False),
     "place_drawer_second": start_place_drawer(True),
+    "place_drawer_picked": start_place_drawer(False, picked=True),
     "pick_tower3_top": start_pick_tower(3),
     "pick_tower4_top": start_pick_tower(4),
-    "pick_drawer": start_pick_drawer,
+    "pick_drawer": start_pick_drawer(),
+    "pick_drawer_far": start_pick_drawer(far=True),
 }
 
 
@@ -219,7 +237,8 @@ def run_condition(
 
 def still_ok(env: TabletopEnv, sub: dict, before) -> bool:
     """The result holds after a rest: a placed cube stays in/on its target (every level of
-    the tower ``on`` the one below), a picked one stays held."""
+    the tower ``on`` the one below; in the drawer, within the pick's reach), a picked one
+    stays held."""
     for _ in range(SETTLE_STEPS):
         a = env.world_state().held_object is not None
         env.step_physics(np.array([0.0, 0.0, 0.0, scripted.CLOSE if a else scripted.OPEN]))
@@ -227,8 +246,8 @@ def still_ok(env: TabletopEnv, sub: dict, before) -> bool:
     if sub["skill"] == "pick":
         return w.held(sub["object"])
     placed, target = before.held_object, sub["target"]
-    if target == scene.DRAWER_NAME:
-        return w.in_(placed, target)
+    if target == scene.DRAWER_NAME:  # and where a pick can take it out again
+        return w.in_(placed, target) and w.graspable(placed)
     tower = [*before.tower(target), placed]
     return all(w.on(a, b) for b, a in zip(tower, tower[1:], strict=False)) and w.on_table(tower[0])
 

@@ -24,6 +24,10 @@ from sim import scene
 
 #: How far the target may lead the grip site (m): bounds wind-up when blocked.
 MAX_LEAD = 0.05
+#: Over the drawer's inside (this far from its centre along x, m) the workspace reaches
+#: ``scene.DRAWER_REACH_Y`` along -y. The knob and the button stay outside that strip, so
+#: what the drawer and button skills learned against the tabletop's edge is unchanged.
+DRAWER_REACH_HALF_X = scene.DRAWER_INNER_HALF[0]
 #: DLS damping and the weight of the orientation error against position error.
 DLS_LAMBDA = 0.05
 ROT_WEIGHT = 0.5
@@ -58,6 +62,10 @@ class ArmController:
         self._err = np.zeros(6)
         self._damp = (DLS_LAMBDA**2) * np.eye(6)
         self._lo, self._hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
+        # the articulated scene's drawer: over its inside the hand reaches further along -y
+        self._drawer = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, scene.DRAWER_NAME)
+        self._drawer_lo = scene.WORKSPACE_LOW.copy()
+        self._drawer_lo[1] = scene.DRAWER_REACH_Y
 
     # ------------------------------------------------------------------ queries
     def grip_pos(self, data: mujoco.MjData) -> np.ndarray:
@@ -94,7 +102,10 @@ class ArmController:
         grip = data.site_xpos[self.site]
         tgt = data.mocap_pos[self.mocap] + a[:3] * (scene.MAX_EE_SPEED * scene.CONTROL_DT)
         tgt = np.minimum(np.maximum(tgt, grip - MAX_LEAD), grip + MAX_LEAD)
-        tgt = np.minimum(np.maximum(tgt, self._lo), self._hi)
+        lo = self._lo
+        if self._drawer >= 0 and abs(tgt[0] - data.xpos[self._drawer][0]) < DRAWER_REACH_HALF_X:
+            lo = self._drawer_lo  # (the tabletop has no drawer: _drawer is -1)
+        tgt = np.minimum(np.maximum(tgt, lo), self._hi)
         data.mocap_pos[self.mocap] = tgt
         data.ctrl[self.arm_act] = self._ik_step(data, tgt)
         data.ctrl[self.finger_act] = scene.FINGER_OPEN * (1.0 - a[3]) * 0.5

@@ -61,6 +61,11 @@ ACTION_DIM = 4
 #: Workspace of the grip site (m). Targets outside are clipped to it.
 WORKSPACE_LOW = np.array([-0.26, -0.34, 0.012])
 WORKSPACE_HIGH = np.array([0.26, 0.34, 0.32])
+#: In the articulated scene the grip site also reaches this far along -y (m): over the whole
+#: inside of the open drawer (its centre line is at y = -0.351), so that a cube that slid to
+#: the drawer's far side when it was dropped in can still be taken out. Only cubes in the
+#: drawer are called reachable out there; on the table the tabletop's box still holds.
+DRAWER_REACH_Y = -0.38
 
 #: Area where reset() may place cubes (x range, y range), clear of the bins.
 SPAWN_LOW = np.array([-0.20, -0.26])

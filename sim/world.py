@@ -382,10 +382,11 @@ _BASE_X, _BASE_Y = (float(v) for v in scene.BASE_XY)
 _LOW, _HIGH = scene.WORKSPACE_LOW.tolist(), scene.WORKSPACE_HIGH.tolist()
 
 
-def reachable_xy(x: float, y: float) -> bool:
-    """Whether the grip site can be brought over (x, y) pointing down."""
+def reachable_xy(x: float, y: float, low_y: float = _LOW[1]) -> bool:
+    """Whether the grip site can be brought over (x, y) pointing down (``low_y``: how far the
+    workspace reaches along -y there; further over the open drawer)."""
     r = math.hypot(x - _BASE_X, y - _BASE_Y)
-    in_box = _LOW[0] - 1e-9 <= x <= _HIGH[0] + 1e-9 and _LOW[1] - 1e-9 <= y <= _HIGH[1] + 1e-9
+    in_box = _LOW[0] - 1e-9 <= x <= _HIGH[0] + 1e-9 and low_y - 1e-9 <= y <= _HIGH[1] + 1e-9
     return in_box and REACH_MIN_R <= r <= REACH_MAX_R
 
 
@@ -528,12 +529,12 @@ def grasp_blockers(
     return out
 
 
-def cube_reachable(x: float, y: float) -> bool:
+def cube_reachable(x: float, y: float, low_y: float = _LOW[1]) -> bool:
     """Whether the arm can grasp a cube centred at (x, y): the grip site reaches a point
     within ``GRASP_SLACK`` of it (the workspace box clips the grip site, not the cube)."""
     px = min(max(x, _LOW[0]), _HIGH[0])
-    py = min(max(y, _LOW[1]), _HIGH[1])
-    return math.hypot(px - x, py - y) <= GRASP_SLACK and reachable_xy(px, py)
+    py = min(max(y, low_y), _HIGH[1])
+    return math.hypot(px - x, py - y) <= GRASP_SLACK and reachable_xy(px, py, low_y)
 
 
 def _held_cube(ix: _SceneIndex, data: mujoco.MjData) -> str | None:
@@ -587,6 +588,13 @@ def _support_of(n: str, p: list[float], raw: dict, held: str | None) -> str | No
         ):
             on = m
     return on
+
+
+def _over_drawer(p: list[float], centre: list[float]) -> bool:
+    """Whether a point ``p`` lies over the inside of the drawer centred at ``centre``, at
+    any height (a cube in it, or being lifted out of it): the arm reaches further there."""
+    hx, hy = scene.DRAWER_INNER_HALF
+    return abs(p[0] - centre[0]) < hx and abs(p[1] - centre[1]) < hy
 
 
 def _in_drawer(p: list[float], centre: list[float]) -> bool:
@@ -682,7 +690,16 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
                 on_table=bool(on_table),
                 in_bin=in_bin,
                 on=on,
-                reachable=bool(not fallen and cube_reachable(float(p[0]), float(p[1]))),
+                reachable=bool(
+                    not fallen
+                    and cube_reachable(
+                        float(p[0]),
+                        float(p[1]),
+                        scene.DRAWER_REACH_Y
+                        if drawer_xy is not None and _over_drawer(p, drawer_xy)
+                        else _LOW[1],
+                    )
+                ),
                 fallen=fallen,
             )
         )

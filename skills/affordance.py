@@ -10,6 +10,7 @@ it in its hint; the rules planner inserts it before the pick.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import cast
 
 import numpy as np
@@ -168,14 +169,58 @@ def separation_push(world: WorldState, obj: str) -> dict | None:
                     continue  # the cube to free would be pushed along with its blocker
                 if not _spot_ok(world, chain, obj, xy - np.asarray(m.pos[:2]), back):
                     continue
-                if not push_path_clear(world, mover, (float(xy[0]), float(xy[1])), chain):
-                    continue
-                params = PushParams(object=mover, target=(float(xy[0]), float(xy[1])))
-                if _PUSH.preconditions(world, params):
-                    continue
-                step = {"skill": "push", "object": mover, "target": [float(xy[0]), float(xy[1])]}
-                if low_affordance(world, step) is not None:
-                    continue
+                step = _runnable_push(world, mover, xy, chain)
+                if step is not None:
+                    return step
+    return None
+
+
+def _runnable_push(world: WorldState, mover: str, xy: np.ndarray, chain: list[str]) -> dict | None:
+    """The ``push`` of ``mover`` (with the row ``chain``) to ``xy`` as a subgoal, if its path
+    is clear, its preconditions hold and its predictor does not rate it too low."""
+    target = (float(xy[0]), float(xy[1]))
+    if not push_path_clear(world, mover, target, chain):
+        return None
+    if _PUSH.preconditions(world, PushParams(object=mover, target=target)):
+        return None
+    step = {"skill": "push", "object": mover, "target": list(target)}
+    return step if low_affordance(world, step) is None else None
+
+
+#: Distances (m) and turns from "away" (rad) a clearing push tries, nearest and straightest
+#: first.
+CLEAR_DISTANCES = (0.08, 0.11, 0.14)
+CLEAR_ANGLES = (0.0, math.pi / 4, -math.pi / 4, math.pi / 2, -math.pi / 2, 3 * math.pi / 4)
+
+
+def clearing_push(
+    world: WorldState,
+    mover: str,
+    away: float,
+    still_in_the_way: Callable[[WorldState], bool],
+) -> dict | None:
+    """A ``push`` of ``mover`` alone, roughly towards the angle ``away``, after which
+    ``still_in_the_way`` no longer holds of the world it leaves; None if none is found.
+
+    What a step that cannot run because of where a cube stands needs first: a cube in the
+    drawer's path moved out of it, a cube against a bin wall moved off it so that the
+    fingers can come down behind it. The pushed cube ends on the table, clear of the rest
+    and reachable, and the push itself must be feasible and rated likely to succeed."""
+    m = world.object(mover)
+    if m is None or m.held or not m.on_table:
+        return None
+    start = np.asarray(m.pos[:2])
+    for dist in CLEAR_DISTANCES:
+        for da in CLEAR_ANGLES:
+            u = np.array([math.cos(away + da), math.sin(away + da)])
+            xy = np.round(start + dist * u, 3)
+            if not cube_reachable(float(xy[0]), float(xy[1])):
+                continue
+            chain = push_chain(world, mover, xy)
+            if len(chain) > 1 or still_in_the_way(_moved(world, chain, xy - start)):
+                continue
+            step = _runnable_push(world, mover, xy, chain)
+            if step is not None:
                 return step
     return None
 
@@ -192,6 +237,8 @@ def low_affordance(world: WorldState, step: dict) -> tuple[float, float] | None:
         return None
     skill = get(step["skill"])
     params = skill.Params(**{k: v for k, v in step.items() if k != "skill"})
+    if not success_model.in_support(step["skill"], world, params):
+        return None
     p = model.prob(world, params)
     return (p, model.threshold) if p < model.threshold else None
 

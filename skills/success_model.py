@@ -282,6 +282,32 @@ class SuccessModel:
         return float(self.prob_features(x)[0])
 
 
+#: Highest centre (m) of the cube acted on among the starts the predictors were fitted on:
+#: a pick's cube on the table, in a bin or on one other cube; a place's target cube on the
+#: table.
+SUPPORT_TOP_Z = {"pick": 3 * scene.CUBE_HALF + 0.01, "place": scene.CUBE_HALF + 0.01}
+
+
+def in_support(skill: str, world: WorldState, params: SkillParams) -> bool:
+    """Whether ``params`` in ``world`` is like the starts the skill's predictor was fitted
+    on. Its rollouts (``skills.affordance_data``) are all on the tabletop's table, bins and
+    two-cube stacks; the drawer and the tops of taller towers came later, and a network
+    asked about inputs it never saw answers with confidence it has not earned (a drawer pick
+    the policy makes 50 times out of 50 was rated 0.48). Outside its support a predictor
+    abstains, and the geometric preconditions alone judge the step."""
+    top = SUPPORT_TOP_Z.get(skill, math.inf)
+    for f in ("object", "target"):
+        n = getattr(params, f, None)
+        if not isinstance(n, str):
+            continue
+        if world.drawer is not None and (n == world.drawer.name or world.in_drawer(n)):
+            return False
+        o = world.object(n)
+        if o is not None and not o.held and o.pos[2] > top:
+            return False
+    return True
+
+
 def layer_names(n_layers: int) -> list[tuple[str, str]]:
     return [(f"l{i}.weight", f"l{i}.bias") for i in range(n_layers)]
 

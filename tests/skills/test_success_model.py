@@ -144,3 +144,46 @@ def test_an_unusable_shipped_predictor_is_skipped_not_fatal(monkeypatch, tmp_pat
         assert "success predictor not used" in caplog.text
     finally:
         SM.shipped.cache_clear()
+
+
+def test_predictors_abstain_outside_the_starts_they_were_fitted_on(monkeypatch, tmp_path):
+    """The drawer and tower tops three cubes up came after the predictors' rollouts: a
+    predictor that rates everything low still vetoes a pick on the table, but not a pick in
+    the drawer, off a tall tower's top, or a place onto a tower or into the drawer."""
+    from sim import scene
+    from sim.env import TabletopEnv
+
+    _tiny(tmp_path, threshold=0.999, bias=-50.0)
+    low = SM.load("pick", tmp_path)
+    monkeypatch.setattr(SM, "shipped", lambda s: low if s in ("pick", "place") else None)
+    e = TabletopEnv(scene="articulated")
+    try:
+        e.reset(seed=0, options={"drawer": scene.DRAWER_TRAVEL, "cubes": {"red_block": None}})
+        d = e.world_state().drawer
+        inside = [d.pos[0], d.pos[1] + 0.02, scene.DRAWER_FLOOR_Z + scene.CUBE_HALF + 0.001, 0.0]
+        h = scene.CUBE_HALF
+        tower = {
+            n: [0.0, -0.1, h + i * (2 * h + 0.001), 0.0]
+            for i, n in enumerate(["blue_block", "green_block", "yellow_block"])
+        }
+        e.reset(
+            seed=0,
+            options={"drawer": scene.DRAWER_TRAVEL, "cubes": {"red_block": inside, **tower}},
+        )
+        e.step_physics(np.array([0.0, 0.0, 0.0, -1.0]), control_steps=5)
+        w = e.world_state()
+    finally:
+        e.close()
+    assert w.in_("red_block", "drawer") and w.on("yellow_block", "green_block")
+
+    def codes(steps):
+        return validate(json.dumps(steps), w).codes
+
+    assert codes([{"skill": "pick", "object": "red_block"}]) == []
+    assert codes([{"skill": "pick", "object": "yellow_block"}]) == []
+    assert not SM.in_support("pick", w, PickParams(object="yellow_block"))
+    assert SM.in_support("pick", w, PickParams(object="green_block"))  # the support's top
+    held = w.model_copy(update={"held_object": "red_block"})
+    assert not SM.in_support("place", held, PlaceParams(target="yellow_block"))
+    assert not SM.in_support("place", held, PlaceParams(target="drawer"))
+    assert SM.in_support("place", held, PlaceParams(target="green_bin"))
