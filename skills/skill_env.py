@@ -37,9 +37,12 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         render_mode: str | None = None,
         expert_actions: bool = False,
         randomize: dict[str, float] | None = None,
+        scene_name: str | None = None,
     ) -> None:
         self.skill = get(skill)
-        self.sim = TabletopEnv(render_mode=render_mode, scene=self.skill.scene)
+        # another scene than the skill's own: do the tabletop skills keep their rates with
+        # the articulated scene's cabinet, drawer and button beside the table?
+        self.sim = TabletopEnv(render_mode=render_mode, scene=scene_name or self.skill.scene)
         # domain randomisation: {condition of skills/perturb.py: probability per episode};
         # the rest of the episodes are nominal
         self._nominal = self.sim

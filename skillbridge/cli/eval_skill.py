@@ -50,12 +50,19 @@ def eval_skill(
         "(skills/perturb.py), policy and scripted expert paired on the same starts; "
         "-n episodes per condition.",
     ),
+    scene_name: str = typer.Option(
+        None,
+        "--scene",
+        help="Run in this scene instead of the skill's own (tabletop or articulated): "
+        "e.g. a tabletop skill beside the articulated scene's drawer and button.",
+    ),
 ):
     """Success rate (95% Wilson interval) of a skill from its chained start distribution."""
     check_skill(skill, allow_chain=True)
     from skills.chain import CHAIN
 
     _check_expert(skill, expert, split)
+    _check_scene(skill, scene_name, split)
     if split is not None:
         _check_split(split, expert, record)
         _eval_split(skill, split, episodes, seed, policy_dir, as_json)
@@ -84,6 +91,7 @@ def eval_skill(
     from skills.evaluate import evaluate_policy, expert_policy
     from skills.policy import PolicyError, load_policy, pretrained_dir
     from skills.runtime import SkillExecutor
+    from skills.skill_env import SkillEnv
 
     torch.set_num_threads(1)
     directory = policy_dir or (None if skill == CHAIN else pretrained_dir(skill))
@@ -106,7 +114,8 @@ def eval_skill(
         if skill == CHAIN:
             result = evaluate_chain(ex, episodes, seed=seed, progress=hook)
         else:
-            result = evaluate_policy(skill, policy, episodes, seed=seed, progress=hook)
+            env = SkillEnv(skill, scene_name=scene_name) if scene_name else None
+            result = evaluate_policy(skill, policy, episodes, seed=seed, env=env, progress=hook)
     if record and skill != CHAIN and not expert:
         from skills.policy import record_evaluation
 
@@ -153,6 +162,24 @@ def _check_expert(skill: str, expert: bool, split: str | None) -> None:
         f"{skill} has no scripted expert (it was learned by RL alone): "
         + ("drop --expert" if expert else "--split compares the policy with the expert")
     )
+
+
+def _check_scene(skill: str, scene_name: str | None, split: str | None) -> None:
+    """``--scene``: a known scene, one the skill can run in (the drawer's and the button's
+    skills need the articulated scene), for the nominal rate of a single skill."""
+    from sim.scene import DEFAULT_SCENE, SCENE_NAMES
+    from skills.chain import CHAIN
+    from skills.registry import get
+
+    if scene_name is None:
+        return
+    if scene_name not in SCENE_NAMES:
+        raise UserError(f"--scene must be one of {', '.join(SCENE_NAMES)}, not {scene_name!r}")
+    if skill == CHAIN or split is not None:
+        raise UserError("--scene applies to a single skill's nominal rate (no --split, no chain)")
+    own = get(skill).scene
+    if own != DEFAULT_SCENE and scene_name != own:
+        raise UserError(f"{skill} needs the {own} scene (its {own} parts), not {scene_name}")
 
 
 def _check_split(split: str, expert: bool, record: bool) -> None:

@@ -70,6 +70,38 @@ def test_eval_skill_rejects_a_negative_seed(monkeypatch, capsys):
     assert code == 2 and "--seed" in _one_line(err) and stdout == ""
 
 
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["pick", "--scene", "kitchen"], "--scene must be one of"),
+        (["press_button", "--scene", "tabletop"], "needs the articulated scene"),
+        (["pick", "--scene", "articulated", "--split", "nominal"], "single skill's nominal"),
+    ],
+)
+def test_eval_skill_rejects_a_scene_it_cannot_use(monkeypatch, capsys, args, words):
+    code, stdout, err = run_cli(monkeypatch, capsys, "eval-skill", *args, "-n", "1", "--json")
+    assert code == 2 and words in _one_line(err) and stdout == ""
+
+
+def test_eval_skill_runs_a_tabletop_skill_in_the_articulated_scene(monkeypatch, capsys):
+    code, stdout, err = run_cli(
+        monkeypatch, capsys, "eval-skill", "home", "--scene", "articulated", "-n", "2", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(stdout)["episodes"] == 2
+
+
+def test_skill_env_takes_another_scene():
+    from skills.skill_env import SkillEnv
+
+    env = SkillEnv("pick", scene_name="articulated")
+    env.reset(seed=0)
+    assert env.sim.scene == "articulated" and env.sim.world_state().drawer is not None
+    own = SkillEnv("pick")
+    own.reset(seed=0)
+    assert own.sim.world_state().drawer is None
+
+
 # ----------------------------------------------------------------------------- suites
 @pytest.mark.parametrize(
     "body",
