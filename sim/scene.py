@@ -130,6 +130,8 @@ CABINET_HIGH = (0.321, -0.292)
 CABINET_TOP = 0.083
 
 BUTTON_NAME = "button"
+#: Half the side of the button's square housing (m); the cap stands on it.
+BUTTON_HOUSING_HALF = 0.025
 BUTTON_JOINT = "button_joint"
 #: The button counts as pressed once pushed this far down (m; its travel is 0.01) and as
 #: released once back above BUTTON_RELEASE_DEPTH: each press-then-release flips the light.

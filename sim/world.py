@@ -249,7 +249,9 @@ class WorldState(BaseModel):
         o = self.object(name)
         if o is None or o.held or o.fallen:
             return []
-        furniture = furniture_footprints(self.drawer) if self.drawer is not None else ()
+        furniture = furniture_footprints(self.drawer) if self.drawer is not None else []
+        if self.button is not None:
+            furniture = [*furniture, button_footprint(self.button)]
         return grasp_blockers(o, self.objects, self.bins, axis, furniture)
 
     def grasp_axis(self, name: str) -> str | None:
@@ -462,6 +464,14 @@ def furniture_footprints(d: DrawerState, grow: float = WALL_MARGIN) -> list[Furn
         (f"{d.name} wall", scene.DRAWER_WALL_TOP, walls),
         (f"{d.name} handle", scene.HANDLE_TOP, handle),
     ]
+
+
+def button_footprint(b: ButtonState, grow: float = WALL_MARGIN) -> Furniture:
+    """The button's housing (with its cap on top) as a footprint grown by ``grow``: a
+    finger coming down beside a cube just in front of it lands on it."""
+    h = scene.BUTTON_HOUSING_HALF + grow
+    x, y = b.pos[0], b.pos[1]
+    return (b.name, b.pos[2], [_box(x - h, x + h, y - h, y + h)])
 
 
 def _walls_block(fingers, palm, tip_z: float, palm_z: float, top: float, walls) -> bool:
