@@ -241,7 +241,7 @@ class WorldState(BaseModel):
         o = self.object(name)
         return o is not None and o.reachable
 
-    def grasp_blockers(self, name: str, axis: str = "y") -> list[str]:
+    def grasp_blockers(self, name: str, axis: str = "y", turn: float = 0.0) -> list[str]:
         """What stands where a finger (or the palm) must go to grasp ``name`` with the fingers
         along world ``axis``: other cubes and bin walls (``"<bin> wall"``), computed from the
         poses alone, so it holds for a predicted world as well as for one extracted from
@@ -252,7 +252,7 @@ class WorldState(BaseModel):
         furniture = furniture_footprints(self.drawer) if self.drawer is not None else []
         if self.button is not None:
             furniture = [*furniture, button_footprint(self.button)]
-        return grasp_blockers(o, self.objects, self.bins, axis, furniture)
+        return grasp_blockers(o, self.objects, self.bins, axis, furniture, turn)
 
     def grasp_axis(self, name: str) -> str | None:
         """The world axis the fingers can close along on ``name``: ``"y"`` (the hand as it
@@ -488,21 +488,27 @@ def grasp_blockers(
     bins: list[BinState],
     axis: str = "y",
     furniture: Sequence[Furniture] = (),
+    turn: float = 0.0,
 ) -> list[str]:
     """Cubes, bin walls and furniture (the articulated scene's) in the way of the fingers or
-    the palm grasping cube ``o`` with the fingers along world ``axis`` (``"y"`` or ``"x"``)."""
+    the palm grasping cube ``o`` with the fingers along world ``axis`` (``"y"`` or ``"x"``),
+    or along that axis turned by ``turn`` (rad) about the cube: a grasp square to its faces
+    turns by the cube's own yaw (``turn`` = that yaw folded), so the fingers meet faces."""
     if axis not in GRASP_AXES:
         raise ValueError(f"axis must be one of {GRASP_AXES}, got {axis!r}")
     gx, gy, gz = o.pos
-    phi = abs(o.yaw) % (math.pi / 2)
+    phi = abs(o.yaw - turn) % (math.pi / 2)
     inner = scene.CUBE_HALF * (math.cos(phi) + math.sin(phi))  # half its width along axis
     outer = FINGER_OUTER - CUBE_GIVE  # a cube is pushed aside along the axis, not across
+    ct, st = math.cos(turn), math.sin(turn)
 
     def box(a0: float, a1: float, c0: float, c1: float) -> list[tuple[float, float]]:
         """A footprint from offsets along (a) and across (c) the finger axis."""
         if axis == "y":
-            return _box(gx + c0, gx + c1, gy + a0, gy + a1)
-        return _box(gx + a0, gx + a1, gy + c0, gy + c1)
+            corners = _box(c0, c1, a0, a1)
+        else:
+            corners = _box(a0, a1, c0, c1)
+        return [(gx + ct * x - st * y, gy + st * x + ct * y) for x, y in corners]
 
     def fingers_to(reach: float) -> list[list[tuple[float, float]]]:
         return [

@@ -131,7 +131,7 @@ class Skill(ABC, Generic[P]):
     def start(env: TabletopEnv, b: Binding) -> None:
         """Set the hand's turn the subgoal needs before its first step (a quarter turn for a
         pick along x; back to rest for everything else)."""
-        if env.grip_yaw != b.grip_yaw:
+        if not b.keep_turn and env.grip_yaw != b.grip_yaw:
             env.set_grip_yaw(b.grip_yaw)
 
     @abstractmethod
@@ -249,6 +249,24 @@ def replace_object(
 
 
 # ---------------------------------------------------------------------- execution side
+#: The hand's quarter turn about world z: fingers along x, for a grasp that a wall or a
+#: neighbour along y leaves no room for.
+QUARTER_TURN = float(np.pi / 2)
+#: A cube turned more than this (rad) from the fingers' square is grasped with the hand
+#: turned square to its faces, and a cube stacked on one so turned is set down square to
+#: it. Closed on a cube turned 0.5-0.8 rad, the fingers pinch two of its edges: it holds,
+#: but hangs askew, and a cube dropped askew tips (into the drawer, out of the pick's
+#: reach); a cube stacked askew leaves the lower one's corners where the fingers come down
+#: to take it off again. Square to the faces, each is the grasp and the stack the policies
+#: learned on.
+ALIGN_FROM = 0.15
+
+
+def square_to(yaw: float) -> float:
+    """The turn in [-pi/4, pi/4] that brings a square seen at ``yaw`` square to the axes."""
+    return float((yaw + np.pi / 4) % (np.pi / 2) - np.pi / 4)
+
+
 @dataclass
 class Binding:
     """A subgoal's parameters resolved against the scene at the moment it starts.
@@ -269,6 +287,12 @@ class Binding:
     #: How far the world is seen lowered for this subgoal (m): a pick or place at the top of
     #: a tower runs its policy as if the tower's top rested on the table (see :func:`lowered`).
     lower: float = 0.0
+    #: Leave the hand turned as the previous subgoal left it (a place onto a cube: the cube
+    #: it holds square goes down turned as it was found, as a tower's cubes were before
+    #: picks held them square); else the subgoal turns it to ``grip_yaw`` before its first
+    #: step (into a bin, where the arm turned far from rest reaches less deep at the far
+    #: corners, it goes back to rest).
+    keep_turn: bool = False
 
 
 def lowered(obs: dict, b: Binding) -> dict:

@@ -10,9 +10,11 @@ from pydantic import Field
 from sim import scene, scripted
 from sim.world import WorldState
 from skills.base import (
+    ALIGN_FROM,
     DOMAIN_OBJECT,
     NOT_GRASPABLE,
     PRECONDITION,
+    QUARTER_TURN,
     Binding,
     Skill,
     SkillParams,
@@ -30,6 +32,7 @@ from skills.base import (
     random_cubes,
     replace_object,
     sample_arm_start,
+    square_to,
     to_frame,
     yaw_features,
 )
@@ -48,9 +51,6 @@ TOWER_LIFT = 0.02
 #: stack. Only from LOWER_FROM up, so every pick it learned from is unchanged.
 TRAINED_TOP_Z = 3 * scene.CUBE_HALF
 LOWER_FROM = TRAINED_TOP_Z + scene.CUBE_HALF
-
-
-QUARTER_TURN = float(np.pi / 2)  # the hand's turn for a grasp with the fingers along x
 
 
 class PickParams(SkillParams):
@@ -161,15 +161,23 @@ class Pick(Skill[PickParams]):
 
     def bind(self, world: WorldState, params: PickParams) -> Binding:
         """The cube, and the hand turned a quarter when only x leaves room for the fingers
-        (a bin wall or a neighbour beside the cube along y): the policy then runs in that
-        turned frame, pivoting about the cube (see :func:`skills.base.to_frame`)."""
+        (a bin wall or a neighbour beside the cube along y), and further square to the
+        cube's faces when it is turned (``ALIGN_FROM``) and nothing stands where the fingers
+        then come down: the policy then runs in that turned frame, pivoting about the cube
+        (see :func:`skills.base.to_frame`)."""
         o = world.object(params.object)
-        turn = o is not None and world.grasp_axis(params.object) == "x"
+        axis = world.grasp_axis(params.object) or "y"
+        turn = QUARTER_TURN if axis == "x" else 0.0
         z = o.pos[2] if o is not None else 0.0
+        align = square_to(o.yaw) if o is not None else 0.0
+        on_cube = o is not None and o.on is not None
+        if abs(align) < ALIGN_FROM or on_cube or world.grasp_blockers(params.object, axis, align):
+            align = 0.0  # (square, or the fingers square to it would meet something)
+        yaw = turn + align
         return Binding(
             cube=scene.CUBE_NAMES.index(params.object),
-            grip_yaw=QUARTER_TURN if turn else 0.0,
-            pivot=(float(o.pos[0]), float(o.pos[1])) if turn and o is not None else (0.0, 0.0),
+            grip_yaw=yaw,
+            pivot=(float(o.pos[0]), float(o.pos[1])) if yaw and o is not None else (0.0, 0.0),
             lower=float(z - TRAINED_TOP_Z) if z >= LOWER_FROM else 0.0,
         )
 

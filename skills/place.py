@@ -31,6 +31,7 @@ from skills.base import (
     replace_object,
     run_expert_until,
     sample_arm_start,
+    to_frame,
     yaw_features,
 )
 
@@ -358,7 +359,11 @@ class Place(Skill[PlaceParams]):
         z = cube_of(world, t).pos[2]
         lower = float(z - scene.CUBE_HALF) if z > TOWER_FROM else 0.0
         return Binding(
-            cube=cube, target_kind="cube", target_cube=scene.CUBE_NAMES.index(t), lower=lower
+            cube=cube,
+            target_kind="cube",
+            target_cube=scene.CUBE_NAMES.index(t),
+            lower=lower,
+            keep_turn=True,
         )
 
     @staticmethod
@@ -369,7 +374,7 @@ class Place(Skill[PlaceParams]):
         return np.asarray(b.target_xyz)
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
-        obs = lowered(obs, b)
+        obs = lowered(to_frame(obs, b), b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
         seen = OBSERVED_KIND.get(b.target_kind or "", b.target_kind)
@@ -385,7 +390,7 @@ class Place(Skill[PlaceParams]):
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
-        obs = lowered(obs, b)
+        obs = lowered(to_frame(obs, b), b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
         return scripted.place_action(
