@@ -17,6 +17,7 @@ with no cue at all, such as "open the drawer", never passes.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -193,6 +194,8 @@ def check(task: str, steps: list[dict[str, Any]], world: WorldState) -> list[Rea
         if isinstance(tgt, str):
             if tgt.startswith("table_"):
                 ok = _has(words, REGION_CUES)
+            elif tgt in _drawers(world):
+                ok = _mentions_drawer(words)
             else:
                 ok = (
                     colour_of(tgt) in named
@@ -241,6 +244,26 @@ def _related(words: list[str], named: set[str], world: WorldState) -> set[str]:
         if b and o.name.split("_", 1)[0] in named and w & SAME_BIN_CUES:
             out.add(b)
     return out
+
+
+#: Words for the articulated scene's drawer (a typo of one within ``DRAWER_TYPO`` counts).
+DRAWER_CUES = frozenset({"drawer", "drawers", "cabinet", "cupboard", "dresser"})
+DRAWER_TYPO = 0.8
+
+
+def _drawers(world: WorldState) -> set[str]:
+    d = getattr(world, "drawer", None)
+    return {d.name} if d is not None else set()
+
+
+def _mentions_drawer(words: list[str]) -> bool:
+    """Whether the text names the drawer: "drawer", a word for it, or a typo of one
+    ("drwaer"); the spelling repair leaves words outside the cube vocabulary alone."""
+    return any(
+        w in DRAWER_CUES
+        or (len(w) >= 5 and difflib.get_close_matches(w, DRAWER_CUES, 1, DRAWER_TYPO))
+        for w in words
+    )
 
 
 def _names(named: set[str]) -> str:

@@ -188,3 +188,39 @@ def test_a_cube_or_bin_named_through_a_named_neighbour_is_grounded(task, steps):
 )
 def test_a_neighbour_grounds_only_what_is_really_next_to_it(task, steps):
     assert {r.code for r in check(task, steps, _scene())} == {R.NOT_GROUNDED}
+
+
+@pytest.fixture(scope="module")
+def drawer_world():
+    from sim import scene
+    from sim.env import TabletopEnv
+
+    e = TabletopEnv(scene="articulated")
+    e.reset(seed=0, options={"drawer": scene.DRAWER_TRAVEL})
+    yield e.world_state()
+    e.close()
+
+
+DRAWER_PLAN = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "drawer"}]
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        "put the red block in the drawer",
+        "stash the red cube in the cabinet",
+        "pop the red one into the drwaer",
+        "red block, drawer, please",
+    ],
+)
+def test_a_drawer_the_text_names_is_grounded(drawer_world, task):
+    assert check(task, DRAWER_PLAN, drawer_world) == []
+
+
+@pytest.mark.parametrize(
+    "task", ["put the red block in the green bin", "put the red block away", "draw a red block"]
+)
+def test_a_drawer_the_text_never_names_is_not(drawer_world, task):
+    reasons = check(task, DRAWER_PLAN, drawer_world)
+    assert [r.path for r in reasons] == ["/steps/1/target"]
+    assert "never asks about drawer" in reasons[0].message
