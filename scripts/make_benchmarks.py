@@ -42,6 +42,7 @@ SECTIONS = (
     "learning",
     "planner",
     "planner_b",
+    "planner_art",
     "suite",
     "chains",
 )
@@ -239,6 +240,10 @@ def bench(args) -> dict:  # noqa: C901 - one branch per optional section
         second = str(ROOT / "tests/planner/data/freeform_b.yaml")
         cmd = [_py(), str(ROOT / "scripts/bench_planner.py"), "--json", "--set", second]
         section("planner_b", cmd, 3600)
+    if "planner_art" not in skip:
+        third = str(ROOT / "tests/planner/data/freeform_articulated.yaml")
+        cmd = [_py(), str(ROOT / "scripts/bench_planner.py"), "--json", "--set", third]
+        section("planner_art", cmd, 3600)
     if "suite" not in skip:
         if args.suite_report:
             rep = json.loads(Path(args.suite_report).read_text())
