@@ -1133,6 +1133,8 @@ class RulesPlanner:
             why = _tower_limit(plan, target, objs)
             if why is not None:
                 raise _Infeasible(why)
+        if objs == [target]:  # "stack the red block on the red block": clear, and impossible
+            raise _Infeasible(f"{target} cannot be stacked on itself")
         if target in objs:
             raise _Unsure("cannot put a block on itself")
         if world.region(target) is not None and len(objs) != 1:

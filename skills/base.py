@@ -253,13 +253,13 @@ def replace_object(
 #: neighbour along y leaves no room for.
 QUARTER_TURN = float(np.pi / 2)
 #: A cube turned more than this (rad) from the fingers' square is grasped with the hand
-#: turned square to its faces, and a cube stacked on one so turned is set down square to
-#: it. Closed on a cube turned 0.5-0.8 rad, the fingers pinch two of its edges: it holds,
-#: but hangs askew, and a cube dropped askew tips (into the drawer, out of the pick's
-#: reach); a cube stacked askew leaves the lower one's corners where the fingers come down
-#: to take it off again. Square to the faces, each is the grasp and the stack the policies
-#: learned on.
-ALIGN_FROM = 0.15
+#: turned square to its faces. Closed on a cube turned 0.5-0.8 rad, the fingers pinch two
+#: of its edges: it holds, but hangs askew, and a cube dropped askew tips (into the drawer,
+#: out of the pick's reach). Square to the faces, it is the grasp the policy learned on. Up
+#: to this turn the hand stays at rest: the cube then sits well enough in the fingers, and
+#: every such pick is what it was (from 0.15 rad on, towers of four built by the policies
+#: stood 26 times in 30 instead of 29: the hand then came down turned onto towers).
+ALIGN_FROM = 0.35
 
 
 def square_to(yaw: float) -> float:

@@ -62,3 +62,14 @@ def test_a_two_block_stack_is_still_planned():
     plan, _ = command_to_plan("stack the red block on the green block", _world())
     assert [s["skill"] for s in plan["steps"]] == ["pick", "place"]
     assert "refuse" not in plan
+
+
+def test_a_block_on_itself_is_infeasible_and_the_models_command_is_refused():
+    """The model copying "stack the red block on the red block" through gave an empty plan,
+    rejected three times and ended in a safe stop, not the refusal with its reason."""
+    r = rules.parse("stack the red block on the red block", _world())
+    assert r.infeasible is not None and "itself" in r.infeasible
+    plan, notes = command_to_plan("stack the red block on the red block", _world())
+    assert plan["steps"] == [] and "itself" in plan["refuse"] and notes["refused_by"] == "rules"
+    # a quantifier over blocks that includes the target stays unsure: "the others" is meant
+    assert rules.parse("put every block on the red block", _world()).infeasible is None
