@@ -28,8 +28,7 @@ import numpy as np  # noqa: E402
 from sim import scene, scripted  # noqa: E402
 from sim.env import TabletopEnv  # noqa: E402
 from sim.util import wilson  # noqa: E402
-from skills.base import cube_yaw, grip_of, opening_of, run_expert_until  # noqa: E402
-from skills.place import DRAWER_SPOTS, upright  # noqa: E402
+from skills.place import DRAWER_SPOTS, grasp_and_carry, upright  # noqa: E402
 from skills.policy import load_policy  # noqa: E402
 from skills.runtime import SkillExecutor  # noqa: E402
 
@@ -65,21 +64,9 @@ def _tower(rng: np.random.Generator, names: list[str], xy: np.ndarray) -> dict:
 
 def _grasp_and_carry(env: TabletopEnv, cube: str, rng: np.random.Generator) -> bool:
     """The expert picks ``cube`` and carries it to a random point above the table."""
-    i = scene.CUBE_NAMES.index(cube)
     carry = np.array([*rng.uniform([-0.2, -0.25], [0.2, 0.25]), rng.uniform(0.08, 0.2)])
-
-    def act(obs: dict) -> np.ndarray:
-        grip, op, c = grip_of(obs), opening_of(obs), obs["object_pos"][i]
-        if scripted.is_grasped(grip, op, c, cube_yaw(obs, i)) and c[2] > 0.07:
-            return scripted._move(grip, carry, scripted.CLOSE)
-        return scripted.pick_action(grip, op, c, cube_yaw(obs, i))
-
-    def done(obs: dict) -> bool:
-        grip = grip_of(obs)
-        held = scripted.is_grasped(grip, opening_of(obs), obs["object_pos"][i], cube_yaw(obs, i))
-        return held and bool(np.linalg.norm(grip - carry) < 0.02)
-
-    return run_expert_until(env, act, done, 150) and env.world_state().held_object == cube
+    held = grasp_and_carry(env, scene.CUBE_NAMES.index(cube), carry, 150)
+    return held and env.world_state().held_object == cube
 
 
 def start_place_tower(height: int) -> Callable:

@@ -616,10 +616,8 @@ def _over_drawer(p: list[float], centre: list[float]) -> bool:
 def _in_drawer(p: list[float], centre: list[float]) -> bool:
     """Whether a cube centred at ``p`` lies inside the drawer whose inside is centred at
     ``centre`` (x, y; table level): within its walls and below their top."""
-    hx, hy = scene.DRAWER_INNER_HALF
     return (
-        abs(p[0] - centre[0]) < hx
-        and abs(p[1] - centre[1]) < hy
+        _over_drawer(p, centre)
         and scene.DRAWER_FLOOR_Z < p[2] < scene.DRAWER_WALL_TOP + scene.CUBE_HALF
     )
 

@@ -130,7 +130,8 @@ class Skill(ABC, Generic[P]):
     @staticmethod
     def start(env: TabletopEnv, b: Binding) -> None:
         """Set the hand's turn the subgoal needs before its first step (a quarter turn for a
-        pick along x; back to rest for everything else)."""
+        pick along x, or square to a turned cube; back to rest for everything else), unless
+        the binding keeps the turn the previous subgoal left (``keep_turn``)."""
         if not b.keep_turn and env.grip_yaw != b.grip_yaw:
             env.set_grip_yaw(b.grip_yaw)
 
@@ -209,6 +210,16 @@ def cube_of(world: WorldState, name: str) -> ObjectState:
     o = world.object(name)
     assert o is not None, f"no cube {name}"
     return o
+
+
+def hand_full(world: WorldState, why: str = "", field: str | None = None) -> list[Violation]:
+    """The violation of a skill that needs the gripper empty (``why``: what holding the cube
+    would do), or none when it is."""
+    h = world.held_object
+    if h is None:
+        return []
+    hint = f"place {h} first" + (f": {why}" if why else "")
+    return [Violation(PRECONDITION, f"the gripper holds {h}", hint, field)]
 
 
 def lost(world: WorldState, name: str, what: str = "") -> str | None:

@@ -22,6 +22,7 @@ from skills.base import (
     SkillParams,
     Violation,
     grip_of,
+    hand_full,
     opening_of,
     proprio_features,
     random_cubes,
@@ -144,15 +145,7 @@ def _common(world: WorldState, opening: bool) -> list[Violation]:
                 "the drawer skills need the articulated scene",
             )
         ]
-    out = []
-    if world.held_object is not None:
-        out.append(
-            Violation(
-                PRECONDITION,
-                f"the gripper holds {world.held_object}",
-                f"place {world.held_object} first",
-            )
-        )
+    out = hand_full(world)
     for name in path_blockers(world, opening):
         out.append(
             Violation(

@@ -31,7 +31,6 @@ from skills.base import (
     replace_object,
     run_expert_until,
     sample_arm_start,
-    to_frame,
     yaw_features,
 )
 
@@ -374,7 +373,7 @@ class Place(Skill[PlaceParams]):
         return np.asarray(b.target_xyz)
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
-        obs = lowered(to_frame(obs, b), b)
+        obs = lowered(obs, b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
         seen = OBSERVED_KIND.get(b.target_kind or "", b.target_kind)
@@ -390,7 +389,7 @@ class Place(Skill[PlaceParams]):
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
-        obs = lowered(to_frame(obs, b), b)
+        obs = lowered(obs, b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
         return scripted.place_action(

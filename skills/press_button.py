@@ -23,6 +23,7 @@ from skills.base import (
     SkillParams,
     Violation,
     grip_of,
+    hand_full,
     in_workspace,
     opening_of,
     random_cubes,
@@ -105,15 +106,7 @@ class PressButton(Skill[PressButtonParams]):
                     "press_button needs the articulated scene (a cabinet with a button and a lamp)",
                 )
             ]
-        out = []
-        if world.held_object is not None:
-            out.append(
-                Violation(
-                    PRECONDITION,
-                    f"the gripper holds {world.held_object}",
-                    f"place {world.held_object} first: pressing would drop it",
-                )
-            )
+        out = hand_full(world, "pressing would drop it")
         if not in_workspace(world.button.pos[:2]):
             out.append(Violation(UNREACHABLE, "the button is out of the arm's reach"))
         return out

@@ -23,6 +23,7 @@ from skills.base import (
     check_object,
     cube_of,
     grip_of,
+    hand_full,
     in_workspace,
     lost,
     moved,
@@ -249,15 +250,7 @@ class Push(Skill[PushParams]):
                     "target",
                 )
             )
-        if world.held_object is not None:
-            out.append(
-                Violation(
-                    PRECONDITION,
-                    f"the gripper holds {world.held_object}",
-                    f"place {world.held_object} first",
-                    "object",
-                )
-            )
+        out += hand_full(world, field="object")
         o = cube_of(world, params.object)
         if not o.on_table:
             out.append(Violation(PRECONDITION, f"{o.name} is not on the table", "", "object"))

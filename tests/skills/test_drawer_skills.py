@@ -14,6 +14,7 @@ from skills.drawer import CloseDrawer, DrawerParams, OpenDrawer, knob_of, shut_g
 from skills.evaluate import evaluate_policy
 from skills.policy import load_policy, pretrained_dir
 from skills.registry import REGISTRY
+from tests.motions import go
 
 OPEN_D, CLOSE_D = OpenDrawer(), CloseDrawer()
 P = DrawerParams()
@@ -35,15 +36,6 @@ def inside(env: TabletopEnv, drawer: float) -> list:
     """A cube pose at the middle of the drawer's inside, the drawer pulled out ``drawer`` m."""
     c, _ = shut_geometry(env)
     return [float(c[0] - drawer), float(c[1]), scene.DRAWER_FLOOR_Z + scene.CUBE_HALF, 0.0]
-
-
-def go(env: TabletopEnv, pos, grip: float, speed: float = 1.0, max_steps: int = 150) -> None:
-    for _ in range(max_steps):
-        err = np.asarray(pos, dtype=np.float64) - env.grip_pos
-        if np.linalg.norm(err) < 0.004:
-            return
-        a = np.clip(err / (scene.MAX_EE_SPEED * scene.CONTROL_DT), -speed, speed)
-        env.step_physics(np.array([*a, grip]))
 
 
 # ---------------------------------------------------------------------- declarations
