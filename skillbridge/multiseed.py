@@ -251,6 +251,8 @@ def train_seeds(
         if ray == "local":  # Ray's workers do not share the driver's working directory
             for spec in specs:
                 spec["kwargs"]["logdir"] = Path(kwargs.get("logdir", "logs")).resolve()
+                if kwargs.get("init") is not None:
+                    spec["kwargs"]["init"] = Path(kwargs["init"]).resolve()
         run_ray(specs, ray, n_jobs, threads, finish)
     else:
         run_local(specs, n_jobs, finish)

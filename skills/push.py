@@ -174,10 +174,16 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
     pushing ``name`` towards ``goal`` moves, and slide up to it (the spots the expert
     tries): a bin (its wall), or "workspace's edge"; None when one is clear. A push needs the
     fingers behind the cube: against a wall, on the wall's side, or with the arm's reach
-    ending there, no controller of this gripper gets them there."""
+    ending there, no controller of this gripper gets them there.
+
+    Where the other cubes leave the fingers room, the controllers come down at the first
+    such spot (:func:`sim.scripted.push_landing`; the policy, which sees no walls, where its
+    expert does): only that spot counts then. A later spot clear of the wall is no use to a
+    controller that never goes there (3 of 100 starts against a wall passed, and failed)."""
     from skills.affordance import push_chain  # it imports this module
 
-    rear = np.asarray(cube_of(world, push_chain(world, name, (goal[0], goal[1]))[-1]).pos[:2])
+    chain = push_chain(world, name, (goal[0], goal[1]))
+    rear = np.asarray(cube_of(world, chain[-1]).pos[:2])
     d = np.asarray(goal[:2], dtype=np.float64) - np.asarray(cube_of(world, name).pos[:2])
     dist = float(np.linalg.norm(d))
     if dist < 1e-6:
@@ -186,8 +192,16 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
     perp = np.array([-u[1], u[0]])
     walls = [(b.name, w) for b in world.bins for w in bin_walls(b)]
     h = scripted.FINGERS_HALF
+    others = [
+        np.asarray(o.pos)
+        for o in world.objects
+        if o.name not in chain and o.pos[2] < OBSTACLE_MAX_Z
+    ]
+    chosen = scripted.push_landing(rear, u, others)
     hit = None
     for start, side, inside in scripted.landing_spots(rear, u):
+        if chosen is not None and not np.allclose(start, chosen):
+            continue
         if not inside:
             hit = hit or "workspace's edge"  # the grip site cannot get there
             continue

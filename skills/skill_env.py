@@ -21,7 +21,7 @@ from skills.registry import get
 
 if TYPE_CHECKING:
     from skills.base import SkillParams
-    from skills.perturb import Condition, Event, PerturbedEnv
+    from skills.perturb import Condition, Event, Latency, PerturbedEnv
 
 SHAPING_SCALE = 10.0
 SUCCESS_BONUS = 5.0
@@ -50,6 +50,7 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         self._sims: dict[str, PerturbedEnv] = {}
         self._cond: Condition | None = None
         self._event: Event | None = None
+        self._latency: Latency | None = None
         if self._randomize:
             from skills.perturb import BY_NAME, PerturbedEnv
 
@@ -93,6 +94,11 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         self.steps = 0
         raw = self.sim.observe()
         self._phi = self.skill.potential(raw, self.binding)
+        self._latency = None
+        if self._cond is not None and self._cond.obs_delay > 0:
+            from skills.perturb import Latency
+
+            self._latency = Latency(self._cond.obs_delay)
         return self._observe(raw), self._info(raw, False)
 
     def _pick_condition(self) -> None:
@@ -156,6 +162,8 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
             raw["object_pos"] = raw["object_pos"] + self._generator.normal(
                 0, self._cond.obs_noise, raw["object_pos"].shape
             )
+        if self._latency is not None:  # what it sees is late; rewards and labels are not
+            raw = self._latency(raw)
         return self.skill.observe(raw, self.binding).astype(np.float32)
 
     def _info(self, raw: dict, success: bool) -> dict[str, Any]:

@@ -284,15 +284,73 @@ def scratch_actor(skill: str, cfg: dict, squash: bool = False) -> tuple[MLPPolic
     return policy, {"skill": skill, "algo": "none", "samples": 0, "wall_time_s": 0.0}
 
 
-def warm_start(
-    skill: str, cfg: dict, run: Path, seed: int, prog: Progress, squash: bool = False
+def check_init(skill: str, cfg: dict, init: Path, squash: bool) -> tuple[MLPPolicy, dict]:
+    """The ``--init`` policy, if training can continue it; else one line saying why."""
+    if not (init / "manifest.json").is_file():
+        raise TrainError(f"--init: {init} is not a policy folder (no manifest.json)")
+    try:
+        policy, m = load_policy(init, skill)
+    except PolicyError as e:
+        raise TrainError(f"--init: {e}") from None
+    if list(policy.net_arch) != list(cfg["net_arch"]):
+        raise TrainError(
+            f"--init: {init} has layers {policy.net_arch}, the config asks for "
+            f"{list(cfg['net_arch'])}"
+        )
+    if policy.squash != squash:
+        kind = "an off-policy (squashed)" if policy.squash else "a PPO"
+        raise TrainError(f"--init: {init} holds {kind} actor, which this --algo cannot continue")
+    return policy, m
+
+
+def init_actor(
+    skill: str, cfg: dict, init: Path, run: Path, squash: bool = False
 ) -> tuple[MLPPolicy, dict]:
-    if from_scratch(skill, cfg):
-        return scratch_actor(skill, cfg, squash)
+    """An earlier run's policy (a shipped one, say) as the actor RL starts from, instead of
+    a new DAgger warm start: new conditions in ``randomize`` are then learnt on top of what
+    it already does, in minutes rather than the hour a warm start and fine-tuning take. It
+    is copied into the run's ``bc/``, so ``--resume`` and the manifest see it as the warm
+    start; ``init`` in the manifest names where it came from."""
+    policy, m = check_init(skill, cfg, init, squash)
+    ws = m.get("warm_start") or {}
+    info = {
+        "skill": skill,
+        "algo": "init",
+        "samples": ws.get("samples"),
+        "final_loss": ws.get("final_loss"),
+        "dagger": ws.get("dagger"),
+        "init": {
+            "from": str(init),
+            "sha256": m["sha256"],
+            **{k: m.get(k) for k in ("algo", "training_steps", "training_wall_time_s", "seed")},
+            "learning_aids": m.get("learning_aids"),
+            "randomize": m.get("randomize"),
+            "init": m.get("init"),  # the chain of fine-tunings it came from, if any
+        },
+        "wall_time_s": 0.0,
+    }
+    save_policy(policy, run / "bc", info)
+    return policy, info
+
+
+def warm_start(
+    skill: str,
+    cfg: dict,
+    run: Path,
+    seed: int,
+    prog: Progress,
+    squash: bool = False,
+    init: Path | None = None,
+) -> tuple[MLPPolicy, dict]:
     done = run / "bc" / "manifest.json"
     if done.is_file():
         prog.log("warm start found, reusing bc/")
         return load_policy(run / "bc", skill)
+    if init is not None:
+        prog.log(f"fine-tuning {init} (no new warm start)")
+        return init_actor(skill, cfg, init, run, squash)
+    if from_scratch(skill, cfg):
+        return scratch_actor(skill, cfg, squash)
     d = cfg["dagger"]
     env = SkillEnv(skill, randomize=cfg.get("randomize"))
     rng = np.random.default_rng(seed)
@@ -346,8 +404,10 @@ def train(  # noqa: C901 - argument checks, then one linear run
     eval_episodes: int | None = None,
     prog: Progress | None = None,
     argv: list[str] | None = None,
+    init: str | Path | None = None,
 ) -> Path:
-    """Train ``skill``; returns the run folder. ``best/`` holds the policy to ship."""
+    """Train ``skill``; returns the run folder. ``best/`` holds the policy to ship. With
+    ``init`` (a policy folder), RL continues from that policy instead of a new warm start."""
     prog = prog or Progress()
     get(skill)  # unknown skill -> KeyError with the known names
     if algo not in ALGOS:
@@ -361,6 +421,9 @@ def train(  # noqa: C901 - argument checks, then one linear run
     if not 1 <= total <= 1_000_000_000:
         raise TrainError(f"--n-timesteps must be between 1 and 1e9, not {total}")
     n_eval = int(eval_episodes or cfg["eval"]["episodes"])
+    init = Path(init) if init is not None else None
+    if init is not None and not resume:
+        check_init(skill, cfg, init, algo in OFF_POLICY)
     logdir = Path(logdir)
     run = latest_run_dir(logdir, algo, skill) if resume else None
     if resume and run is None:
@@ -369,6 +432,8 @@ def train(  # noqa: C901 - argument checks, then one linear run
         if algo in OFF_POLICY:
             n_envs = 1  # off-policy: one env, one gradient step per env step
         args = {"skill": skill, "algo": algo, "timesteps": total, "seed": seed, "n_envs": n_envs}
+        if init is not None:
+            args["init"] = str(init)
 
         def setup(d: Path) -> None:
             (d / "config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -381,7 +446,7 @@ def train(  # noqa: C901 - argument checks, then one linear run
     t_start = time.time()
     torch.manual_seed(seed)
     try:
-        bc, bc_info = warm_start(skill, cfg, run, seed, prog, squash=algo in OFF_POLICY)
+        bc, bc_info = warm_start(skill, cfg, run, seed, prog, algo in OFF_POLICY, init)
     except PolicyError as e:
         raise TrainError(
             f"cannot resume: the warm start in {run / 'bc'} is damaged ({e}); "
@@ -403,12 +468,12 @@ def train(  # noqa: C901 - argument checks, then one linear run
             raise ValueError("not a list")
     except (ValueError, UnicodeDecodeError) as e:
         raise TrainError(f"cannot resume: {evals_path} is damaged ({e})".splitlines()[0]) from None
-    scratch = from_scratch(skill, cfg)
+    scratch = from_scratch(skill, cfg) and bc_info.get("algo") != "init"
     if done_steps == 0:
         if not scratch:  # no warm start to protect from a random critic
             trainer.warm_up(prog)
         r = evaluate_policy(skill, bc, n_eval, seed=10_000 + seed, env=_eval_env(skill, cfg))
-        source = "initial actor" if scratch else "warm start"
+        source = "initial actor" if scratch else ("init" if "init" in bc_info else "warm start")
         evals.append({"timesteps": 0, "source": source, **r})
         label = "initial actor" if scratch else "warm-start actor"
         prog.log(f"{label}: success {r['success_rate']:.2f} over {n_eval}")
@@ -497,27 +562,37 @@ def _manifest(
         if algo == "ppo"
         else ("replay buffer seeded with warm-start rollouts; critic fitted before actor updates")
     )
+    if bc_info.get("init"):
+        first = bc_info["init"]
+        aids = [
+            f"RL fine-tuning continued from policy {first['sha256'][:12]} ({first['from']}; "
+            "its own training under init)",
+            "potential-based dense reward shaping",
+            critic,
+        ]
+    elif bc_info.get("algo") == "none":
+        aids = [
+            "none of the expert's: RL from a randomly initialised actor",
+            "potential-based dense reward shaping",
+        ]
+    else:
+        aids = [
+            "DAgger behaviour-cloning warm start from the scripted expert",
+            "potential-based dense reward shaping",
+            critic,
+        ]
+    extra = {"init": bc_info["init"]} if bc_info.get("init") else {}
     return {
         "skill": skill,
         "algo": algo,
         "training_steps": steps,
         "training_wall_time_s": round(wall + bc_info.get("wall_time_s", 0), 1),
-        "learning_aids": (
-            [
-                "none of the expert's: RL from a randomly initialised actor",
-                "potential-based dense reward shaping",
-            ]
-            if bc_info.get("algo") == "none"
-            else [
-                "DAgger behaviour-cloning warm start from the scripted expert",
-                "potential-based dense reward shaping",
-                critic,
-            ]
-        ),
+        "learning_aids": aids,
         "warm_start": {k: bc_info.get(k) for k in ("samples", "final_loss", "dagger")},
         "train_eval": train_eval,
         "seed": seed,
         "versions": versions(),
         "observation_space": {"shape": [bc.obs_dim], "dtype": "float32"},
         "action_space": {"shape": [4], "low": -1.0, "high": 1.0},
+        **extra,
     }

@@ -92,6 +92,12 @@ def train(
         None, "--config", "-c", help="Hyperparameter YAML (default: skills/config/SKILL.yaml)."
     ),
     resume: bool = typer.Option(False, "--resume", help="Continue the latest run of this skill."),
+    init: Path = typer.Option(
+        None,
+        "--init",
+        help="Fine-tune this policy folder (e.g. skills/pretrained/place) instead of a new "
+        "DAgger warm start.",
+    ),
     install: bool = typer.Option(
         False, "--install", help="Copy the best policy into skills/pretrained/."
     ),
@@ -113,6 +119,7 @@ def train(
             "logdir": logdir,
             "tensorboard": tensorboard,
             "config": config,
+            "init": init,
         }
         _train_seeds(skill, seeds, n_jobs, ray, as_json, install, resume, threads, kwargs)
         return
@@ -161,6 +168,7 @@ def train(
                 tensorboard=tensorboard,
                 config=config,
                 resume=resume,
+                init=init,
                 prog=hooks,
                 argv=["skillbridge", *sys.argv[1:]],
             )

@@ -229,6 +229,36 @@ def _render_split(L: list[str], S: dict) -> None:
             ]
             L.append(f"| {name} | " + " | ".join(cells) + f" | {_cell(c['expert'])} |")
         L.append("")
+        L.append(_against_expert(labels[0], ok[labels[0]]["data"]["conditions"]))
+
+
+def _against_expert(label: str, conditions: list[dict]) -> str:
+    """One line: where the policy of column ``label`` beats its expert and where it loses,
+    paired start by start (the split's point: RL has to earn its place over the script)."""
+    from sim.util import mcnemar_exact
+
+    better, worse = [], []
+    for c in conditions:
+        pr = c.get("paired")
+        if not c["feasible"] or not pr:
+            continue
+        a, b = pr["policy_only"], pr["expert_only"]
+        p = mcnemar_exact(a, b)
+        tag = f"{c['condition']} ({c['policy']['successes']} vs {c['expert']['successes']}"
+        tag += f", p = {p:.2g})" if p < 0.05 else ")"
+        if a > b:
+            better.append((p < 0.05, tag))
+        elif b > a:
+            worse.append((p < 0.05, tag))
+    sig = sum(s for s, _ in better)
+    return (
+        f"`{label}` against the expert on the same starts, feasible conditions: better on "
+        f"{len(better)} ({sig} of them significant, exact McNemar p < 0.05)"
+        + (": " + ", ".join(t for _, t in better) if better else "")
+        + f"; worse on {len(worse)} ({sum(s for s, _ in worse)} significant)"
+        + (": " + ", ".join(t for _, t in worse) if worse else "")
+        + "; the same on the rest.\n"
+    )
 
 
 def _render_learning(L: list[str], S: dict) -> None:

@@ -46,6 +46,14 @@ def test_wilson_matches_known_values():
     assert lo == pytest.approx(1 - hi)
 
 
+def test_mcnemar_exact_matches_the_binomial_tail():
+    assert util.mcnemar_exact(0, 0) == 1.0
+    assert util.mcnemar_exact(3, 0) == pytest.approx(0.25)  # 2 * (1/2)^3
+    assert util.mcnemar_exact(6, 0) == pytest.approx(2 / 64)
+    assert util.mcnemar_exact(9, 1) == pytest.approx(2 * 11 / 1024)  # C(10,0)+C(10,1)
+    assert util.mcnemar_exact(4, 5) == util.mcnemar_exact(5, 4) == 1.0
+
+
 def test_provenance_keys():
     v = util.library_versions(("numpy", "no-such-dist"), keys={"numpy": "np"})
     assert set(v) == {"python", "np"}

@@ -2,6 +2,8 @@
 a bin wall (on the wall's side) or at the workspace's edge no controller of this gripper gets
 them there, and the push is refused with that reason instead of being attempted."""
 
+import numpy as np
+
 from skills.push import PushParams
 from skills.registry import get
 
@@ -35,3 +37,23 @@ def test_pushing_from_the_workspace_edge_inwards_is_refused(env):
     w = _world(env, {"red_block": [-0.255, -0.08]})
     (v,) = _landing(w, "table_back")  # the fingers would have to come down beyond x -0.26
     assert "workspace's edge" in v.message
+
+
+def test_a_clear_spot_the_controllers_never_use_does_not_count(env):
+    """Against the blue bin's wall, pushed mostly along -x: a spot far to the side is clear
+    of the wall, but the controllers come down at the first spot with room beside the other
+    cubes, which the wall takes; both failed every such start, so the push is refused."""
+    cube = [0.176, 0.16, 0.02, -0.09]
+    w = _world(env, {"red_block": cube})
+    (v,) = _landing(w, "table_left")
+    assert "blue_bin wall" in v.message
+    # and the expert, run anyway, never moves the cube: the refusal is not a lost success
+    push, params = get("push"), PushParams(object="red_block", target="table_left")
+    b = push.bind(w, params)
+    push.start(env, b)
+    for _ in range(push.step_budget):
+        env.step_physics(push.act(env.observe(), b))
+    moved = np.linalg.norm(
+        np.subtract(env.world_state().object("red_block").pos, w.object("red_block").pos)
+    )
+    assert moved < 0.01

@@ -1,5 +1,7 @@
 """A few hundred training steps per skill run and write a loadable policy."""
 
+import json
+
 import pytest
 import yaml
 
@@ -50,3 +52,39 @@ def test_tiny_off_policy_training_and_resume(algo, tmp_path):
 
     evals = json.loads((run / "evaluations.json").read_text())
     assert [e["timesteps"] for e in evals] == [0, 32, 64]
+
+
+def test_init_continues_a_policy_instead_of_a_new_warm_start(tmp_path):
+    """--init: RL starts from the given policy's weights (no DAgger), and the manifest names
+    it; a policy of other layers or of an off-policy algorithm is one clear error."""
+    import numpy as np
+
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(yaml.safe_dump(TINY))
+    first = train("home", config=cfg, logdir=tmp_path / "a", n_envs=1, seed=1)
+    src, src_m = load_policy(first / "best", "home")
+    run = train("home", config=cfg, logdir=tmp_path / "b", n_envs=1, seed=2, init=first / "best")
+    start, start_m = load_policy(run / "bc", "home")
+    x = np.linspace(-1, 1, src.obs_dim)
+    assert np.array_equal(start.act(x), src.act(x))  # the very weights, not a new warm start
+    assert start_m["init"]["sha256"] == src_m["sha256"]
+    _, m = load_policy(run / "best", "home")
+    assert m["init"]["sha256"] == src_m["sha256"]
+    assert m["learning_aids"][0].startswith(
+        f"RL fine-tuning continued from policy {src_m['sha256'][:12]}"
+    )
+    assert m["warm_start"]["samples"] == src_m["warm_start"]["samples"]
+    evals = json.loads((run / "evaluations.json").read_text())
+    assert evals[0]["source"] == "init"
+
+    wide = tmp_path / "wide.yaml"
+    wide.write_text(yaml.safe_dump({**TINY, "net_arch": [8]}))
+    bad = r"--init: .* has layers \[16, 16\], the config asks for \[8\]"
+    with pytest.raises(TrainError, match=bad):
+        train("home", config=wide, logdir=tmp_path / "c", init=first / "best")
+    with pytest.raises(TrainError, match="cannot continue"):
+        train("home", algo="sac", config=cfg, logdir=tmp_path / "d", init=first / "best")
+    with pytest.raises(TrainError, match="is not a policy folder"):
+        train("home", config=cfg, logdir=tmp_path / "e", init=tmp_path)
+    for refused in "cde":  # each refused before a run folder was made
+        assert not (tmp_path / refused).exists()
