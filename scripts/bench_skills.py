@@ -48,14 +48,32 @@ def learning(skill: str) -> dict:
     d = pretrained_dir(skill)
     m = load_manifest(d)
     demo_steps = int((m.get("warm_start") or {}).get("samples") or 0)
+    # A policy fine-tuned with ``train --init`` carries the stages before it under ``init``:
+    # the first stage (warm start + RL) is what reaching the bar took; the later ones
+    # learnt new conditions on top.
+    stages, root = [], m
+    while root.get("init"):
+        stages.append(
+            {
+                "rl_steps": root.get("training_steps"),
+                "wall_s": root.get("training_wall_time_s"),
+                "randomize": root.get("randomize"),
+            }
+        )
+        root = root["init"]
     out = {
-        "training_steps": m.get("training_steps"),
-        "training_wall_time_s": m.get("training_wall_time_s"),
+        "training_steps": root.get("training_steps"),
+        "training_wall_time_s": root.get("training_wall_time_s"),
         "warm_start_env_steps": demo_steps,
+        "fine_tuning": stages[::-1],
     }
-    curve = d / "evaluations.json"
-    if curve.is_file():
-        evals = json.loads(curve.read_text())
+    if stages:  # the first stage's curve, where its fine-tuning recorded it
+        first = root.get("curve") or []
+        evals = [{"timesteps": t, "success_rate": r, "episodes": n} for t, r, n in first]
+    else:
+        curve = d / "evaluations.json"
+        evals = json.loads(curve.read_text()) if curve.is_file() else []
+    if evals:
         bar = BARS.get(skill, 0.9)
         hit = next((e for e in evals if e["success_rate"] >= bar), None)
         out["bar"] = bar

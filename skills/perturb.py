@@ -67,7 +67,7 @@ class Condition:
     infeasible: tuple[str, ...] = ()  # skills no controller can succeed at here
     yaw: tuple[float, float] | None = None  # |yaw| band every cube is turned into at reset
     #: "edges" (at reset), "row" | "block" | "wall_y" | "wall_x" | "after_push" (after the
-    #: start)
+    #: start), "tower" (place's own start: onto a tower of three)
     layout: str | None = None
     mass: float = 1.0  # cube mass scale
     friction: float = 1.0  # cube sliding friction scale
@@ -163,6 +163,12 @@ CONDITIONS: tuple[Condition, ...] = (
         "the controller acts on the observation one control step (40 ms) old",
         ALL,
         obs_delay=1,
+    ),
+    Condition(
+        "tower",
+        "the target a tower of three cubes: the held cube goes fourth, 8-9 cm up",
+        ("place",),
+        layout="tower",
     ),
 )
 BY_NAME = {c.name: c for c in CONDITIONS}

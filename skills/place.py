@@ -409,12 +409,17 @@ class Place(Skill[PlaceParams]):
         """A cube in a grasp the pick skill produced, carried somewhere above the table;
         sometimes a tower earlier places built stands there, and the cube goes on top."""
         names = random_cubes(rng)
+        # the split's (and training's) ``tower`` layout: always the tallest tower, three
+        # cubes with the held one going fourth, which the nominal mix seldom draws
+        tall = getattr(getattr(env, "cond", None), "layout", None) == "tower"
+        if tall:
+            names = [str(n) for n in rng.permutation(scene.CUBE_NAMES)]
         k = len(names)
         cubes: dict = {n: None for n in names}
         filled: str | None = None
         tower: list[str] = []
-        if k >= 3 and side_draw(rng) < TOWER_START:
-            tower = names[1 : 1 + int(rng.integers(2, k))]
+        if tall or (k >= 3 and side_draw(rng) < TOWER_START):
+            tower = names[1:4] if tall else names[1 : 1 + int(rng.integers(2, k))]
             xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
             for i, n in enumerate(tower):
                 z = scene.CUBE_HALF + i * (2 * scene.CUBE_HALF + 0.001)

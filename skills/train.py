@@ -313,6 +313,18 @@ def init_actor(
     start; ``init`` in the manifest names where it came from."""
     policy, m = check_init(skill, cfg, init, squash)
     ws = m.get("warm_start") or {}
+    # its learning curve travels along: a shipped folder holds it, a run's best/ sits in it
+    curve = None
+    for f in (init / "evaluations.json", init.parent / "evaluations.json"):
+        if f.is_file():
+            try:
+                curve = [
+                    [e["timesteps"], e["success_rate"], e["episodes"]]
+                    for e in json.loads(f.read_text())
+                ]
+            except (ValueError, KeyError, TypeError):
+                curve = None  # not ours: the manifest just goes without it
+            break
     info = {
         "skill": skill,
         "algo": "init",
@@ -326,6 +338,7 @@ def init_actor(
             "learning_aids": m.get("learning_aids"),
             "randomize": m.get("randomize"),
             "init": m.get("init"),  # the chain of fine-tunings it came from, if any
+            "curve": curve,  # [timesteps, success rate, episodes] of its own training
         },
         "wall_time_s": 0.0,
     }

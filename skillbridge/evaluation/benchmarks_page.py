@@ -275,18 +275,23 @@ def _render_learning(L: list[str], S: dict) -> None:
             )
             L += [
                 "| skill | inference ms/step | vs env step | env steps to bar (DAgger + RL) | "
-                "training steps (DAgger + RL) | training wall time |",
-                "|---|---|---|---|---|---|",
+                "training steps (DAgger + RL) | training wall time | then fine-tuned "
+                "(`train --init`) |",
+                "|---|---|---|---|---|---|---|",
             ]
             for sk, r in d["skills"].items():
                 if "error" in r:
-                    L.append(f"| {sk} | {r['error']} | | | | |")
+                    L.append(f"| {sk} | {r['error']} | | | | | |")
                     continue
+                ft = "; ".join(
+                    f"+{st['rl_steps']:,} RL steps, {st['wall_s']} s"
+                    for st in r.get("fine_tuning", [])
+                )
                 bar = r.get("bar")
                 hit = r.get("rl_steps_to_bar")
                 demo = r.get("warm_start_env_steps", 0)
                 to_bar = (
-                    ""
+                    ("not recorded (the first stage's curve predates --init)" if ft else "")
                     if bar is None
                     else (
                         f"{r.get('env_steps_to_bar')} = {demo} + {hit} (bar {bar})"
@@ -297,7 +302,7 @@ def _render_learning(L: list[str], S: dict) -> None:
                 L.append(
                     f"| {sk} | {r['inference_ms']:.3f} | {r['inference_vs_env_step']:.2f}x | "
                     f"{to_bar} | {demo} + {r.get('training_steps')} | "
-                    f"{r.get('training_wall_time_s')} s |"
+                    f"{r.get('training_wall_time_s')} s | {ft} |"
                 )
             L.append(
                 "\nEnv steps to bar: labelled DAgger steps plus RL steps until the first "

@@ -38,8 +38,11 @@ def test_bad_randomize_is_one_line(tmp_path, skill, randomize, msg):
 
 def test_the_shipped_place_config_randomizes_yaw():
     r = load_config("place")["randomize"]
-    # a quarter of the episodes turned; the split's yaw rows measure whether that suffices
-    assert r["yaw_full"] + r["yaw_high"] >= 0.25 and sum(r.values()) < 1
+    # about a sixth of the episodes turned, besides the nominal starts' own turns, and
+    # close to a third left nominal; the split's yaw rows measure whether that suffices
+    # (50/50 each with this mix)
+    assert r["yaw_full"] > 0 and r["yaw_high"] > 0
+    assert r["yaw_full"] + r["yaw_high"] >= 0.15 and sum(r.values()) <= 0.7 + 1e-9
 
 
 def test_randomized_starts_turn_the_cubes():

@@ -68,6 +68,8 @@ def test_init_continues_a_policy_instead_of_a_new_warm_start(tmp_path):
     x = np.linspace(-1, 1, src.obs_dim)
     assert np.array_equal(start.act(x), src.act(x))  # the very weights, not a new warm start
     assert start_m["init"]["sha256"] == src_m["sha256"]
+    first_curve = json.loads((first / "evaluations.json").read_text())
+    assert [c[0] for c in start_m["init"]["curve"]] == [e["timesteps"] for e in first_curve]
     _, m = load_policy(run / "best", "home")
     assert m["init"]["sha256"] == src_m["sha256"]
     assert m["learning_aids"][0].startswith(
