@@ -124,8 +124,14 @@ class Skill(ABC, Generic[P]):
         loop that drives a skill goes through this, so a turned grasp needs no special case
         there; the observation and the expert's label stay in the frame the policy learns in.
         """
-        a = self.expert(obs, b) if policy is None else policy.act(self.observe(obs, b))
-        return to_world(a, b)
+        if policy is None:
+            return to_world(self.expert(obs, b), b)
+        return to_world(self.shield(policy.act(self.observe(obs, b))), b)
+
+    def shield(self, a: np.ndarray) -> np.ndarray:
+        """A learned action held inside what the skill's preconditions assume (training
+        applies it too, so the policy learns with it): nothing by default."""
+        return a
 
     @staticmethod
     def start(env: TabletopEnv, b: Binding) -> None:

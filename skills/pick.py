@@ -96,6 +96,16 @@ class Pick(Skill[PickParams]):
     )
     step_budget = 80
 
+    def shield(self, a: np.ndarray) -> np.ndarray:
+        """No wider than the approach opening (6.4 cm): ``graspable`` promises room for
+        fingers that come down that wide, and no more. Fine-tuned under noise and latency,
+        the policy opened to 7.6 cm, which tolerates a late or noisy view of the cube, and
+        came down on the wall of a bin 2.7 cm away (89 of 100 such picks, from 99)."""
+        if a[3] < scripted.APPROACH:
+            a = np.array(a, dtype=np.float64)
+            a[3] = scripted.APPROACH
+        return a
+
     def preconditions(self, world: WorldState, params: PickParams) -> list[Violation]:
         if world.in_drawer(params.object) and not world.is_open():
             # under the cabinet, or behind the drawer's front: no grasp gets there

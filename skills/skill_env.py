@@ -129,7 +129,7 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         return None if start is None else start[0]
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        action = np.asarray(action, dtype=np.float64)
+        action = self.skill.shield(np.asarray(action, dtype=np.float64))
         if self._cond is not None and self._cond.action_noise > 0:
             action = action.copy()
             noise = self._generator.normal(0, self._cond.action_noise, 3)
