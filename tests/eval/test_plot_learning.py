@@ -37,11 +37,12 @@ def test_a_fine_tuned_run_shows_both_stages(tmp_path):
     pl = _module()
     run = _run(tmp_path, init_curve=[[0, 0.5, 50], [4096, 0.98, 50]])
     series = pl.curves(run)
-    assert [len(pts) for _, pts in series] == [2, 2]
-    assert "before" in series[0][0] and "fine-tuned" in series[1][0]
-    assert [p[1] for p in series[1][1]] == [0.8, 0.9]
+    assert [len(pts) for _, _, pts in series] == [2, 2]
+    assert "before" in series[0][1] and "--init" in series[1][1]
+    assert [p[1] for p in series[1][2]] == [0.8, 0.9]
+    assert len(pl.curves(run, with_init=False)) == 1
     out = tmp_path / "c.png"
-    assert pl.main([str(run), "-o", str(out)]) == 0
+    assert pl.main([str(run), "-o", str(out), "--with-init"]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list(tmp_path.glob("*.tmp.png"))
 
