@@ -239,7 +239,15 @@ def _eval_split(
         typer.echo(json.dumps(result))
         return
     t = Table(title=f"{skill}: {split} split, {episodes} episodes per condition, seed {seed}")
-    for col in ("condition", "policy (95% CI)", "expert (95% CI)", "only pol/exp", "aborted"):
+    cols = (
+        "condition",
+        "policy (95% CI)",
+        "expert (95% CI)",
+        "only pol/exp",
+        "p (McNemar)",
+        "aborted",
+    )
+    for col in cols:
         t.add_column(col)
     for r in result["conditions"]:
         p, ex, pr = r["policy"], r["expert"], r["paired"]
@@ -250,6 +258,7 @@ def _eval_split(
             f"{p['successes']}/{p['episodes']} ({p['ci95'][0]:.2f}-{p['ci95'][1]:.2f})",
             f"{ex['successes']}/{ex['episodes']} ({ex['ci95'][0]:.2f}-{ex['ci95'][1]:.2f})",
             f"{pr['policy_only']}/{pr['expert_only']}",
+            f"{pr['p_mcnemar']:.2g}" if "p_mcnemar" in pr else "-",  # exact, paired
             ab,
         )
     console.print(t)

@@ -193,3 +193,29 @@ def test_too_many_envs(tmp_path, monkeypatch, capsys):
         "100000",
     )
     assert code == 2 and "--n-envs" in _one_line(err)
+
+
+@pytest.mark.parametrize(
+    ("init", "needle"),
+    [
+        ("missing", "is not a policy folder"),
+        ("skills/pretrained/place", "policy is for skill 'place', not 'home'"),
+    ],
+)
+def test_bad_init_is_one_line_and_makes_no_folder(init, needle, tmp_path, monkeypatch, capsys):
+    src = str(tmp_path / init) if init == "missing" else init
+    logs = tmp_path / "logs"
+    code, out, err = run_cli(
+        monkeypatch,
+        capsys,
+        "train",
+        "home",
+        "--init",
+        src,
+        "-c",
+        str(_cfg(tmp_path)),
+        "-f",
+        str(logs),
+    )
+    assert code == 2 and needle in _one_line(err)
+    assert not logs.exists() or not any(logs.rglob("home_*"))
