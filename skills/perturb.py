@@ -193,6 +193,8 @@ class PerturbedEnv(TabletopEnv):
     ``sample_start`` (a place start picks the cube up first) runs on the perturbed layout."""
 
     def __init__(self, cond: Condition):
+        self._sense: np.random.Generator | None = None  # see sense(); set before the env
+        self._late = Latency(0)  # may observe while it is built
         super().__init__()
         self.cond = cond
         self.layout_rng = np.random.default_rng(0)
@@ -216,6 +218,32 @@ class PerturbedEnv(TabletopEnv):
                 yaw = rng.uniform(lo, hi) * rng.choice([-1.0, 1.0])
                 a = self._cube_qadr[n]
                 self.data.qpos[a + 3 : a + 7] = (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2))
+
+    def sense(self, rng: np.random.Generator | None) -> None:
+        """With ``rng``, from now on :meth:`observe` and :meth:`step_physics` carry the
+        condition's observation noise, latency and action noise themselves, drawn from
+        ``rng``: for the pick-place chain, whose executor reads and steps the env directly as
+        a plan's does. ``None`` turns that off (the single-skill rollouts add them in their
+        own loop)."""
+        self._sense = rng
+        self._late = Latency(self.cond.obs_delay)
+
+    def observe(self) -> dict[str, np.ndarray]:
+        obs = super().observe()
+        rng = self._sense
+        if rng is None:
+            return obs
+        if self.cond.obs_noise > 0:
+            obs["object_pos"] = obs["object_pos"] + rng.normal(0, self.cond.obs_noise, (4, 3))
+        return self._late(obs)
+
+    def step_physics(self, action, control_steps: int = 1) -> None:
+        rng = self._sense
+        if rng is not None and self.cond.action_noise > 0:
+            action = np.array(action, dtype=np.float64)
+            noise = rng.normal(0, self.cond.action_noise, 3)
+            action[:3] = np.clip(action[:3] + noise, -1.0, 1.0)
+        super().step_physics(action, control_steps)
 
     def cube_xy(self, name: str) -> np.ndarray:
         a = self._cube_qadr[name]
@@ -644,8 +672,9 @@ def evaluate_split(
 
 
 # ---------------------------------------------------------------------- the pick->place chain
-#: Conditions of the chain: start layouts and dynamics (the executor runs the skills as a
-#: plan does, so per-step noise and events are the single skills' business).
+#: Conditions of the chain: start layouts, dynamics, and sensing (the env itself adds the
+#: noise and latency, :meth:`PerturbedEnv.sense`, as the executor runs the skills the way a
+#: plan does); mid-skill events are the single skills' business.
 CHAIN_CONDITIONS = (
     "nominal",
     "yaw_full",
@@ -655,6 +684,9 @@ CHAIN_CONDITIONS = (
     "light_grippy",
     "wall_y",  # picked with the hand turned, carried while it turns back
     "wall_x",
+    "obs_noise_8mm",
+    "action_noise_strong",
+    "obs_latency",
 )
 
 
@@ -692,15 +724,18 @@ def evaluate_chain_condition(
             for _ in range(5):  # settle the new contacts under the holding controller
                 env.step_physics(np.array([0.0, 0.0, 0.0, -1.0]))
         state, present = env.get_state(), env.present
+        sense_seed = int(rng.integers(2**63))
         for name, ex in executors.items():
             env.set_state(state)
             env.present = present
+            env.sense(np.random.default_rng(sense_seed))  # the same draws for each executor
             a = ex.run(env, {"skill": "pick", "object": cube})
             ok, steps, why = a.success, a.steps, a.reason
             if ok:
                 b = ex.run(env, {"skill": "place", "target": target})
                 ok = b.success and env.world_state().in_(cube, target)
                 steps, why = steps + b.steps, b.reason
+            env.sense(None)
             aborted = why if why and why.startswith("impossible") else None
             outs[name].append(Outcome(bool(ok), steps, aborted))
         if progress:

@@ -165,3 +165,29 @@ def test_cli_chain_split_pairs_the_policies_with_the_experts(monkeypatch, capsys
     (c,) = json.loads(out)["conditions"]
     assert c["condition"] == "nominal" and c["policy"]["successes"] == 2
     assert c["expert"]["successes"] == 2 and c["paired"]["both"] == 2
+
+
+def test_sensing_env_perturbs_what_an_executor_reads_and_sends():
+    """The chain's executor reads observe() and sends step_physics() itself: with sense()
+    on, the condition's latency shows the step before's view; off, the env is plain."""
+    import numpy as np
+
+    from skills.perturb import BY_NAME, PerturbedEnv
+
+    env = PerturbedEnv(BY_NAME["obs_latency"])
+    env.reset(seed=0)
+    env.sense(np.random.default_rng(0))
+    first = env.observe()
+    env.step_physics(np.array([1.0, 0.0, 0.0, -1.0]))
+    late = env.observe()  # the view from before the step
+    assert np.array_equal(late["proprio"], first["proprio"])
+    env.sense(None)
+    assert not np.allclose(env.observe()["proprio"][:3], first["proprio"][:3], atol=1e-4)
+
+    noisy = PerturbedEnv(BY_NAME["obs_noise_8mm"])
+    noisy.reset(seed=0)
+    noisy.sense(np.random.default_rng(1))
+    seen = noisy.observe()["object_pos"]
+    noisy.sense(None)
+    true = noisy.observe()["object_pos"]
+    assert 0.001 < float(np.abs(seen - true).mean()) < 0.02
