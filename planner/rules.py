@@ -1315,20 +1315,27 @@ def _repair(world: WorldState, step: dict, code: str) -> tuple[list[dict] | None
         from skills.push import landing_wall
 
         obj, region = step["object"], step["target"]
-        goal = np.asarray(world.region(region).pos[:2])  # type: ignore[union-attr]
-        if landing_wall(world, obj, goal) is None:
+        o = world.object(obj)
+        if o is None or o.held:
             return None, None
-        # the fingers cannot come down behind it (a bin wall there): carry it instead
+        goal = np.asarray(world.region(region).pos[:2])  # type: ignore[union-attr]
+        if o.on_table:
+            if landing_wall(world, obj, goal) is None:
+                return None, None
+            # the fingers cannot come down behind it (a bin wall there): carry it instead
+            why = f"the fingers cannot come down behind {obj} to push it"
+        else:  # in a bin, or on another cube: nothing to push it along; carry it there
+            why = f"{obj} is not on the table, so it cannot be pushed"
         pick, place = PickParams(object=obj), PlaceParams(target=region)
         if world.held_object is not None or Pick().preconditions(world, pick):
-            return None, f"the fingers cannot come down behind {obj} to push it"
+            return None, why
         carried = Pick().effect(world, pick)
         if Place().preconditions(carried, place):
-            return None, f"the fingers cannot come down behind {obj} to push it"
+            return None, why
         return [
             {"skill": "pick", "object": obj},
             {"skill": "place", "target": region},
-        ], f"the fingers cannot come down behind {obj} to push it"
+        ], why
     return None, None
 
 

@@ -286,6 +286,9 @@ class SuccessModel:
 #: a pick's cube on the table, in a bin or on one other cube; a place's target cube on the
 #: table.
 SUPPORT_TOP_Z = {"pick": 3 * scene.CUBE_HALF + 0.01, "place": scene.CUBE_HALF + 0.01}
+#: Centre height above which a cube in a bin stands on another one (one on the bin's floor
+#: rests at about 0.024 m).
+IN_BIN_TOP_Z = 2 * scene.CUBE_HALF
 
 
 def in_support(skill: str, world: WorldState, params: SkillParams) -> bool:
@@ -304,6 +307,11 @@ def in_support(skill: str, world: WorldState, params: SkillParams) -> bool:
             return False
         o = world.object(n)
         if o is not None and not o.held and o.pos[2] > top:
+            return False
+        # in a bin the rollouts held one cube deep; one stacked on another there (a put
+        # landing on a cube already in the bin) was rated 0.00 for a pick both the policy
+        # and the expert make
+        if o is not None and not o.held and o.in_bin is not None and o.pos[2] > IN_BIN_TOP_Z:
             return False
     return True
 

@@ -69,6 +69,25 @@ def test_a_cube_against_a_bin_wall_is_carried_to_its_region(env):
     assert res.goal == ["at(red_block, table_center)"]
 
 
+@pytest.mark.parametrize("where", ["bin", "stack"])
+def test_a_cube_off_the_table_is_carried_to_its_region(env, where):
+    """Pushing a cube that sits in a bin or on another cube: nothing can push it along the
+    table, so it is carried there (the chains asked for this after a put into a bin, and
+    stopped safely three times in 100)."""
+    cubes = {"blue_block": [-0.15, -0.15]}
+    if where == "bin":
+        cubes["red_block"] = [0.0, 0.25, 0.025, 0.0]  # in the green bin
+    else:
+        cubes["red_block"] = [-0.15, -0.15, 0.061, 0.0]  # on blue
+    w = _world(env, cubes)
+    assert not w.object("red_block").on_table
+    r = parse("push the red block to the center of the table", w)
+    assert [s["skill"] for s in r.steps] == ["pick", "place"]
+    res = validate(r.to_json(), w)
+    assert res.accepted, res.reasons
+    assert res.goal == ["at(red_block, table_center)"]
+
+
 def test_a_free_push_is_left_alone(env):
     w = _world(env, {"red_block": [0.0, -0.1]})
     r = parse("push the red block to the left of the table", w)

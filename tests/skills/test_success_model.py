@@ -187,3 +187,20 @@ def test_predictors_abstain_outside_the_starts_they_were_fitted_on(monkeypatch, 
     assert not SM.in_support("place", held, PlaceParams(target="yellow_block"))
     assert not SM.in_support("place", held, PlaceParams(target="drawer"))
     assert SM.in_support("place", held, PlaceParams(target="green_bin"))
+
+
+def test_a_cube_stacked_inside_a_bin_is_outside_the_support():
+    """The rollouts held cubes one deep in a bin: a cube resting on another one there was
+    rated 0.00 for a pick the policy makes, so the predictor abstains about it."""
+    from tests import worlds
+
+    w = worlds.world(
+        [
+            worlds.cube("red_block", (0.158, 0.247, 0.024), in_bin="blue_bin"),
+            worlds.cube("yellow_block", (0.154, 0.251, 0.064), in_bin="blue_bin"),
+            worlds.cube("green_block", (0.0, -0.1, 0.02)),
+        ]
+    )
+    assert not SM.in_support("pick", w, PickParams(object="yellow_block"))
+    assert SM.in_support("pick", w, PickParams(object="red_block"))  # on the bin's floor
+    assert SM.in_support("pick", w, PickParams(object="green_block"))
