@@ -1315,11 +1315,11 @@ def _repair(world: WorldState, step: dict, code: str) -> tuple[list[dict] | None
         from skills.push import landing_wall
 
         obj, region = step["object"], step["target"]
-        o = world.object(obj)
-        if o is None or o.held:
+        moved = world.object(obj)
+        if moved is None or moved.held:
             return None, None
         goal = np.asarray(world.region(region).pos[:2])  # type: ignore[union-attr]
-        if o.on_table:
+        if moved.on_table:
             if landing_wall(world, obj, goal) is None:
                 return None, None
             # the fingers cannot come down behind it (a bin wall there): carry it instead
