@@ -57,3 +57,14 @@ def test_a_clear_spot_the_controllers_never_use_does_not_count(env):
         np.subtract(env.world_state().object("red_block").pos, w.object("red_block").pos)
     )
     assert moved < 0.01
+
+
+def test_along_a_bins_outer_wall_at_the_workspace_edge_is_refused(env):
+    """Against the red bin's west wall, pushed south: the fingers would come down at the
+    workspace's limit beside the wall, and the cube slid out of reach; away from a wall
+    the same spot at the edge is left to the controllers, which make it."""
+    w = _world(env, {"red_block": [-0.25, 0.276]})
+    (v,) = _landing(w, "table_back")
+    assert "workspace's edge" in v.message
+    w = _world(env, {"red_block": [-0.245, 0.05]})
+    assert _landing(w, (-0.2, -0.1)) == []
