@@ -157,6 +157,10 @@ def _ray_workers_of(pid: int) -> list[int]:
     return [p for p, c in cmds.items() if b"ray::EpisodeWorker" in c and below(p)]
 
 
+#: Seeds per task of the kill test (two tasks).
+KILL_SEEDS = 25
+
+
 @pytest.mark.slow
 def test_kill_9_of_a_ray_worker_mid_eval_is_retried_not_counted(suite, tmp_path):
     out = tmp_path / "rep"
@@ -166,7 +170,10 @@ def test_kill_9_of_a_ray_worker_mid_eval_is_retried_not_counted(suite, tmp_path)
             sys.executable,
             "-c",
             ENTRY,
-            *_args(suite, out, "--ray", "--seeds", "3", "--workers", "2"),
+            # enough episodes that workers are still busy once the first result is saved:
+            # with the scripted source an episode takes a few tens of ms, and at 3 seeds
+            # the whole eval was over before the test could find a worker to kill
+            *_args(suite, out, "--ray", "--seeds", str(KILL_SEEDS), "--workers", "2"),
         ],
         cwd=ROOT,
         env=env,
@@ -192,14 +199,14 @@ def test_kill_9_of_a_ray_worker_mid_eval_is_retried_not_counted(suite, tmp_path)
             p.kill()
     assert p.returncode == 0, err[-3000:]
     summary = json.loads(stdout)
-    assert summary["complete"] is True and summary["episodes"] == 6
+    assert summary["complete"] is True and summary["episodes"] == 2 * KILL_SEEDS
     assert summary["failures"]["by_cause"] == {}
     assert summary["infrastructure"]["jobs_rerun"] >= 1
     keys = [
         (json.loads(x)["task"], json.loads(x)["seed"])
         for x in (out / "results.jsonl").read_text().splitlines()
     ]
-    assert len(keys) == len(set(keys)) == 6  # nothing lost, nothing counted twice
+    assert len(keys) == len(set(keys)) == 2 * KILL_SEEDS  # nothing lost, nothing twice
 
 
 @pytest.mark.slow
