@@ -14,7 +14,8 @@ Deliberately conservative, because a wrong repair is worse than none:
 - one edit (insert, delete, substitute, swap neighbours) for words up to six letters, two for
   longer ones; up to five letters the first letter must agree (slips rarely hit it, and "glue"
   must not become "blue");
-- among equally close candidates the most frequent corpus word wins.
+- among equally close candidates, one with the same letters wins (two keys pressed in the
+  wrong order: "opne" is "open", not "one"), then the most frequent corpus word.
 """
 
 from __future__ import annotations
@@ -102,16 +103,20 @@ def _repair(word: str, vocab: dict[str, int]) -> str:
     if len(low) < MIN_LEN or low in vocab or is_english(low):
         return word
     limit = 1 if len(low) <= 6 else 2
-    best: tuple[int, int, str] | None = None
+    letters = sorted(low)
+    best: tuple[tuple[int, bool, int], str] | None = None
     for cand, count in vocab.items():
         if len(cand) < MIN_LEN - 1 or (len(low) <= 5 and cand[0] != low[0]):
             continue
         d = distance(low, cand, limit)
-        if d <= limit and (best is None or (d, -count) < best[:2]):
-            best = (d, -count, cand)
+        if d > limit:
+            continue
+        key = (d, sorted(cand) != letters, -count)
+        if best is None or key < best[0]:
+            best = (key, cand)
     if best is None:
         return word
-    fixed = best[2]
+    fixed = best[1]
     if word.isupper():
         return fixed.upper()
     return fixed.capitalize() if word[0].isupper() else fixed

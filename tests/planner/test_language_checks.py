@@ -29,6 +29,10 @@ from tests.planner.planner_worlds import make_world
             "Place the emrald cube in the saphire basket",
             "Place the emerald cube in the sapphire basket",
         ),
+        # "one" is as close as "open" (a deleted letter against two swapped ones) and far
+        # more frequent in the corpus; the same letters say which was meant
+        ("opne the drawer", "open the drawer"),
+        ("cloes the drawer and turn the ligth on", "close the drawer and turn the light on"),
     ],
 )
 def test_typos_are_repaired(typed, meant):
