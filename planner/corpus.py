@@ -820,6 +820,20 @@ def random_clause(
     return Clause("pick", o)
 
 
+def random_clauses(r: random.Random, n: int) -> list[Clause]:
+    """``n`` clauses of :func:`random_clause`, each executable after those before it."""
+    used: set[str] = set()
+    bases: set[str] = set()
+    clauses: list[Clause] = []
+    for i in range(n):
+        c = random_clause(r, used, bases, last=i == n - 1)
+        used.add(c.named_obj)
+        if c.kind == "stack":
+            bases.add(c.named_dest)
+        clauses.append(c)
+    return clauses
+
+
 def _quantified(r: random.Random) -> Clause:
     k = r.choices(["all", "all_match", "except", "except_match"], weights=[3, 3, 4, 2])[0]
     if k == "all":
@@ -1778,14 +1792,7 @@ def articulated(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:
         sc.in_bin, sc.on, sc.held = {}, {}, None
         return text, clauses, sc
     if k == 5:  # the tabletop vocabulary, in an articulated scene
-        n = r.choices([1, 2], weights=[60, 40])[0]
-        used, bases, clauses = set(), set(), []
-        for i in range(n):
-            cl = random_clause(r, used, bases, last=i == n - 1)
-            used.add(cl.named_obj)
-            if cl.kind == "stack":
-                bases.add(cl.named_dest)
-            clauses.append(cl)
+        clauses = random_clauses(r, r.choices([1, 2], weights=[60, 40])[0])
         text = _join(r, [w.clause(c) for c in clauses], "plain")
         return text, clauses, articulated_scene(r, _named(clauses))
     # a device beside a block for the drawer ("lights on, and the red block in the drawer")
@@ -1898,16 +1905,7 @@ def sample(r: random.Random, profile: str = "base", *, typos: bool = True) -> di
             clauses.append(Clause("home"))
     else:
         counts = [45, 35, 15, 5] if profile == "base" else [20, 38, 30, 12]  # lists, phrasing
-        n = r.choices([1, 2, 3, 4], weights=counts)[0]
-        used: set[str] = set()
-        bases: set[str] = set()
-        clauses = []
-        for i in range(n):
-            c = random_clause(r, used, bases, last=i == n - 1)
-            used.add(c.named_obj)
-            if c.kind == "stack":
-                bases.add(c.named_dest)
-            clauses.append(c)
+        clauses = random_clauses(r, r.choices([1, 2, 3, 4], weights=counts)[0])
         if r.random() < 0.15:
             clauses.append(Clause("home"))
     if len(clauses) == 2 and r.random() < 0.25:

@@ -913,7 +913,7 @@ class RulesPlanner:
             plan.last = self._emit(c, plan)
             plan.last_device = None
         if plan.steps:
-            plan.steps = _separate_before_picks(plan.steps, world, plan.notes)
+            plan.steps = _repair_steps(plan.steps, world, plan.notes)
         if unknown:
             return RulesResult(
                 steps=plan.steps,
@@ -1240,18 +1240,19 @@ class RulesPlanner:
 MAX_SEPARATIONS = 4
 
 
-def _separate_before_picks(steps: list[dict], world: WorldState, notes: list[str]) -> list[dict]:
-    """Insert, before each step that cannot run because of where a cube stands, the push
-    that lets it run (the repairs the bridge's hints name):
+def _repair_steps(steps: list[dict], world: WorldState, notes: list[str]) -> list[dict]:
+    """Replace each step that cannot run because of where a cube stands by steps that can
+    (the repairs the bridge's hints name), one at a time, as :func:`_repair` finds them:
 
     - a pick whose cube the fingers cannot get around (a touching neighbour along the finger
       axis), or that the pick skill's success predictor rates too low: the push that frees
-      it (``not_graspable``, ``low_affordance``);
-    - opening or closing the drawer with a cube in its path: that cube pushed out of it;
-    - a push whose fingers cannot come down behind the cube (a bin wall on that side): the
-      cube first pushed off the wall.
+      it first (``not_graspable``, ``low_affordance``);
+    - opening or closing the drawer with a cube in its path: that cube pushed out of it
+      first;
+    - a push to a table region whose fingers cannot come down behind the cube (a bin wall on
+      that side), or of a cube that is not on the table: a pick and a place on the region.
 
-    A step no push repairs is left as it is, for the bridge to refuse with its reason."""
+    A step nothing repairs is left as it is, for the bridge to refuse with its reason."""
     from bridge.validate import simulate
 
     steps = list(steps)
@@ -1291,8 +1292,9 @@ def _repair(world: WorldState, step: dict, code: str) -> tuple[list[dict] | None
     if skill == "pick" and code in (NOT_GRASPABLE, LOW_AFFORDANCE):
         obj = step["object"]
         what = f"{obj} cannot be picked where it is"
-        fix = separation_push(world, obj) if code == NOT_GRASPABLE else None
-        if code == LOW_AFFORDANCE:
+        if code == NOT_GRASPABLE:
+            fix = separation_push(world, obj)
+        else:
             fix = affordance_repair(world, step)[0]
         return ([fix, step] if fix is not None else None), what
     if code != PRECONDITION_VIOLATED:

@@ -193,9 +193,8 @@ class PerturbedEnv(TabletopEnv):
     ``sample_start`` (a place start picks the cube up first) runs on the perturbed layout."""
 
     def __init__(self, cond: Condition):
-        self._sense: np.random.Generator | None = None  # see sense(); set before the env
-        self._late = Latency(0)  # may observe while it is built
-        super().__init__()
+        self._sensing: Sensing | None = None  # see sense(); set before the env, which may
+        super().__init__()  # observe while it is built
         self.cond = cond
         self.layout_rng = np.random.default_rng(0)
         m = self.model
@@ -225,24 +224,15 @@ class PerturbedEnv(TabletopEnv):
         ``rng``: for the pick-place chain, whose executor reads and steps the env directly as
         a plan's does. ``None`` turns that off (the single-skill rollouts add them in their
         own loop)."""
-        self._sense = rng
-        self._late = Latency(self.cond.obs_delay)
+        self._sensing = None if rng is None else Sensing(self.cond, rng)
 
     def observe(self) -> dict[str, np.ndarray]:
         obs = super().observe()
-        rng = self._sense
-        if rng is None:
-            return obs
-        if self.cond.obs_noise > 0:
-            obs["object_pos"] = obs["object_pos"] + rng.normal(0, self.cond.obs_noise, (4, 3))
-        return self._late(obs)
+        return obs if self._sensing is None else self._sensing.see(obs)
 
     def step_physics(self, action, control_steps: int = 1) -> None:
-        rng = self._sense
-        if rng is not None and self.cond.action_noise > 0:
-            action = np.array(action, dtype=np.float64)
-            noise = rng.normal(0, self.cond.action_noise, 3)
-            action[:3] = np.clip(action[:3] + noise, -1.0, 1.0)
+        if self._sensing is not None:
+            action = self._sensing.send(action)
         super().step_physics(action, control_steps)
 
     def cube_xy(self, name: str) -> np.ndarray:
@@ -511,6 +501,29 @@ class Latency:
         return self.line[0]
 
 
+class Sensing:
+    """What a condition does, in one episode, to what the controller sees and sends: noise
+    on the observed cube positions, the observation ``obs_delay`` control steps late, and
+    noise on the commanded motion, drawn from ``rng`` in that order each step. The split's
+    rollouts, the training env and the chain's env all perturb through this one."""
+
+    def __init__(self, cond: Condition, rng: np.random.Generator) -> None:
+        self.cond, self.rng = cond, rng
+        self.late = Latency(cond.obs_delay)
+
+    def see(self, obs: dict) -> dict:
+        if self.cond.obs_noise > 0:
+            pos = obs["object_pos"]
+            obs = {**obs, "object_pos": pos + self.rng.normal(0, self.cond.obs_noise, pos.shape)}
+        return self.late(obs)
+
+    def send(self, action: np.ndarray) -> np.ndarray:
+        a = np.array(action, dtype=np.float64)
+        if self.cond.action_noise > 0:
+            a[:3] = np.clip(a[:3] + self.rng.normal(0, self.cond.action_noise, 3), -1.0, 1.0)
+        return a
+
+
 # ---------------------------------------------------------------------- rollouts
 #: A controller: the policy's or the expert's action from the observation dict.
 Actor = Callable[[dict, Binding], np.ndarray]
@@ -545,18 +558,13 @@ def rollout(
     cube = scene.CUBE_NAMES[b.cube] if b.cube is not None else None
     target = getattr(params, "target", None)
     event = Event(c.event, cube, target if isinstance(target, str) else None, rng)
-    noise_rng = np.random.default_rng(rng.integers(2**63))
+    sensing = Sensing(c, np.random.default_rng(rng.integers(2**63)))
     skill.start(env, b)
-    seen = Latency(c.obs_delay)
     for step in range(1, skill.step_budget + 1):
         obs = env.observe()
         if event.before_step(env, step, obs, b):
             obs = env.observe()
-        if c.obs_noise > 0:
-            obs["object_pos"] = obs["object_pos"] + noise_rng.normal(0, c.obs_noise, (4, 3))
-        a = np.clip(actor(seen(obs), b), -1.0, 1.0)
-        if c.action_noise > 0:
-            a[:3] = np.clip(a[:3] + noise_rng.normal(0, c.action_noise, 3), -1.0, 1.0)
+        a = sensing.send(np.clip(actor(sensing.see(obs), b), -1.0, 1.0))
         env.step_physics(event.gripper(a))
         world = env.world_state()
         if skill.success(before, world, params):

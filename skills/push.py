@@ -195,7 +195,8 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
 
     chain = push_chain(world, name, (goal[0], goal[1]))
     rear = np.asarray(cube_of(world, chain[-1]).pos[:2])
-    d = np.asarray(goal[:2], dtype=np.float64) - np.asarray(cube_of(world, name).pos[:2])
+    c = cube_of(world, name).pos
+    d = np.asarray(goal[:2], dtype=np.float64) - np.asarray(c[:2])
     dist = float(np.linalg.norm(d))
     if dist < 1e-6:
         return None
@@ -209,7 +210,6 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
         if o.name not in chain and o.pos[2] < OBSTACLE_MAX_Z
     ]
     chosen = scripted.push_landing(rear, u, others)
-    c = cube_of(world, name).pos
     snug = square_footprint(float(c[0]), float(c[1]), scene.CUBE_HALF + EDGE_MARGIN, 0.0)
     against_wall = any(polygons_overlap(snug, w) for _, w in walls)
     hit = None

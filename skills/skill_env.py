@@ -21,7 +21,7 @@ from skills.registry import get
 
 if TYPE_CHECKING:
     from skills.base import SkillParams
-    from skills.perturb import Condition, Event, Latency, PerturbedEnv
+    from skills.perturb import Condition, Event, PerturbedEnv, Sensing
 
 SHAPING_SCALE = 10.0
 SUCCESS_BONUS = 5.0
@@ -50,7 +50,7 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         self._sims: dict[str, PerturbedEnv] = {}
         self._cond: Condition | None = None
         self._event: Event | None = None
-        self._latency: Latency | None = None
+        self._sensing: Sensing | None = None
         if self._randomize:
             from skills.perturb import BY_NAME, PerturbedEnv
 
@@ -94,11 +94,11 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         self.steps = 0
         raw = self.sim.observe()
         self._phi = self.skill.potential(raw, self.binding)
-        self._latency = None
-        if self._cond is not None and self._cond.obs_delay > 0:
-            from skills.perturb import Latency
+        self._sensing = None
+        if self._cond is not None:  # what the policy sees and sends; rewards, labels are true
+            from skills.perturb import Sensing
 
-            self._latency = Latency(self._cond.obs_delay)
+            self._sensing = Sensing(self._cond, self._generator)
         return self._observe(raw), self._info(raw, False)
 
     def _pick_condition(self) -> None:
@@ -130,10 +130,8 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         action = self.skill.shield(np.asarray(action, dtype=np.float64))
-        if self._cond is not None and self._cond.action_noise > 0:
-            action = action.copy()
-            noise = self._generator.normal(0, self._cond.action_noise, 3)
-            action[:3] = np.clip(action[:3] + noise, -1.0, 1.0)
+        if self._sensing is not None:
+            action = self._sensing.send(action)
         if self._event is not None:
             sim = cast("PerturbedEnv", self.sim)  # an event comes with its condition's env
             self._event.before_step(sim, self.steps + 1, self.sim.observe(), self.binding)
@@ -157,13 +155,8 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         return self.skill.expert(self.sim.observe(), self.binding).astype(np.float32)
 
     def _observe(self, raw: dict) -> np.ndarray:
-        if self._cond is not None and self._cond.obs_noise > 0:  # the policy's view only
-            raw = dict(raw)
-            raw["object_pos"] = raw["object_pos"] + self._generator.normal(
-                0, self._cond.obs_noise, raw["object_pos"].shape
-            )
-        if self._latency is not None:  # what it sees is late; rewards and labels are not
-            raw = self._latency(raw)
+        if self._sensing is not None:  # the policy's view only
+            raw = self._sensing.see(raw)
         return self.skill.observe(raw, self.binding).astype(np.float32)
 
     def _info(self, raw: dict, success: bool) -> dict[str, Any]:

@@ -481,12 +481,13 @@ def train(  # noqa: C901 - argument checks, then one linear run
             raise ValueError("not a list")
     except (ValueError, UnicodeDecodeError) as e:
         raise TrainError(f"cannot resume: {evals_path} is damaged ({e})".splitlines()[0]) from None
-    scratch = from_scratch(skill, cfg) and bc_info.get("algo") != "init"
+    continued = bc_info.get("algo") == "init"  # --init: an earlier policy, not a warm start
+    scratch = from_scratch(skill, cfg) and not continued
     if done_steps == 0:
         if not scratch:  # no warm start to protect from a random critic
             trainer.warm_up(prog)
         r = evaluate_policy(skill, bc, n_eval, seed=10_000 + seed, env=_eval_env(skill, cfg))
-        source = "initial actor" if scratch else ("init" if "init" in bc_info else "warm start")
+        source = "initial actor" if scratch else ("init" if continued else "warm start")
         evals.append({"timesteps": 0, "source": source, **r})
         label = "initial actor" if scratch else "warm-start actor"
         prog.log(f"{label}: success {r['success_rate']:.2f} over {n_eval}")

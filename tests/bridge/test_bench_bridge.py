@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts import load_script
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_bridge", ROOT / "scripts/bench_bridge.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("bench_bridge")
 
 
 def test_bench_reports_broken_families_with_no_unsafe_accept():

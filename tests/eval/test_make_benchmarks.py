@@ -3,22 +3,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 from skillbridge.evaluation import benchmarks_page
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location(
-        "make_benchmarks", ROOT / "scripts" / "make_benchmarks.py"
-    )
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+    return load_script("make_benchmarks")
 
 
 def _bench() -> dict:

@@ -3,22 +3,16 @@ policy included, and a one-line error for a folder without a curve."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.scripts import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location(
-        "plot_learning", ROOT / "scripts" / "plot_learning.py"
-    )
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
+    return load_script("plot_learning")
 
 
 def _run(tmp_path: Path, init_curve=None) -> Path:
