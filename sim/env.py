@@ -20,7 +20,10 @@ untouched.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -93,6 +96,34 @@ class Articulation:
         )
 
 
+def _headless() -> bool:
+    if sys.platform in ("darwin", "win32"):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def human_render_error() -> str | None:
+    """Why MuJoCo's interactive viewer cannot open here, or None when it can.
+
+    The viewer's GLFW start-up failure ends the whole process (``could not initialize
+    GLFW``, exit 1) with no Python exception, so it is asked before the viewer starts."""
+    if sys.platform in ("darwin", "win32"):
+        return None
+    if _headless():
+        return "no display (DISPLAY/WAYLAND_DISPLAY is not set)"
+    try:
+        import glfw
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ok = glfw.init()
+            if ok:
+                glfw.terminate()
+    except Exception as e:  # noqa: BLE001 - a missing or broken GLFW library
+        return f"GLFW is unusable ({e})".splitlines()[0]
+    return None if ok else "GLFW cannot open the display"
+
+
 class TabletopEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": int(1 / scene.CONTROL_DT)}
 
@@ -108,6 +139,13 @@ class TabletopEnv(gym.Env):
             raise ValueError(f"unknown scene {scene!r}; known: {list(S.SCENE_NAMES)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if _headless():  # "human" is not a mode of this instance (gymnasium's check_env)
+            self.metadata = {**self.metadata, "render_modes": ["rgb_array"]}
+        if render_mode == "human" and (why := human_render_error()):
+            raise ValueError(
+                f"render_mode='human' needs MuJoCo's viewer, which cannot open here: {why}; "
+                "use render_mode='rgb_array'"
+            )
         self.render_mode = render_mode
         self.width, self.height, self.camera = width, height, camera
         self.scene = scene
