@@ -74,6 +74,10 @@ class BackendSpec:
     base_url: str | None = None
     #: provider options: strings as given, ``threads`` and ``ctx`` already parsed to int
     options: dict[str, Any] = field(default_factory=dict)
+    #: where the spec came from: ``given`` (parsed directly), ``cli``, ``env``, ``config``,
+    #: or ``default`` (nothing configured: the embedded model where installed, else rules).
+    #: Only a ``default`` rules planner may tell the user that no model is set up.
+    origin: str = "given"
 
     @property
     def output_mode(self) -> str:
@@ -198,16 +202,22 @@ def parse_spec(spec: str, *, base_url: str | None = None) -> BackendSpec:
 
 def _config_paths() -> list[Path]:
     paths = []
-    if os.environ.get(ENV_CONFIG):
-        paths.append(Path(os.environ[ENV_CONFIG]))
+    named = os.environ.get(ENV_CONFIG)
+    if named:
+        # a file the user named is never skipped in silence: a typo in it would quietly
+        # plan with another config (or none)
+        p = Path(named).expanduser()
+        if not os.path.lexists(p) or p.is_dir():
+            what = "is a folder" if p.is_dir() else "does not exist"
+            raise PlannerError(f"{ENV_CONFIG} names {p}, which {what}: name a config file")
+        paths.append(p)
     paths += [Path("skillbridge.yaml"), Path.home() / ".config" / "skillbridge" / "config.yaml"]
     return paths
 
 
 def load_config() -> dict:
     """The ``llm`` section of the first config file found (YAML, ``safe_load``)."""
-    import yaml
-
+    from sim import safeyaml
     from sim.safeio import MiB, UnsafeFile, read_regular
 
     for p in _config_paths():
@@ -219,11 +229,9 @@ def load_config() -> dict:
             except OSError as e:
                 raise PlannerError(f"config file {p}: {e.strerror or e}") from None
             try:
-                data = yaml.safe_load(text) or {}
-            except (yaml.YAMLError, RecursionError) as e:
-                raise PlannerError(
-                    f"config file {p} is not valid YAML: {e}".splitlines()[0]
-                ) from None
+                data = safeyaml.load(text) or {}
+            except safeyaml.YamlError as e:
+                raise PlannerError(f"config file {p} is not valid YAML: {e}") from None
             if not isinstance(data, dict):
                 raise PlannerError(f"config file {p} must be a mapping")
             llm = data.get("llm", data.get("planner"))
@@ -274,20 +282,22 @@ def _checked_config(cfg: dict, path: Path) -> dict:
 def resolve_spec(cli_spec: str | None = None, *, base_url: str | None = None) -> BackendSpec:
     """CLI flag, else ``SKILLBRIDGE_LLM``, else the config file, else the embedded model
     where it is installed, else ``rules``."""
+    from dataclasses import replace
+
     if cli_spec:
-        return parse_spec(cli_spec, base_url=base_url)
+        return replace(parse_spec(cli_spec, base_url=base_url), origin="cli")
     env = os.environ.get(ENV_SPEC, "").strip()
     if env:
-        return parse_spec(env, base_url=base_url)
+        return replace(parse_spec(env, base_url=base_url), origin="env")
     cfg = load_config()
     if cfg.get("spec"):
         spec = parse_spec(str(cfg["spec"]), base_url=base_url or cfg.get("base_url"))
         if "timeout" in cfg:
-            spec = BackendSpec(**{**spec.__dict__, "timeout_s": cfg["timeout"]})
-        return spec
+            spec = replace(spec, timeout_s=cfg["timeout"])
+        return replace(spec, origin="config")
     from planner.embedded.model import available
 
-    return BackendSpec(provider="embedded" if available() else "rules")
+    return BackendSpec(provider="embedded" if available() else "rules", origin="default")
 
 
 # ----------------------------------------------------------------------------- factories
@@ -360,8 +370,12 @@ def make_chat_model(spec: BackendSpec) -> BaseChatModel:
             temperature=spec.temperature,
         )
     if spec.provider == "embedded":
+        from planner.embedded.model import check_adapter
         from planner.embedded.proposer import EmbeddedChatModel
 
+        # a tampered or missing adapter, or a missing base file: one line now, not a safe
+        # stop after the first plan that asks the model
+        check_adapter(Path(spec.model).expanduser() if spec.model else None)
         return EmbeddedChatModel(
             adapter_dir=spec.model or None, threads=spec.options.get("threads")
         )

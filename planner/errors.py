@@ -22,3 +22,28 @@ class BackendCallError(PlannerError):
         super().__init__(message)
         self.transient = transient
         self.attempts = attempts
+
+
+class ProviderUnreachable(BackendCallError):
+    """Nothing answers at the provider's address (connection refused, unknown host, connect
+    timeout). Why its own type: asking again a moment later cannot help, so a proposer
+    that met it stops calling for a while, and the CLI tells the user the model was not
+    used instead of printing one ``planner_error`` per attempt."""
+
+    def __init__(self, message: str, *, where: str = "", attempts: int = 1):
+        super().__init__(message, transient=True, attempts=attempts)
+        self.where = where
+
+
+class PromptTooLong(PlannerError):
+    """A prompt longer than the model reads: refused before it can hold the model for
+    minutes (the HTTP server answers it with a 400)."""
+
+    def __init__(self, tokens: int, limit: int):
+        super().__init__(f"the prompt is {tokens} tokens; this model reads at most {limit}")
+        self.tokens = tokens
+        self.limit = limit
+
+
+class GenerationTimeout(PlannerError):
+    """A generation ran past its wall-clock bound (or the process is shutting down)."""

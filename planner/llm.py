@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from planner.backends import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, MODES, BackendSpec
-from planner.errors import BackendCallError
+from planner.errors import BackendCallError, ProviderUnreachable
 from planner.prompting import HISTORY_K, build_messages, messages_as_dicts
 
 if TYPE_CHECKING:
@@ -39,6 +39,59 @@ TRANSIENT_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529}
 #: Output mode to fall back to when a provider refuses the stronger one.
 DEGRADE = {"json_schema": "json_mode", "tool": "json_mode", "json_mode": "text"}
 _TRANSIENT_NAMES = ("Timeout", "RateLimit", "Connection", "ServiceUnavailable", "Overloaded")
+
+
+#: Seconds a proposer that found its provider unreachable answers at once with that error
+#: instead of calling again (the regenerations of one plan, the next plans of a run).
+UNREACHABLE_HOLD_S = 30.0
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates (a non-UTF-8 byte in argv arrives as one) replaced by
+    U+FFFD: tokenizers and JSON encoders refuse them, which broke the model route."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in seen and len(seen) < 16:
+        seen.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return seen
+
+
+def unreachable(exc: BaseException) -> str | None:
+    """Why nothing answers, when ``exc`` failed to connect at all (refused, unknown host,
+    connect timeout); None for errors of a server that did answer (or dropped a reply)."""
+    import socket
+
+    for e in _chain(exc):
+        if isinstance(e, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(e, socket.gaierror):
+            return f"unknown host ({e.strerror or e})"
+        name = type(e).__name__
+        if name in ("ConnectTimeout", "ConnectTimeoutError"):
+            return "connect timeout"
+        if name == "ConnectError":
+            text = str(e).lower()
+            if "refused" in text:
+                return "connection refused"
+            if "name or service" in text or "nodename" in text or "resolve" in text:
+                return "unknown host"
+            return f"cannot connect ({str(e).splitlines()[0][:80] if str(e) else name})"
+    return None
+
+
+def model_address(model: Any) -> str:
+    """Where a chat client sends its calls, for messages ("" when it does not say)."""
+    for attr in ("openai_api_base", "base_url", "anthropic_api_url"):
+        value = getattr(model, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -198,6 +251,10 @@ class LLMProposer:
         self.temperature = float(temperature)
         self._rng = random.Random(0)  # jitter, deterministic per proposer
         self.calls: list[CallRecord] = []
+        #: the last proposal's error when the provider could not be reached (None after a
+        #: call that got an answer): what the CLI names when the rules planned instead
+        self.failure: ProviderUnreachable | None = None
+        self._down_until = 0.0
 
     @classmethod
     def from_spec(cls, spec: BackendSpec, **kw: Any) -> LLMProposer:
@@ -320,6 +377,12 @@ class LLMProposer:
     def propose(self, request: PlanRequest) -> Proposal:
         from bridge.policy import Proposal
 
+        if self.failure is not None and time.monotonic() < self._down_until:
+            # unreachable a moment ago: asking again now only adds the connect time
+            self.calls.append(CallRecord(False, 0.0, str(self.failure), True, mode=self.mode))
+            raise ProviderUnreachable(
+                str(self.failure), where=self.failure.where, attempts=0
+            ) from self.failure
         schema = self._schema(request.world)
         hist = list(getattr(request, "history", None) or [])
         feedback = [
@@ -337,7 +400,7 @@ class LLMProposer:
         while True:
             if messages is None or mode != getattr(self, "_built_for", None):
                 messages = build_messages(
-                    task=request.task,
+                    task=clean_text(request.task),
                     world_text=request.world.describe(),
                     catalogue=self._catalogue_data(),
                     schema=schema if mode in ("json_mode", "text") else None,
@@ -361,6 +424,17 @@ class LLMProposer:
                 if mode != "text" and _structured_unsupported(e, mode):
                     mode = self.mode = DEGRADE[mode]  # sticky: later calls skip the refusal
                     continue
+                why = unreachable(e)
+                if why is not None:  # nobody there: a retry a second later finds nobody too
+                    self.calls.extend(records)
+                    where = model_address(self.model)
+                    self.failure = ProviderUnreachable(
+                        f"{self.name} is unreachable ({why}{f' at {where}' if where else ''})",
+                        where=where,
+                        attempts=tries + 1,
+                    )
+                    self._down_until = time.monotonic() + UNREACHABLE_HOLD_S
+                    raise self.failure from e
                 if not transient or tries >= self.retries:
                     self.calls.extend(records)
                     raise BackendCallError(
@@ -371,6 +445,7 @@ class LLMProposer:
                 self._sleep(self._backoff(tries, e))
                 tries += 1
         self.calls.extend(records)
+        self.failure = None
         raw = self._raw(msg)
         self._last_raw = raw
         usage = getattr(msg, "usage_metadata", None) or {}

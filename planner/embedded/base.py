@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -86,6 +87,102 @@ class BaseModel:
     converted: bool
 
 
+#: The base model's architecture (SmolLM2-135M). A cached config that says otherwise was
+#: not written by :func:`_convert` (``num_hidden_layers: 3000`` would allocate without bound).
+ARCHITECTURE = {
+    "model_type": "llama",
+    "hidden_size": 576,
+    "intermediate_size": 1536,
+    "num_hidden_layers": 30,
+    "num_attention_heads": 9,
+    "num_key_value_heads": 3,
+    "head_dim": 64,
+    "vocab_size": 49152,
+    "max_position_embeddings": 8192,
+}
+_DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2}
+MAX_HEADER = 1 << 20
+
+
+def check_cache(dest: Path) -> str | None:
+    """Why the converted model in ``dest`` cannot be trusted, or None when it can.
+
+    Checked as the adapter is: the config against the known architecture, and the weights
+    file's header against its own length (each tensor's bytes are its shape's, end to end,
+    and the file ends where the last one does), so a truncated or edited cache is found
+    before anything is allocated from it. Shapes and names are checked against the model
+    when the weights are loaded (``strict``)."""
+    from sim.safeio import UnsafeFile, read_regular
+
+    try:
+        cfg = json.loads(read_regular(dest / "config.json", 64 * 1024))
+    except (OSError, UnsafeFile, ValueError) as e:
+        return f"config.json unreadable ({str(e).splitlines()[0][:80] if str(e) else e})"
+    if not isinstance(cfg, dict):
+        return "config.json is not a mapping"
+    for key, want in ARCHITECTURE.items():
+        if key == "head_dim" and key not in cfg:
+            continue  # older transformers derive it (hidden_size / num_attention_heads)
+        if cfg.get(key) != want or type(cfg.get(key)) is not type(want):
+            return f"config.json says {key}: {cfg.get(key)!r}, the base model has {want!r}"
+    why = _check_weights(dest / "model.safetensors")
+    if why is None and not (dest / "tokenizer.json").is_file():
+        return "tokenizer.json is missing"
+    return why
+
+
+def _check_weights(weights: Path) -> str | None:
+    """Why a safetensors file's header does not describe the file exactly, or None."""
+    import struct
+
+    try:
+        size = weights.stat().st_size
+        with weights.open("rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            if not 2 <= n <= min(MAX_HEADER, size - 8):
+                return "model.safetensors has no valid header"
+            header = json.loads(f.read(n))
+    except (OSError, ValueError, struct.error) as e:
+        return f"model.safetensors unreadable ({type(e).__name__})"
+    if not isinstance(header, dict):
+        return "model.safetensors has no valid header"
+    end = 0
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            lo, hi = (int(x) for x in t["data_offsets"])
+            count = 1
+            for d in t["shape"]:
+                count *= int(d)
+            width = _DTYPE_BYTES[t["dtype"]]
+        except (KeyError, TypeError, ValueError):
+            return f"model.safetensors: tensor {name[:60]} is malformed"
+        if lo < 0 or hi - lo != count * width:
+            return f"model.safetensors: tensor {name[:60]} does not fit its shape"
+        end = max(end, hi)
+    if 8 + n + end != size:
+        return f"model.safetensors is {size} bytes, its header describes {8 + n + end}"
+    return None
+
+
+def _discard(dest: Path, why: str) -> None:
+    """Move a damaged cache out of the way (then delete it), so it is converted again."""
+    log = logging.getLogger("skillbridge.planner")
+    log.warning("the cached planner model in %s is damaged (%s); rebuilding it", dest, why)
+    aside = dest.with_name(f"{dest.name}.damaged-{os.getpid()}")
+    try:
+        if dest.is_symlink() or not dest.is_dir():
+            raise OSError("not a folder written by skillbridge")
+        os.replace(dest, aside)
+    except OSError as e:
+        raise PlannerError(
+            f"the cached planner model in {dest} is damaged ({why}) and could not be "
+            f"moved aside ({getattr(e, 'strerror', None) or e}); delete it and it is rebuilt"
+        ) from None
+    shutil.rmtree(aside, ignore_errors=True)
+
+
 def _quiet_transformers() -> None:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -135,6 +232,10 @@ def load_base(threads: int | None = None) -> BaseModel:
     sha = file_sha256(gguf)
     dest = cache_root() / f"smollm2-135m-{sha[:16]}"
     converted = False
+    if dest.exists() or dest.is_symlink():
+        why = check_cache(dest)
+        if why is not None:
+            _discard(dest, why)
     if not (dest / "model.safetensors").is_file():
         try:
             _convert(gguf, dest)
@@ -144,14 +245,17 @@ def load_base(threads: int | None = None) -> BaseModel:
                 f"could not read the planner's base model {gguf.name}: {first}"
             ) from None
         converted = True
+        why = check_cache(dest)
+        if why is not None:  # what we just wrote is not the model this code knows
+            raise PlannerError(f"the converted planner model in {dest} is not usable: {why}")
     try:
         from safetensors.torch import load_model
 
         cfg = AutoConfig.from_pretrained(str(dest))
         model = AutoModelForCausalLM.from_config(cfg, dtype=torch.float32)
-        load_model(model, str(dest / "model.safetensors"))
+        load_model(model, str(dest / "model.safetensors"), strict=True)
         tok = AutoTokenizer.from_pretrained(str(dest))
-    except (OSError, ValueError, RuntimeError) as e:
+    except Exception as e:  # noqa: BLE001 - safetensors and tokenizers raise their own types
         raise PlannerError(
             f"the cached planner model in {dest} is unreadable ({type(e).__name__}); "
             "delete that folder and it is rebuilt"

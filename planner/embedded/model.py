@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.embedded import prompt as fmt
 from planner.embedded.base import load_base
-from planner.errors import BackendUnavailable, PlannerError
-from sim.util import sha256_bytes
+from planner.errors import BackendUnavailable, GenerationTimeout, PlannerError, PromptTooLong
+from sim.util import sha256_bytes, sha256_file
 
 #: The adapter shipped with the package.
 SHIPPED = Path(__file__).resolve().parent.parent / "pretrained" / "smollm2-135m-commands"
@@ -31,6 +31,12 @@ SHIPPED = Path(__file__).resolve().parent.parent / "pretrained" / "smollm2-135m-
 READABLE = (1, 2)
 #: Bounds on what a manifest may ask for (a received file must not make us allocate GBs).
 MAX_RANK = 128
+#: Longest prompt the model is run on (tokens). A real one (scene line and an instruction
+#: clipped to ``prompt.MAX_CHARS``) is about 100; the base reads 8192, but a prompt that long
+#: holds the one model lock for seconds on a CPU, so past this it is refused.
+MAX_PROMPT_TOKENS = 1024
+#: Below this a sampling temperature is greedy decoding (logits / 1e-300 overflow to inf).
+MIN_TEMPERATURE = 1e-4
 
 
 class LoraSpec(BaseModel):
@@ -85,6 +91,36 @@ def read_manifest(adapter_dir: Path) -> AdapterManifest:
     return m
 
 
+def check_adapter(adapter_dir: Path | None = None) -> AdapterManifest:
+    """Everything about an adapter that can be checked without loading the model (its
+    manifest, the sha256 of its weights, the base file it was trained on; a damaged
+    converted cache is rebuilt when the model loads). Run when the planner is built, so
+    a broken setup is one line and exit 2 before anything runs, not a safe stop after
+    three tries at loading it."""
+    from planner.embedded.base import file_sha256, find_gguf
+
+    adapter_dir = Path(adapter_dir) if adapter_dir else SHIPPED
+    manifest = read_manifest(adapter_dir)
+    weights = adapter_dir / "adapter.safetensors"
+    if not weights.is_file():
+        raise PlannerError(f"{weights} is missing: the planner adapter is incomplete")
+    if sha256_file(weights) != manifest.adapter_sha256:
+        raise PlannerError(f"{weights}: adapter weights do not match their manifest's sha256")
+    gguf = find_gguf()
+    sha = file_sha256(gguf)
+    if sha != manifest.base_file_sha256:
+        raise PlannerError(_other_base(adapter_dir, manifest, sha))
+    return manifest
+
+
+def _other_base(adapter_dir: Path, manifest: AdapterManifest, installed: str) -> str:
+    return (
+        f"the planner adapter in {adapter_dir} was trained on another base file "
+        f"(sha256 {manifest.base_file_sha256[:12]}..., installed "
+        f"{installed[:12]}...): retrain with `skillbridge train-planner`"
+    )
+
+
 def command_vocabulary(tok: Any) -> list[int]:
     """Token ids the command language can use (every token of every command shape the
     corpus teaches, with and without a leading space), plus the end marker."""
@@ -112,11 +148,7 @@ class EmbeddedModel:
         self.threads = int(threads or 1)
         base = load_base(self.threads)
         if base.sha256 != self.manifest.base_file_sha256:
-            raise PlannerError(
-                f"the planner adapter in {self.adapter_dir} was trained on another base file "
-                f"(sha256 {self.manifest.base_file_sha256[:12]}..., installed "
-                f"{base.sha256[:12]}...): retrain with `skillbridge train-planner`"
-            )
+            raise PlannerError(_other_base(self.adapter_dir, self.manifest, base.sha256))
         self.model, self.tok = base.model, base.tokenizer
         self.base_sha256 = base.sha256
         self._merge(self.adapter_dir / "adapter.safetensors")
@@ -127,6 +159,9 @@ class EmbeddedModel:
         self.mask = torch.full((self.model.config.vocab_size,), float("-inf"))
         self.mask[allowed] = 0.0
         self._lock = threading.Lock()
+        self.max_prompt_tokens = min(
+            MAX_PROMPT_TOKENS, int(getattr(self.model.config, "max_position_embeddings", 0) or 0)
+        )
         self.load_s = time.monotonic() - t0
 
     def _merge(self, path: Path) -> None:
@@ -170,58 +205,112 @@ class EmbeddedModel:
         seed: int = 0,
         max_new_tokens: int = fmt.MAX_NEW_TOKENS,
         no_refusal: bool = False,
+        deadline_s: float | None = None,
+        wait_s: float | None = None,
+        cancel: threading.Event | None = None,
     ) -> Rewrite:
         """The user message (:func:`prompt.user_text`: scene line and instruction, or a bare
         instruction) in the command language (greedy, or sampled when regenerating).
         ``no_refusal``: the best command that is not a refusal (a second opinion when a
-        refusal's reason does not fit the words; see :mod:`planner.embedded.refusal`)."""
+        refusal's reason does not fit the words; see :mod:`planner.embedded.refusal`).
+
+        Bounded, because one caller must not hold the model from the others (its HTTP
+        server): the instruction is clipped as in training and a prompt still over
+        ``max_prompt_tokens`` is :class:`PromptTooLong`; ``wait_s`` bounds the wait for the
+        model, ``deadline_s`` the generation, and ``cancel`` stops it at the next token
+        (each a :class:`GenerationTimeout`)."""
         import torch
 
         t0 = time.monotonic()
+        user = _clipped(clean_text(str(user)))
         if self.manifest.format_version == 1 and user.startswith("scene: "):
             user = user.split("\n", 1)[-1]  # v1 adapters were trained without the scene
-        ids = self.tok(fmt.prompt(user), add_special_tokens=False, return_tensors="pt")["input_ids"]
-        gen = torch.Generator().manual_seed(int(seed))
+        text = fmt.prompt(user)
+        limit = self.max_prompt_tokens
+        if len(text) > 64 * limit:  # no token is that long: refused without tokenizing
+            raise PromptTooLong(len(text) // 64, limit)
+        ids = self.tok(text, add_special_tokens=False, return_tensors="pt")["input_ids"]
+        if ids.shape[1] > limit:
+            raise PromptTooLong(int(ids.shape[1]), limit)
+        if not temperature >= MIN_TEMPERATURE:  # also NaN: greedy, never a NaN softmax
+            temperature = 0.0
+        gen = torch.Generator().manual_seed(int(seed) % (1 << 63))
         out: list[int] = []
-        with self._lock, torch.inference_mode(), warnings.catch_warnings():
-            # transformers 5.x renames past_key_values to cache; both work until 5.40
-            warnings.simplefilter("ignore", FutureWarning)
-            torch.set_num_threads(self.threads)
-            res = self.model(input_ids=ids, use_cache=True)
-            past = res.past_key_values
-            logits = res.logits[0, -1]
-            for step in range(max_new_tokens):
-                logits = logits.float() + self.mask
-                if no_refusal and step == 0:
-                    logits[self.refuse_id] = float("-inf")
-                    logits[self.end_id] = float("-inf")
-                if temperature > 0:
-                    probs = torch.softmax(logits / temperature, dim=-1)
-                    nxt = int(torch.multinomial(probs, 1, generator=gen))
-                else:
-                    nxt = int(torch.argmax(logits))
-                if nxt == self.end_id:
-                    break
-                out.append(nxt)
-                res = self.model(
-                    input_ids=torch.tensor([[nxt]]), past_key_values=past, use_cache=True
-                )
+        if not self._lock.acquire(timeout=-1 if wait_s is None else max(0.0, wait_s)):
+            raise GenerationTimeout(f"the model stayed busy for {wait_s:.0f} s")
+        try:
+            with torch.inference_mode(), warnings.catch_warnings():
+                # transformers 5.x renames past_key_values to cache; both work until 5.40
+                warnings.simplefilter("ignore", FutureWarning)
+                torch.set_num_threads(self.threads)
+                res = self.model(input_ids=ids, use_cache=True)
                 past = res.past_key_values
                 logits = res.logits[0, -1]
+                for step in range(max(1, min(int(max_new_tokens), fmt.MAX_NEW_TOKENS))):
+                    if cancel is not None and cancel.is_set():
+                        raise GenerationTimeout("the generation was cancelled")
+                    if deadline_s is not None and time.monotonic() - t0 > deadline_s:
+                        raise GenerationTimeout(
+                            f"the generation ran past its {deadline_s:g} s bound"
+                        )
+                    logits = logits.float() + self.mask
+                    if no_refusal and step == 0:
+                        logits[self.refuse_id] = float("-inf")
+                        logits[self.end_id] = float("-inf")
+                    if temperature > 0:
+                        probs = torch.softmax(logits / temperature, dim=-1)
+                        nxt = int(torch.multinomial(probs, 1, generator=gen))
+                    else:
+                        nxt = int(torch.argmax(logits))
+                    if nxt == self.end_id:
+                        break
+                    out.append(nxt)
+                    res = self.model(
+                        input_ids=torch.tensor([[nxt]]), past_key_values=past, use_cache=True
+                    )
+                    past = res.past_key_values
+                    logits = res.logits[0, -1]
+        finally:
+            self._lock.release()
         text = self.tok.decode(out, skip_special_tokens=True).strip()
         return Rewrite(text, int(ids.shape[1]), len(out) + 1, time.monotonic() - t0)
 
 
+def clean_text(text: str) -> str:
+    """``text`` without lone surrogates (see :func:`planner.llm.clean_text`)."""
+    from planner.llm import clean_text as clean
+
+    return clean(text)
+
+
+def _clipped(user: str) -> str:
+    """The user message with its instruction clipped as :func:`prompt.user_text` clips it
+    (a client of the HTTP server builds the message itself)."""
+    if user.startswith("scene: ") and "\n" in user:
+        scene, instruction = user.split("\n", 1)
+        return f"{scene}\n{fmt.clip(instruction)}"
+    return fmt.clip(user)
+
+
 _MODELS: dict[tuple, EmbeddedModel] = {}
+#: loads that failed, so a broken adapter costs one load per process, not one per attempt
+_FAILED: dict[tuple, PlannerError] = {}
 _MODELS_LOCK = threading.Lock()
 
 
 def get_model(adapter_dir: Path | None = None, threads: int | None = None) -> EmbeddedModel:
-    """The process's model for this adapter: loaded on first use, then shared."""
+    """The process's model for this adapter: loaded on first use, then shared. A load that
+    failed fails again at once with the same error."""
     key = (str(Path(adapter_dir).resolve()) if adapter_dir else "shipped", threads)
     with _MODELS_LOCK:
+        if key in _FAILED:
+            raise _FAILED[key]
         if key not in _MODELS:
-            _MODELS[key] = EmbeddedModel(adapter_dir, threads)
+            try:
+                _MODELS[key] = EmbeddedModel(adapter_dir, threads)
+            except PlannerError as e:
+                _FAILED[key] = e
+                raise
         return _MODELS[key]
 
 

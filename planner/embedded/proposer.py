@@ -29,6 +29,8 @@ from planner import rules, spelling
 from planner.embedded import coverage, refusal
 from planner.embedded.model import EmbeddedModel, get_model
 from planner.embedded.prompt import scene_of, user_text
+from planner.errors import PlannerError, ProviderUnreachable
+from planner.llm import UNREACHABLE_HOLD_S, clean_text, model_address, unreachable
 from planner.rules import MAX_REFUSAL
 
 if TYPE_CHECKING:
@@ -108,26 +110,49 @@ class EmbeddedProposer:
         self.chat = chat or EmbeddedChatModel()
         self.name = name
         self._loaded = False
+        #: why the last proposal could not ask the model at all (it would not load, or its
+        #: server is unreachable); None once it answered. The CLI names it to the user.
+        self.failure: PlannerError | None = None
+        self._down_until = 0.0
 
     def propose(self, request: PlanRequest) -> Proposal:
         from bridge.policy import Proposal
 
         load_s = None
+        if isinstance(self.failure, ProviderUnreachable) and time.monotonic() < self._down_until:
+            raise ProviderUnreachable(str(self.failure), where=self.failure.where, attempts=0)
         if isinstance(self.chat, EmbeddedChatModel) and not self._loaded:
             # loading is once per process and reported apart, not as the plan's latency
             t_load = time.monotonic()
-            engine = self.chat.engine()
+            try:
+                engine = self.chat.engine()
+            except PlannerError as e:  # get_model remembers it: no second load is tried
+                self.failure = e
+                raise
             load_s = engine.load_s if time.monotonic() - t_load > 0.01 else 0.0
             self._loaded = True
         t0 = time.monotonic()
         attempt = int(getattr(request, "attempt", 0) or 0)
         kw = {"temperature": REGEN_TEMPERATURE, "seed": attempt} if attempt else {}
         # the model saw few all-capitals instructions; their lower case means the same
-        task = request.task.lower() if request.task.isupper() else request.task
+        task = clean_text(request.task)
+        task = task.lower() if task.isupper() else task
         task = spelling.repair(task)
         scene = scene_of(request.world)
         tokens = [0, 0]
-        command = self._ask(task, scene, tokens, **kw)
+        try:
+            command = self._ask(task, scene, tokens, **kw)
+        except Exception as e:
+            why = unreachable(e)
+            if why is None:
+                raise
+            where = model_address(self.chat)
+            self.failure = ProviderUnreachable(
+                f"the planner server {where or self.name} is unreachable ({why})", where=where
+            )
+            self._down_until = time.monotonic() + UNREACHABLE_HOLD_S
+            raise self.failure from e
+        self.failure = None
         plan, notes = command_to_plan(command, request.world)
         if not attempt:
             second = self._second_look(task, command, scene, request.world, tokens)
