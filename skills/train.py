@@ -159,12 +159,12 @@ def load_config(skill: str, path: str | Path | None = None) -> dict:
         raise TrainError(f"{path}: {str(e).splitlines()[0]}") from None
     except OSError as e:
         raise TrainError(f"{path}: cannot read the config file ({e.strerror or e})") from None
+    from sim.safeyaml import YamlError, load
+
     try:
-        cfg = yaml.safe_load(text)
-    except (yaml.YAMLError, RecursionError) as e:
-        raise TrainError(
-            f"{path}: invalid YAML ({(str(e) or type(e).__name__).splitlines()[0]})"
-        ) from None
+        cfg = load(text)
+    except YamlError as e:
+        raise TrainError(f"{path}: invalid YAML ({e})") from None
     if not isinstance(cfg, dict):
         raise TrainError(f"{path}: config must be a mapping")
     for key in ("net_arch", "dagger", "ppo", "timesteps", "eval"):

@@ -1,7 +1,7 @@
 """Evaluation task suites: YAML files of instructions with goals over the final world state.
 
-A suite file (``skillbridge/tasks/*.yaml``, read with ``yaml.safe_load``, validated by
-pydantic)::
+A suite file (``skillbridge/tasks/*.yaml``, read with :func:`sim.safeyaml.load`, which is
+``yaml.safe_load`` without anchors or aliases, validated by pydantic)::
 
     suite: stacking                      # a name for reports
     description: one cube on another     # optional
@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal, get_args
 
-import yaml
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -69,7 +68,7 @@ from bridge.goals import (  # noqa: F401  (re-exported: the suite's goals use th
     parse_literal,
     unmet,
 )
-from sim import scene
+from sim import safeyaml, scene
 from sim.cubes import check_cubes, cube_pose
 from sim.world import WorldState
 
@@ -289,14 +288,11 @@ def load_file(path: str | Path) -> SuiteFile:
         "levels deep: suite, tasks, scene, cubes)"
     )
     try:
-        data = yaml.safe_load(text)
-    except RecursionError:  # the YAML composer recurses once per nesting level
+        data = safeyaml.load(text)
+    except safeyaml.YamlTooDeep:  # the YAML composer recurses once per nesting level
         raise too_deep from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
-        raise SuiteError(f"{p}{where}: not valid YAML: {problem}") from None
+    except safeyaml.YamlError as e:
+        raise SuiteError(f"{p}: not valid YAML: {e}") from None
     if not isinstance(data, dict):
         raise SuiteError(
             f"{p}: expected a mapping with 'suite' and 'tasks', found {type(data).__name__}"
