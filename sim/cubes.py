@@ -7,6 +7,12 @@ runs, so a pose means the same thing (and is refused for the same reason) everyw
 A scene's ``cubes`` is a list of names (placed at random) or a ``{name: pose}`` mapping; a
 pose is ``[x, y]``, ``[x, y, yaw]`` or ``[x, y, z, yaw]`` (metres, radians), or None for a
 random place. Names may drop the ``_block`` suffix (``red``) where a person types them.
+
+Where a person would rather name a place than a pose, :func:`place_cubes` turns places into
+poses before the checks: ``red_block@green_bin`` (in a bin), ``blue_block@red_block`` (stacked),
+``red_block@drawer`` (in the articulated scene's drawer) and ``red_block@table_left`` (at a
+table region, side by side with the others there). :func:`free_spot` is also how a skill
+chooses where a block goes in a region that already holds one (a region is an area).
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sim import scene
-from sim.world import REACH_MAX_R, REACH_MIN_R, reachable_xy
+from sim.world import REACH_MAX_R, REACH_MIN_R, REGION_BESIDE, reachable_xy
 
 POSE_FORMS = "[x, y], [x, y, yaw] or [x, y, z, yaw]"
 #: Lowest and highest centre height of a cube given a z (m): resting on the table up to the
@@ -87,7 +93,7 @@ def _check_pose(name: str, pose: Any) -> list[float] | None:
     if not all(math.isfinite(v) for v in vals):
         raise ValueError(f"pose of {name} has a non-finite number: {pose!r}")
     x, y = vals[0], vals[1]
-    if not reachable_xy(x, y):
+    if not reachable_xy(x, y) and not _in_drawer_pose(vals):
         lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
         raise ValueError(
             f"{name} at ({x:g}, {y:g}) is off the table or out of the arm's reach: x in "
@@ -120,3 +126,267 @@ def scene_options(cubes: Iterable[str] | Mapping[str, Any] | None) -> dict[str, 
     if cubes is None:
         return None
     return {"cubes": dict(cubes) if isinstance(cubes, dict) else list(cubes)}
+
+
+# ----------------------------------------------------------------------------- places
+#: The separator of a place in a cube spec: ``red_block@green_bin``.
+AT = "@"
+#: Where the cubes of one bin go (offsets from its centre, m): one in the middle; two to four
+#: in the corners, diagonal ones first, a centimetre from the walls and two apart.
+BIN_SPOTS = {1: ((0.0, 0.0),)} | {
+    n: ((0.03, 0.03), (-0.03, -0.03), (0.03, -0.03), (-0.03, 0.03))[:n] for n in (2, 3, 4)
+}
+#: Where the cubes of the drawer go (offsets from its inside's centre, m): the drawer holds
+#: two side by side, towards the back (+y) as the place skill sets them down.
+DRAWER_SPOTS = {1: ((0.0, 0.018),), 2: ((-0.03, 0.018), (0.03, 0.018))}
+#: Centre height of a cube on a bin's floor, and on the drawer's (m).
+BIN_CUBE_Z = 0.026
+DRAWER_CUBE_Z = scene.DRAWER_FLOOR_Z + scene.CUBE_HALF + 0.001
+#: A stacked cube starts this far above resting on the one below (m): it settles at reset.
+STACK_GAP = 0.001
+#: Centre distance wanted between a cube set down in a region and every other cube (m): a
+#: centimetre between their faces, whatever their turn about z.
+SPOT_CLEAR = 2 * scene.CUBE_HALF + 0.01
+#: A spot chosen inside a region's radius stays this far inside it (m), and one beside a
+#: block there this far inside REGION_BESIDE: room for where the cube actually comes to rest.
+SPOT_MARGIN = 0.008
+_RING_RADII = (0.015, 0.025, 0.035)
+_ANGLES = tuple(2 * math.pi * k / 16 for k in range(16))
+
+XY = tuple[float, float]
+
+
+def free_spot(
+    centre: Sequence[float],
+    radius: float,
+    others: Iterable[Sequence[float]],
+    toward: Sequence[float] | None = None,
+) -> XY | None:
+    """Where a cube goes in the region at ``centre``: the centre when nothing is near; else a
+    spot inside the radius clear of ``others`` (xy of every other cube), else one beside a
+    block already within the radius (so :meth:`sim.world.WorldState.in_region` holds there
+    too), or None when the region is full. Among the candidates of the first kind that has
+    one, the one nearest ``toward`` (a pushed cube's position: it then need not pass the
+    others) or, without it, nearest the centre."""
+    c = (float(centre[0]), float(centre[1]))
+    rest = [(float(p[0]), float(p[1])) for p in others]
+
+    def free(p: XY) -> bool:
+        return reachable_xy(*p) and all(math.dist(p, q) >= SPOT_CLEAR for q in rest)
+
+    if free(c):
+        return c
+    inner = [
+        (c[0] + r * math.cos(a), c[1] + r * math.sin(a))
+        for r in _RING_RADII
+        if r <= radius - SPOT_MARGIN
+        for a in _ANGLES
+    ]
+    members = [q for q in rest if math.dist(q, c) <= radius]
+    step = min(SPOT_CLEAR + 0.002, REGION_BESIDE - SPOT_MARGIN)
+    beside = [
+        (m[0] + step * math.cos(a), m[1] + step * math.sin(a)) for m in members for a in _ANGLES
+    ]
+    ref = c if toward is None else (float(toward[0]), float(toward[1]))
+    for group in (inner, beside):
+        ok = [p for p in group if free(p)]
+        if ok:
+            return min(ok, key=lambda p: (round(math.dist(p, ref), 9), p))
+    return None
+
+
+def place_of(text: str) -> tuple[str, str]:
+    """``"red@green_bin"`` -> ``("red_block", "green_bin")``; a cube as the place gets its
+    full name (``blue@red``: on ``red_block``). ValueError for an empty side."""
+    name, _, where = text.partition(AT)
+    name, where = name.strip(), where.strip()
+    if not name or not where:
+        raise ValueError(f"{text!r}: a place is NAME@PLACE, e.g. red_block@green_bin")
+    return cube_name(name), where
+
+
+def _where_kind(where: str, drawer: bool, posed: bool) -> str:
+    if where in scene.BIN_NAMES:
+        return "bin"
+    if where in scene.REGIONS:
+        return "region"
+    if where == scene.DRAWER_NAME:
+        if not drawer:
+            raise ValueError("the drawer is part of the articulated scene (--scene articulated)")
+        return "drawer"
+    if cube_name(where) in scene.CUBE_NAMES:
+        return "cube"
+    raise ValueError(
+        f"unknown place {where!r}: a place is a bin ({', '.join(scene.BIN_NAMES)}), a "
+        f"cube to stack on, a table region ({', '.join(scene.REGIONS)})"
+        + (" or the drawer" if drawer else "")
+        + (f"; or give a pose: {POSE_FORMS} or null" if posed else "")
+    )
+
+
+def place_cubes(
+    spec: object, *, scene_name: str = scene.DEFAULT_SCENE, drawer: float = 0.0, seed: int = 0
+) -> object:
+    """``spec`` with every named place turned into a pose, for :func:`check_cubes`.
+
+    ``spec`` is what :func:`check_cubes` takes, where a list item may also be
+    ``NAME@PLACE`` and a mapping value a place (a string). A spec without places comes back
+    as it is (checked later). Cubes in one bin share it (up to four), the drawer takes two,
+    cubes at one region stand side by side, a stacked cube sits on the cube below wherever
+    that one is; a cube under a stack that has no pose is given one at random from ``seed``
+    (the env would choose it only after the stack is laid out). ValueError with one line:
+    an unknown place, a full bin or drawer, a cube on itself or a cycle of stacks."""
+    if isinstance(spec, (list, tuple)):
+        if not any(isinstance(v, str) and AT in v for v in spec):
+            return spec
+        raw: dict[str, Any] = {}
+        for item in spec:
+            name, where = place_of(item) if isinstance(item, str) and AT in item else (item, None)
+            key = cube_name(name)
+            if key in raw:
+                raise ValueError(f"cube(s) listed twice: {key}")
+            raw[key] = where
+    elif isinstance(spec, dict):
+        if not any(isinstance(v, str) for v in spec.values()):
+            return spec
+        raw = {}
+        for k, v in spec.items():
+            key = cube_name(k)
+            if key in raw:
+                raise ValueError(f"cube(s) listed twice: {key}")
+            raw[key] = v.strip() if isinstance(v, str) else v
+    else:
+        return spec
+    bad = [n for n in raw if n not in scene.CUBE_NAMES]
+    if bad:
+        raise ValueError(f"unknown cube(s) {', '.join(bad)}; known: {', '.join(scene.CUBE_NAMES)}")
+    places = {n: w for n, w in raw.items() if isinstance(w, str)}
+    posed = isinstance(spec, dict)  # a mapping's value may be a pose instead
+    kinds = {n: _where_kind(w, scene_name == "articulated", posed) for n, w in places.items()}
+    for n, w in places.items():
+        if kinds[n] == "cube":
+            places[n] = w = cube_name(w)
+            if w == n:
+                raise ValueError(f"{n} cannot be stacked on itself")
+            if w not in raw:
+                raise ValueError(f"{n} is stacked on {w}, which is not in the scene; add it")
+    out: dict[str, list[float] | None] = {
+        n: (None if v is None else [float(x) for x in v])
+        for n, v in raw.items()
+        if not isinstance(v, str)
+    }
+    _fill_spots(out, places, kinds, drawer)
+    _fill_stacks(out, raw, places, kinds, seed)
+    return {n: out[n] for n in raw}
+
+
+def _fill_spots(
+    out: dict[str, list[float] | None], places: dict[str, str], kinds: dict[str, str], drawer: float
+) -> None:
+    """Cubes in bins, in the drawer, at regions: their poses into ``out``."""
+    groups: dict[str, list[str]] = {}
+    for n, w in places.items():
+        if kinds[n] != "cube":
+            groups.setdefault(w, []).append(n)
+    for where, names in groups.items():
+        kind = kinds[names[0]]
+        if kind == "bin":
+            if len(names) > len(BIN_SPOTS[4]):
+                raise ValueError(
+                    f"{where} holds {len(BIN_SPOTS[4])} cubes side by side, not {len(names)} "
+                    "(stack the rest: NAME@CUBE)"
+                )
+            bx, by = _fixtures()[where]
+            for n, (dx, dy) in zip(names, BIN_SPOTS[len(names)], strict=True):
+                out[n] = [bx + dx, by + dy, BIN_CUBE_Z, 0.0]
+        elif kind == "drawer":
+            if len(names) > len(DRAWER_SPOTS[2]):
+                raise ValueError(f"the drawer holds two cubes, not {len(names)}")
+            dx0, dy0 = _fixtures()[scene.DRAWER_NAME]
+            for n, (dx, dy) in zip(names, DRAWER_SPOTS[len(names)], strict=True):
+                out[n] = [dx0 - drawer + dx, dy0 + dy, DRAWER_CUBE_Z, 0.0]
+        else:
+            centre = scene.REGIONS[where]
+            for n in names:
+                taken = [p[:2] for m, p in out.items() if p is not None and m != n]
+                spot = free_spot(centre, scene.REGION_RADIUS, taken)
+                if spot is None:
+                    raise ValueError(f"{where} has no room left for {n}")
+                out[n] = [spot[0], spot[1]]
+
+
+def _fill_stacks(
+    out: dict[str, list[float] | None],
+    raw: dict[str, Any],
+    places: dict[str, str],
+    kinds: dict[str, str],
+    seed: int,
+) -> None:
+    """Stacked cubes onto the cube below (bottom first); a bottom without a pose gets one."""
+    import numpy as np
+
+    below = {n: w for n, w in places.items() if kinds[n] == "cube"}
+    tops = sorted({w for w in below.values()})
+    dup = [w for w in tops if list(below.values()).count(w) > 1]
+    if dup:
+        raise ValueError(f"only one cube can stand on {dup[0]}")
+    rng = np.random.default_rng(seed)
+    bottoms = [n for n in raw if n not in below and n in set(below.values())]
+    for n in bottoms:
+        if out.get(n) is None:
+            taken = [np.asarray(p[:2]) for p in out.values() if p is not None]
+            xy = _spawn_xy(rng, taken)
+            out[n] = [float(xy[0]), float(xy[1]), scene.CUBE_HALF, 0.0]
+    done = set(bottoms)
+    while len(done) < len(bottoms) + len(below):
+        ready = [n for n, w in below.items() if n not in done and w in done]
+        if not ready:
+            cycle = sorted(n for n in below if n not in done)
+            raise ValueError(f"the stacks go round in a circle: {', '.join(cycle)}")
+        for n in ready:
+            b = out[below[n]]
+            assert b is not None  # a bottom got a pose, a stacked one on it its own
+            x, y, z, yaw = cube_pose(below[n], b)
+            out[n] = [x, y, z + 2 * scene.CUBE_HALF + STACK_GAP, yaw]
+            done.add(n)
+
+
+def _spawn_xy(rng: Any, taken: list[Any]) -> Any:
+    from sim.env import TabletopEnv  # the env's own draw, so a stack stands where cubes spawn
+
+    return TabletopEnv._sample_xy(rng, taken)
+
+
+_FIXTURES: dict[str, XY] = {}
+
+
+def _fixtures() -> dict[str, XY]:
+    """Table points of the bins and of the shut drawer's inside, from the articulated model
+    (the bins stand where they do in the tabletop scene)."""
+    if not _FIXTURES:
+        import mujoco
+
+        from sim import physics
+
+        model = physics.load_model("articulated")
+        data = mujoco.MjData(model)
+        mujoco.mj_kinematics(model, data)
+        for name in (*scene.BIN_NAMES, scene.DRAWER_NAME):
+            p = data.xpos[model.body(name).id]
+            _FIXTURES[name] = (float(p[0]), float(p[1]))
+    return _FIXTURES
+
+
+def _in_drawer_pose(vals: list[float]) -> bool:
+    """Whether a fixed pose lies inside the drawer at some opening, resting on its floor: the
+    drawer reaches beyond the arm when shut, and a cube in it is where it should be."""
+    if len(vals) != 4:
+        return False
+    x0, y0 = _fixtures()[scene.DRAWER_NAME]
+    hx, hy = scene.DRAWER_INNER_HALF
+    half = scene.CUBE_HALF
+    return (
+        x0 - scene.DRAWER_TRAVEL - hx + half <= vals[0] <= x0 + hx - half
+        and abs(vals[1] - y0) <= hy - half
+        and scene.DRAWER_FLOOR_Z + half - 0.002 <= vals[2] <= scene.DRAWER_FLOOR_Z + half + 0.01
+    )

@@ -25,6 +25,9 @@ STACK_DZ = (2 * scene.CUBE_HALF - 0.008, 2 * scene.CUBE_HALF + 0.012)
 FALLEN_Z = -0.05
 ABSENT_X = 1.5  # cubes parked beyond this x are not part of the scene
 REACH_MIN_R, REACH_MAX_R = 0.16, 0.70  # grip-site horizontal distance from the arm base
+#: A cube on the table this close (centre to centre, m) to one within a region's radius is at
+#: the region too (:meth:`WorldState.in_region`): two cube widths and a little play.
+REGION_BESIDE = 2 * scene.CUBE_HALF + 0.02
 
 #: The gripper around a cube it is about to grasp, relative to the grasp point (the cube's
 #: centre), described for fingers along world y (the hand at rest; a pick may turn it a
@@ -283,10 +286,22 @@ class WorldState(BaseModel):
         return next((o.name for o in self.objects if o.on == name), None)
 
     def in_region(self, name: str, region: str) -> bool:
+        """``at(name, region)``: on the table within the region's radius, or beside (centres
+        at most ``REGION_BESIDE`` apart) another cube on the table within it. A region is an
+        area: a second block set down or pushed there stands beside the first."""
         o, r = self.object(name), self.region(region)
         if o is None or r is None or not o.on_table:
             return False
-        return float(np.hypot(o.pos[0] - r.pos[0], o.pos[1] - r.pos[1])) <= r.radius
+        d = math.dist(o.pos[:2], r.pos)
+        if d <= r.radius:
+            return True
+        return d <= r.radius + REGION_BESIDE and any(
+            p.name != name
+            and p.on_table
+            and math.dist(p.pos[:2], r.pos) <= r.radius
+            and math.dist(p.pos[:2], o.pos[:2]) <= REGION_BESIDE
+            for p in self.objects
+        )
 
     # ---------------------------------------------------------------- prompt form
     def describe(self) -> str:

@@ -144,14 +144,179 @@ def scene_world(seed: int, world_file: Path | None):
     return reset_world(seed)
 
 
-def reset_world(seed: int, options: dict | None = None):
-    """The world state of a freshly reset scene (``options``: the env's reset options)."""
+def reset_world(seed: int, options: dict | None = None, model: str = "tabletop"):
+    """The world state of a freshly reset scene (``options``: the env's reset options), as
+    the runner starts an episode from it (reset, then a forward pass)."""
+    import mujoco
+
     import sim  # noqa: F401  (sets MUJOCO_GL before mujoco loads)
     from sim.env import TabletopEnv
 
-    env = TabletopEnv()
+    env = TabletopEnv(scene=model)
     try:
         env.reset(seed=seed, options=options)
+        mujoco.mj_forward(env.model, env.data)
         return env.world_state()
     finally:
         env.close()
+
+
+# ----------------------------------------------------------------------------- scenes
+#: The scene options of ``plan`` and ``run`` (docs/CLI_SCENES.md has the long form).
+CUBES_HELP = (
+    "Cubes in the scene, comma-separated: a name (red or red_block) is placed at random; "
+    "NAME@PLACE puts it in a bin (red@green_bin), on another cube (blue@red), at a table "
+    "region, side by side with others there (green@table_left), or in the drawer "
+    "(yellow@drawer, articulated scene). Or JSON poses in metres and radians: "
+    '\'{"red": [0.1, 0.05], "blue": "green_bin", "green": null}\' with a pose of 2, 3 or 4 '
+    "numbers (x, y, yaw or x, y, z, yaw), a place, or null for a random place. "
+    "Default: all four cubes at random. More in docs/CLI_SCENES.md."
+)
+SCENE_HELP = "Scene: tabletop (default), or articulated (adds a drawer, a button and a lamp)."
+DRAWER_HELP = (
+    "Articulated scene: the drawer at the start: open, shut (default) or how far it is "
+    "pulled out in metres (0 to 0.15, open from 0.12)."
+)
+LIGHT_HELP = "Articulated scene: the light at the start: on or off (default)."
+SCENE_FILE_HELP = (
+    "A YAML or JSON file with the scene's fields: scene (or model), cubes (a list like "
+    "--cubes, or a mapping of name to pose or place), drawer, light; a suite task's scene "
+    "block works as it is. Flags given beside it win."
+)
+#: ``--drawer`` words; a number is the opening in metres.
+DRAWER_WORDS = {"open": 0.15, "shut": 0.0, "closed": 0.0}
+#: ``--light`` words.
+LIGHT_WORDS = {"on": True, "off": False}
+#: The keys of a ``--scene-file`` (a suite task's ``scene:``; ``scene`` is ``model``).
+SCENE_FILE_KEYS = ("model", "scene", "cubes", "drawer", "light")
+SCENE_FILE_LIMIT = 1 << 20  # bytes; a scene of four cubes is a few lines
+
+
+def parse_drawer(value: object) -> float | None:
+    """``--drawer``: open, shut (or closed), or the opening in metres; None: not given."""
+    from sim import scene
+
+    if value is None:
+        return None
+    travel = scene.DRAWER_TRAVEL
+    word = str(value).strip().lower()
+    if word in DRAWER_WORDS:
+        return min(DRAWER_WORDS[word], travel)
+    try:
+        metres = float(word) if not isinstance(value, bool) else float("nan")
+    except ValueError:
+        metres = float("nan")
+    if not 0.0 <= metres <= travel:  # also NaN, inf and words
+        raise UserError(
+            f"--drawer must be open, shut or an opening in metres from 0 to {travel:g}, "
+            f"not {value!r}",
+            2,
+        )
+    return metres
+
+
+def parse_light(value: object) -> bool | None:
+    """``--light``: on or off (a scene file's YAML may also say true or false)."""
+    if value is None or isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word not in LIGHT_WORDS:
+        raise UserError(f"--light must be on or off, not {value!r}", 2)
+    return LIGHT_WORDS[word]
+
+
+def read_scene_file(path: Path) -> dict:
+    """The fields of a ``--scene-file``: a YAML (or JSON) mapping of SCENE_FILE_KEYS."""
+    from sim.safeio import UnsafeFile, read_regular
+    from sim.safeyaml import YamlError, load
+
+    try:  # a regular file only: a FIFO would hang, /dev/zero would never end
+        text = read_regular(path, SCENE_FILE_LIMIT).decode("utf-8")
+    except FileNotFoundError:
+        raise UserError(f"--scene-file {path}: no such file", 2) from None
+    except UnsafeFile as e:
+        raise UserError(f"--scene-file {e}", 2) from None
+    except OSError as e:
+        raise UserError(f"--scene-file {path}: cannot read it: {e.strerror}", 2) from None
+    except UnicodeDecodeError:
+        raise UserError(f"--scene-file {path}: not UTF-8 text", 2) from None
+    try:
+        data = load(text)
+    except YamlError as e:
+        raise UserError(f"--scene-file {path}: not valid YAML or JSON: {e}", 2) from None
+    if not isinstance(data, dict):
+        raise UserError(
+            f"--scene-file {path}: expected a mapping of {', '.join(SCENE_FILE_KEYS[1:])}, "
+            f"found {type(data).__name__}",
+            2,
+        )
+    unknown = [str(k) for k in data if k not in SCENE_FILE_KEYS]
+    if unknown:
+        raise UserError(
+            f"--scene-file {path}: unknown key(s) {', '.join(unknown)}; a scene file has "
+            f"{', '.join(SCENE_FILE_KEYS[1:])}",
+            2,
+        )
+    if "model" in data and "scene" in data:
+        raise UserError(f"--scene-file {path}: model and scene say the same; give one", 2)
+    if "model" in data:
+        data["scene"] = data.pop("model")
+    return data
+
+
+def build_scene(
+    *,
+    seed: int,
+    scene: str | None = None,
+    cubes: str | None = None,
+    drawer: str | None = None,
+    light: str | None = None,
+    scene_file: Path | None = None,
+):
+    """The scene of ``plan`` and ``run``, one function for both so the same flags build the
+    same world: a :class:`skillbridge.evaluation.suite.SceneSpec` (the suite's own scene, and
+    its reset options). Flags override the scene file's fields; places in ``--cubes``
+    (``red@green_bin``) become poses here (:func:`sim.cubes.place_cubes`), the random cube
+    under a stack drawn from ``seed``. A bad value is a UserError, exit 2, one line."""
+    from pydantic import ValidationError
+
+    from sim.cubes import check_cubes, place_cubes
+    from sim.scene import SCENE_NAMES
+    from skillbridge.evaluation.suite import SceneSpec
+
+    fields = read_scene_file(scene_file) if scene_file is not None else {}
+    given = {"scene": scene, "cubes": parse_cubes(cubes), "drawer": drawer, "light": light}
+    fields.update({k: v for k, v in given.items() if v is not None})
+    model = fields.get("scene", "tabletop")
+    if model not in SCENE_NAMES:
+        raise UserError(f"--scene must be one of {', '.join(SCENE_NAMES)}, not {model!r}", 2)
+    opening, lit = parse_drawer(fields.get("drawer")), parse_light(fields.get("light"))
+    if model != "articulated" and (opening is not None or lit is not None):
+        raise UserError(
+            "--drawer and --light set up the articulated scene's drawer and lamp; "
+            "add --scene articulated",
+            2,
+        )
+    spec = fields.get("cubes")
+    try:
+        if spec is not None:
+            spec = check_cubes(
+                place_cubes(spec, scene_name=model, drawer=opening or 0.0, seed=seed)
+            )
+        return SceneSpec(model=model, cubes=spec, drawer=opening, light=lit)
+    except ValidationError as e:
+        raise UserError(str(e.errors()[0]["msg"]).removeprefix("Value error, "), 2) from None
+    except ValueError as e:
+        raise UserError(str(e), 2) from None
+
+
+def spec_world(seed: int, spec):
+    """The world ``plan`` plans in: the scene ``spec`` (:func:`build_scene`) reset at
+    ``seed``, as ``run`` resets it (see :func:`run_scene`)."""
+    return reset_world(seed, spec.reset_options(), spec.model)
+
+
+def run_scene(spec) -> dict:
+    """The :class:`skillbridge.runner.records.RunConfig` fields of the scene ``spec``: the
+    runner resets the env with the same options as :func:`scene_world`."""
+    return {"scene": spec.model, "cubes": spec.cubes, "drawer": spec.drawer, "light": spec.light}

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 
+from skillbridge.cli.common import CUBES_HELP, DRAWER_HELP, LIGHT_HELP, SCENE_FILE_HELP, SCENE_HELP
 from skillbridge.errors import UserError, echo, safe
 
 
@@ -28,9 +30,11 @@ def plan(
         None, "--base-url", help="Base URL of an OpenAI-compatible server."
     ),
     seed: int = typer.Option(0, "--seed", help="Scene seed."),
-    cubes: str = typer.Option(
-        None, "--cubes", help="Comma-separated cubes in the scene (default: the env's default)."
-    ),
+    cubes: str = typer.Option(None, "--cubes", help=CUBES_HELP),
+    scene: str = typer.Option(None, "--scene", help=SCENE_HELP),
+    drawer: str = typer.Option(None, "--drawer", help=DRAWER_HELP),
+    light: str = typer.Option(None, "--light", help=LIGHT_HELP),
+    scene_file: Path = typer.Option(None, "--scene-file", help=SCENE_FILE_HELP),
     route: str = typer.Option(
         "hybrid", "--route", help="hybrid (rules first, model if unsure), rules, or model."
     ),
@@ -49,7 +53,12 @@ def plan(
         raise UserError("the task is empty", 2)
     if route not in ROUTES:
         raise UserError(f"--route must be one of {', '.join(ROUTES)}, not {route!r}", 2)
-    world = _world(seed, cubes)
+    from skillbridge.cli.common import build_scene, spec_world
+
+    spec = build_scene(
+        seed=seed, scene=scene, cubes=cubes, drawer=drawer, light=light, scene_file=scene_file
+    )
+    world = spec_world(seed, spec)
     try:
         planner = HybridPlanner.from_spec(
             llm, base_url=base_url, route=route, max_regenerations=regenerations
@@ -63,6 +72,8 @@ def plan(
     data = outcome.to_dict()
     data["spec"] = planner.spec
     data["seed"] = seed
+    data["scene"] = {"model": spec.model, **(spec.reset_options() or {})}
+    data["world"] = world.model_dump(mode="json")
     data["explanation"] = _explain(outcome, route, planner.llm is not None)
     if as_json:
         echo(json.dumps(data, indent=2))
@@ -103,19 +114,6 @@ def _explain(outcome, route: str, has_model: bool) -> list[str]:
 
         lines.append(NO_MODEL_HINT)
     return lines
-
-
-def _world(seed: int, cubes: str | None):
-    from sim.cubes import check_cubes, scene_options
-    from skillbridge.cli.common import parse_cubes, reset_world
-
-    options = None
-    if cubes is not None:  # the same forms and checks as `run --cubes`
-        try:
-            options = scene_options(check_cubes(parse_cubes(cubes))) or None
-        except ValueError as e:
-            raise UserError(str(e), 2) from None
-    return reset_world(seed, options)
 
 
 def _print(d: dict) -> None:

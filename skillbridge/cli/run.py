@@ -7,7 +7,17 @@ from pathlib import Path
 
 import typer
 
-from skillbridge.cli.common import exit_with, parse_cubes, terminal_logging
+from skillbridge.cli.common import (
+    CUBES_HELP,
+    DRAWER_HELP,
+    LIGHT_HELP,
+    SCENE_FILE_HELP,
+    SCENE_HELP,
+    build_scene,
+    exit_with,
+    run_scene,
+    terminal_logging,
+)
 from skillbridge.errors import UserError, echo, safe
 from skillbridge.errors import console as make_console
 
@@ -42,13 +52,7 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result, no progress."),
     max_replans: int = typer.Option(2, "--max-replans", min=0, max=20, help="Replans on failure."),
     log_level: str = typer.Option("warning", "--log-level", help="Terminal log level."),
-    cubes: str = typer.Option(
-        None,
-        "--cubes",
-        help="Cubes in the scene: comma-separated names (red_block,blue_block), or JSON "
-        'poses \'{"red_block": [0.1, 0.05], "blue_block": null}\' ([x, y] | [x, y, yaw] '
-        "| [x, y, z, yaw] | null for a random place).",
-    ),
+    cubes: str = typer.Option(None, "--cubes", help=CUBES_HELP),
     base_url: str = typer.Option(
         None, "--base-url", help="Base URL of an OpenAI-compatible server."
     ),
@@ -59,11 +63,10 @@ def run(
             "hybrid: rules first, the model only when rules are unsure; rules or model: force one."
         ),
     ),
-    scene: str = typer.Option(
-        "tabletop",
-        "--scene",
-        help="Scene model: tabletop, or articulated (adds a drawer, a button and a lamp).",
-    ),
+    scene: str = typer.Option(None, "--scene", help=SCENE_HELP),
+    drawer: str = typer.Option(None, "--drawer", help=DRAWER_HELP),
+    light: str = typer.Option(None, "--light", help=LIGHT_HELP),
+    scene_file: Path = typer.Option(None, "--scene-file", help=SCENE_FILE_HELP),
     policy_source: str = typer.Option(
         "pretrained",
         "--policy-source",
@@ -81,6 +84,9 @@ def run(
             "(quote the task; for a video write --video PATH)",
             2,
         )
+    spec = build_scene(
+        seed=seed, scene=scene, cubes=cubes, drawer=drawer, light=light, scene_file=scene_file
+    )
     console = make_console(stderr=as_json, soft_wrap=True)  # paths stay copyable
     terminal_logging(log_level, make_console(stderr=True))
     cfg = RunConfig(
@@ -89,13 +95,12 @@ def run(
         seed=seed,
         max_replans=max_replans,
         out_dir=out,
-        cubes=parse_cubes(cubes),
         policy_source=policy_source,
         base_url=base_url,
         route=route,
         video=Path(video_path) if video and video_path else None,
         video_in_episode=video and not video_path,
-        scene=scene,
+        **run_scene(spec),  # the scene `plan` builds for the same flags
     )
     ui = None if as_json else _Progress(console)
     runner = Runner(cfg, on_event=ui.event if ui else None)
