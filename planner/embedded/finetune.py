@@ -8,12 +8,17 @@ the top layers' forward and backward. Held-out accuracy is measured with teacher
 when the arg-max token is right at every answer position, greedy decoding writes exactly
 that answer, so the exact-match rate needs one batched forward pass, not a decode loop.
 
-Checkpoints (adapter, optimiser, step, cache) are safetensors and ``weights_only`` tensors
-in the run folder; ``resume`` continues from the last one.
+Checkpoints (adapter, optimiser state, step) are safetensors plus JSON in the run folder (no
+pickle); ``resume`` continues from the last one, and a damaged one is one :class:`PlannerError`
+naming the file, never a traceback. The cached activations are keyed on the corpus they were
+computed from (a hash of the encoded examples and the frozen stack), so a run with another
+profile, size or seed in the same folder recomputes them instead of training on the wrong
+sentences; a damaged cache is simply recomputed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -26,12 +31,14 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from planner import corpus
 from planner.embedded import prompt as fmt
 from planner.embedded.base import BASE_NAME, load_base
-from sim.util import sha256_file
+from planner.errors import PlannerError
+from sim.util import atomic_write_text, sha256_file
 
 TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
@@ -197,12 +204,14 @@ class Tuner:
         self.say = progress or (lambda p, msg: None)
 
     # -- cache ----------------------------------------------------------------------
-    def _cache(self, stack: TopStack, enc: Encoded, name: str) -> list[torch.Tensor]:
+    def _cache(self, stack: TopStack, enc: Encoded, name: str, base_sha: str) -> list[torch.Tensor]:
+        """The frozen bottom's output per example, from the cache when it was computed from
+        these very examples (same token ids, same split point, same base file)."""
         path = self.dir / f"cache-{name}.safetensors"
-        if path.is_file():
-            d = load_file(str(path))
-            if len(d) == len(enc):
-                return [d[str(i)] for i in range(len(enc))]
+        key = corpus_key(enc, stack.k, base_sha)
+        rows = _read_cache(path, key, len(enc))
+        if rows is not None:
+            return rows
         order = sorted(range(len(enc)), key=lambda i: len(enc[i][0]))
         hs: dict[int, torch.Tensor] = {}
         for j in range(0, len(order), 32):
@@ -215,7 +224,7 @@ class Tuner:
         self.say(Progress(step=len(order), total=len(order)), f"caching {name}")
         rows = [hs[i] for i in range(len(enc))]
         tmp = path.with_suffix(".tmp")
-        save_file({str(i): h for i, h in enumerate(rows)}, str(tmp))
+        save_file({str(i): h for i, h in enumerate(rows)}, str(tmp), metadata={"corpus": key})
         os.replace(tmp, path)
         return rows
 
@@ -245,28 +254,24 @@ class Tuner:
         cfg = self.cfg
         self.dir.mkdir(parents=True, exist_ok=True)
         torch.set_num_threads(cfg.threads)
-        (self.dir / "config.json").write_text(json.dumps(asdict(cfg), indent=2))
+        atomic_write_text(self.dir / "config.json", json.dumps(asdict(cfg), indent=2))
         base = load_base(cfg.threads)
         samples = corpus.generate(cfg.corpus_size, cfg.seed, cfg.profile)
         train, held = corpus.split(samples, cfg.held_out)
         stack = TopStack(base.model, cfg.layers, cfg.rank, cfg.alpha, cfg.seed)
         if cfg.init:
-            stack.load_state({k: v.float() for k, v in load_file(cfg.init).items()})
+            _load_adapter(stack, Path(cfg.init))
         enc_t = encode(base.tokenizer, train, cfg.max_tokens)
         enc_h = encode(base.tokenizer, held, cfg.max_tokens)
-        hs_t = self._cache(stack, enc_t, "train")
-        hs_h = self._cache(stack, enc_h, "held")
+        hs_t = self._cache(stack, enc_t, "train", base.sha256)
+        hs_h = self._cache(stack, enc_h, "held", base.sha256)
         params = stack.parameters()
         opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
         steps_per_epoch = math.ceil(len(enc_t) / cfg.batch)
         total = max(1, int(steps_per_epoch * cfg.epochs))
         prog = Progress(total=total)
-        ckpt = self.dir / "checkpoint"
-        if resume and (ckpt / "adapter.safetensors").is_file():
-            stack.load_state(load_file(str(ckpt / "adapter.safetensors")))
-            opt.load_state_dict(torch.load(ckpt / "optim.pt", weights_only=True))
-            meta = json.loads((ckpt / "state.json").read_text())
-            prog.step, prog.history = int(meta["step"]), list(meta["history"])
+        if resume:
+            prog.step, prog.history = self._restore(stack, opt, total)
         warm = min(30, total // 10 + 1)
 
         def lr_at(s: int) -> float:
@@ -327,16 +332,121 @@ class Tuner:
     def _checkpoint(self, stack: TopStack, opt: torch.optim.Optimizer, prog: Progress) -> None:
         ckpt = self.dir / "checkpoint"
         tmp = self.dir / "checkpoint.tmp"
-        tmp.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
         save_file(stack.state(), str(tmp / "adapter.safetensors"))
-        torch.save(opt.state_dict(), tmp / "optim.pt")
-        (tmp / "state.json").write_text(json.dumps({"step": prog.step, "history": prog.history}))
+        tensors, groups = _optim_flat(opt)
+        save_file(tensors, str(tmp / "optim.safetensors"))
+        state = {"step": prog.step, "history": prog.history, "param_groups": groups}
+        (tmp / "state.json").write_text(json.dumps(state))
         old = self.dir / "checkpoint.old"
         if ckpt.exists():
             os.replace(ckpt, old)
         os.replace(tmp, ckpt)
         if old.exists():
             shutil.rmtree(old, ignore_errors=True)
+
+    def _restore(
+        self, stack: TopStack, opt: torch.optim.Optimizer, total: int
+    ) -> tuple[int, list[dict]]:
+        """(step, history) of the last checkpoint, its adapter and optimiser state loaded;
+        (0, []) when the folder holds none. A crash between the two renames of
+        :meth:`_checkpoint` leaves the previous checkpoint as ``checkpoint.old``: it is used."""
+        ckpt = self.dir / "checkpoint"
+        old = self.dir / "checkpoint.old"
+        if not ckpt.exists() and old.is_dir():
+            os.replace(old, ckpt)
+        if not ckpt.exists():
+            return 0, []
+        what = ckpt / "state.json"
+        try:
+            meta = json.loads(what.read_text(encoding="utf-8"))
+            step, history, groups = meta["step"], meta["history"], meta["param_groups"]
+            if not (isinstance(step, int) and 0 <= step <= total and isinstance(history, list)):
+                raise ValueError(f"step {step!r} outside 0-{total}")
+            what = ckpt / "adapter.safetensors"
+            _load_adapter(stack, what)
+            what = ckpt / "optim.safetensors"
+            _optim_load(opt, load_file(str(what)), groups)
+        except PlannerError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError, SafetensorError) as e:
+            raise PlannerError(
+                f"cannot resume: {what} is damaged ({_first_line(e)}); "
+                f"delete {ckpt} to start the run over"
+            ) from None
+        return step, [h for h in history if isinstance(h, dict)]
+
+
+def corpus_key(enc: Encoded, k: int, base_sha: str) -> str:
+    """What the cached activations depend on: every example's token ids and labels, the
+    split point and the base file (sha256 hex)."""
+    h = hashlib.sha256(f"{base_sha}|{k}|".encode())
+    h.update(json.dumps(enc, separators=(",", ":")).encode())
+    return h.hexdigest()
+
+
+def _read_cache(path: Path, key: str, n: int) -> list[torch.Tensor] | None:
+    """The cached rows when ``path`` holds ``n`` rows computed for ``key``; None otherwise
+    (missing, damaged, or from another corpus: the caller recomputes)."""
+    if not path.is_file():
+        return None
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            if (f.metadata() or {}).get("corpus") != key or len(f.keys()) != n:
+                return None
+            return [f.get_tensor(str(i)) for i in range(n)]
+    except (OSError, ValueError, RuntimeError, SafetensorError):
+        return None
+
+
+def _load_adapter(stack: TopStack, path: Path) -> None:
+    """Load LoRA weights into ``stack``; a file that is not this stack's adapter is one line."""
+    try:
+        state = {k: v.float() for k, v in load_file(str(path)).items()}
+        for key, (a, b) in stack.lora.items():
+            for name, p in ((f"{key}.lora_A", a), (f"{key}.lora_B", b)):
+                if name not in state:
+                    raise ValueError(f"no tensor {name}")
+                if state[name].shape != p.shape:
+                    raise ValueError(f"{name} has shape {tuple(state[name].shape)}")
+                if not torch.isfinite(state[name]).all():
+                    raise ValueError(f"{name} is not finite")
+        stack.load_state(state)
+    except (OSError, ValueError, RuntimeError, SafetensorError) as e:
+        raise PlannerError(f"{path} is not a usable adapter: {_first_line(e)}") from None
+
+
+def _optim_flat(opt: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], list[dict]]:
+    """The optimiser's state as named tensors and JSON hyperparameters (no pickle)."""
+    sd = opt.state_dict()
+    tensors = {
+        f"{i}.{name}": t.detach().clone().contiguous()
+        for i, st in sd["state"].items()
+        for name, t in st.items()
+    }
+    return tensors, json.loads(json.dumps(sd["param_groups"]))
+
+
+def _optim_load(opt: torch.optim.Optimizer, tensors: dict[str, torch.Tensor], groups: Any) -> None:
+    """Inverse of :func:`_optim_flat`, checked against the optimiser's own parameters."""
+    params = [p for g in opt.param_groups for p in g["params"]]
+    state: dict[int, dict[str, torch.Tensor]] = {}
+    for name, t in tensors.items():
+        i, _, field_ = name.partition(".")
+        if not i.isdigit() or int(i) >= len(params):
+            raise ValueError(f"optimiser state names parameter {i!r}")
+        if field_ in ("exp_avg", "exp_avg_sq") and t.shape != params[int(i)].shape:
+            raise ValueError(f"optimiser state {name} has shape {tuple(t.shape)}")
+        state.setdefault(int(i), {})[field_] = t
+    if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups):
+        raise ValueError("param_groups is not a list of objects")
+    opt.load_state_dict({"state": state, "param_groups": groups})
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0][:200] if text else type(e).__name__
 
 
 def export(result: dict, cfg: TuneConfig, out_dir: Path) -> Path:

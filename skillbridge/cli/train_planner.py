@@ -88,14 +88,9 @@ def train_planner(
         probe.unlink()
     except OSError as e:
         raise UserError(f"cannot write to {safe(str(run_dir))}: {e.strerror or e}", 2) from None
+    lock = _claim(run_dir)  # held until the process ends, however it ends
     if resume:
-        saved = run_dir / "config.json"
-        if saved.is_file() and json.loads(saved.read_text()) != _asdict(cfg):
-            raise UserError(
-                f"{safe(str(run_dir))} was started with other settings; "
-                "resume with the same options",
-                2,
-            )
+        _check_saved_config(run_dir, _asdict(cfg))
     elif (run_dir / "checkpoint").exists():
         raise UserError(
             f"{safe(str(run_dir))} already holds a run: add --resume to continue it "
@@ -143,6 +138,7 @@ def train_planner(
         raise UserError(str(e), 2) from None
     out = export(result, cfg, run_dir / "export")
     _plot(result["history"], run_dir / "learning_curve.png")
+    lock.close()
     echo(
         f"held-out exact match {result['held_out_exact']:.3f} "
         f"(n={result['held_out_n']}), {result['steps']} steps, {result['wall_s']:.0f} s"
@@ -151,14 +147,109 @@ def train_planner(
     if install:
         from planner.embedded.model import SHIPPED
 
-        tmp = SHIPPED.with_name(SHIPPED.name + ".new")
-        shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(out, tmp)
-        shutil.copy(run_dir / "learning_curve.png", tmp / "learning_curve.png")
-        if SHIPPED.exists():
-            shutil.rmtree(SHIPPED)
-        tmp.rename(SHIPPED)
+        try:
+            install_adapter(out, run_dir / "learning_curve.png", SHIPPED)
+        except OSError as e:
+            raise UserError(
+                f"could not install the adapter into {safe(str(SHIPPED))} "
+                f"({e.strerror or e}); the previous one is unchanged",
+                1,
+            ) from None
         echo(f"installed as the shipped adapter: {SHIPPED}")
+
+
+def _claim(run_dir: Path):
+    """Lock ``run_dir`` for this run: two runs in one folder would overwrite each other's
+    checkpoints and caches. The open file is the lock; the OS drops it when the process dies."""
+    import fcntl
+    import os
+
+    try:
+        lock = open(run_dir / ".lock", "a+", encoding="utf-8")  # noqa: SIM115 - held open
+    except OSError as e:
+        raise UserError(f"cannot write to {safe(str(run_dir))}: {e.strerror or e}", 2) from None
+    try:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.seek(0)
+        holder = lock.read().strip()[:20]
+        lock.close()
+        raise UserError(
+            f"{safe(str(run_dir))} is in use by another train-planner"
+            f"{f' (pid {safe(holder)})' if holder else ''}; wait for it or choose another -f",
+            2,
+        ) from None
+    lock.seek(0)
+    lock.truncate()
+    lock.write(str(os.getpid()))
+    lock.flush()
+    return lock
+
+
+def _check_saved_config(run_dir: Path, want: dict) -> None:
+    """--resume continues only a run started with these very settings."""
+    saved = run_dir / "config.json"
+    if not saved.exists():
+        return
+    try:
+        got = json.loads(saved.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise UserError(
+            f"cannot resume: {safe(str(saved))} is damaged ({type(e).__name__}); "
+            f"delete {safe(str(run_dir))} to start the run over",
+            2,
+        ) from None
+    if got != want:
+        raise UserError(
+            f"{safe(str(run_dir))} was started with other settings; resume with the same options",
+            2,
+        )
+
+
+def install_adapter(export_dir: Path, curve: Path, shipped: Path) -> None:
+    """Make ``export_dir`` the shipped adapter so that ``shipped`` is, at every instant, a
+    complete adapter (the old one or the new one): a crash mid-install never leaves the
+    planner without one, falling back to the rules. The copy is made beside ``shipped``,
+    then the two folders are exchanged in one rename (Linux's RENAME_EXCHANGE)."""
+    new = shipped.with_name(shipped.name + ".new")
+    shutil.rmtree(new, ignore_errors=True)
+    shutil.copytree(export_dir, new)
+    if curve.is_file():
+        shutil.copy(curve, new / "learning_curve.png")
+    if shipped.exists() and _exchange(new, shipped):
+        shutil.rmtree(new, ignore_errors=True)  # now the previous adapter
+        return
+    if shipped.exists():
+        # no atomic exchange here: the previous adapter stays beside, complete, until the
+        # new one is in place
+        old = shipped.with_name(shipped.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        shipped.rename(old)
+        new.rename(shipped)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        new.rename(shipped)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically; False where the system cannot (not Linux, old kernel or
+    a file system without RENAME_EXCHANGE)."""
+    import ctypes
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    c_int, c_path = ctypes.c_int, ctypes.c_char_p
+    renameat2.argtypes = [c_int, c_path, c_int, c_path, ctypes.c_uint]
+    rc = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return bool(rc == 0)
 
 
 def _stage(profile: str, init: Path | None, rank: int, layers: int) -> str | None:

@@ -10,7 +10,12 @@ import pytest
 from planner.embedded import model as em
 from tests.cli_helpers import run_cli
 
-pytestmark = pytest.mark.skipif(not em.available(), reason="embedded model not installed")
+# the real 135M model: about a minute on two cores (the run folder's own behaviour is tested
+# fast on a tiny model in test_train_planner_folder.py)
+pytestmark = [
+    pytest.mark.skipif(not em.available(), reason="embedded model not installed"),
+    pytest.mark.slow,
+]
 
 
 def test_tiny_run_exports_a_loadable_adapter(monkeypatch, capsys, tmp_path):
