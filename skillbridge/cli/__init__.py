@@ -92,16 +92,66 @@ def _usage_line(e) -> str:
     return f"error: {msg} (see '{plain(where)} --help')"
 
 
+def _wants_json(argv: list[str]) -> bool:
+    """Whether this command line asks a verb that has ``--json`` for it (a flag before any
+    ``--``): then stdout must be one JSON document, even when the command line is wrong."""
+    args = argv[: argv.index("--")] if "--" in argv else argv
+    if "--json" not in args:
+        return False
+    verb = next((a for a in args if not a.startswith("-")), None)
+    group = typer.main.get_command(app)
+    cmd = group.commands.get(verb) if verb and hasattr(group, "commands") else None
+    return cmd is not None and any("--json" in getattr(p, "opts", ()) for p in cmd.params)
+
+
+class _Watched:
+    """stdout, noting whether anything was written: a verb that printed its JSON result and
+    then failed (``run --json`` whose video failed) must not print a second document."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+        self.used = False
+
+    def write(self, text: str) -> int:
+        self.used = self.used or bool(text)
+        return int(self._stream.write(text))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _json_error(message: str, code: int) -> None:
+    """The error as a JSON document on stdout for ``--json`` callers (stderr keeps its line)."""
+    import json
+
+    out = sys.stdout
+    if isinstance(out, _Watched) and not out.used:
+        out.write(json.dumps({"error": plain(message), "exit_code": code}) + "\n")
+        out.flush()
+
+
 _register_all()
 _bound_seeds()
 
 
 def run() -> None:
-    """Entry point that turns UserError into one line on stderr and its exit code."""
+    """Entry point that turns UserError into one line on stderr and its exit code (and, for
+    a ``--json`` command line, into a JSON document on stdout)."""
+    real = sys.stdout
+    if _wants_json(sys.argv[1:]):
+        sys.stdout = _Watched(real)
+    try:
+        _run()
+    finally:
+        sys.stdout = real
+
+
+def _run() -> None:
     try:
         # without standalone mode, typer *returns* the code of typer.Exit(n)
         code = app(standalone_mode=False)
     except UserError as e:
+        _json_error(str(e), e.code)
         err_console.print(f"[red]error:[/red] {safe(e)}", highlight=False)
         sys.exit(e.code)
     except typer.Exit as e:
@@ -116,7 +166,9 @@ def run() -> None:
         # click's usage errors (typer vendors click, so match by behaviour, not by class)
         if hasattr(e, "show") and hasattr(e, "exit_code"):
             if hasattr(e, "format_message") and type(e).__name__ != "NoArgsIsHelpError":
-                err_console.print(safe(_usage_line(e)), highlight=False)
+                line = _usage_line(e)
+                _json_error(line.removeprefix("error: "), e.exit_code)
+                err_console.print(safe(line), highlight=False)
             else:
                 e.show()
             sys.exit(e.exit_code)

@@ -58,7 +58,7 @@ def test_bad_specs_are_one_line_errors(bad):
 def test_spec_sources(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SKILLBRIDGE_LLM", raising=False)
-    monkeypatch.setenv("SKILLBRIDGE_CONFIG", str(tmp_path / "none.yaml"))
+    monkeypatch.delenv("SKILLBRIDGE_CONFIG", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
     from planner.embedded.model import available
 

@@ -278,6 +278,7 @@ def test_ctrl_c_during_a_model_call_exits_at_once_with_a_message(server, tmp_pat
     script = Script(("slow", 30.0, json.dumps(VALID)))
     server["script"] = script
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "SKILLBRIDGE_"))}
+    (tmp_path / "none.yaml").write_text("")  # an empty config: nothing configured
     env.update(MUJOCO_GL="egl", SKILLBRIDGE_CONFIG=str(tmp_path / "none.yaml"))
     proc = subprocess.Popen(
         [
