@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 
+from bridge.goals import Literal_
 from skillbridge.evaluation.suite import GoalSyntaxError, SceneSpec, parse_literal
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "freeform.yaml"
@@ -42,6 +43,44 @@ _KEYS = {"id", "instruction", "category", "scene", "goal", "refuse", "note", "in
 
 class FreeformError(ValueError):
     """A malformed entry; the message names the entry."""
+
+
+def check_scene(raw, where: str) -> SceneSpec:
+    """The entry's scene as the suite's SceneSpec (FreeformError naming ``where``)."""
+    try:
+        return SceneSpec.model_validate(raw or {})
+    except Exception as e:  # pydantic ValidationError: keep the message, name the entry
+        raise FreeformError(f"{where}: bad scene: {e}") from None
+
+
+def check_in_drawer(raw, scene: SceneSpec, where: str) -> list[str]:
+    """Cubes that start in the drawer: cubes of the scene, and only where a drawer is out."""
+    in_drawer = raw or []
+    if not isinstance(in_drawer, list) or not all(n in scene.names for n in in_drawer):
+        raise FreeformError(f"{where}: in_drawer must list cubes of the scene")
+    if in_drawer and (scene.model != "articulated" or not scene.drawer):
+        raise FreeformError(f"{where}: in_drawer needs an articulated scene with the drawer out")
+    return list(in_drawer)
+
+
+def check_goal(goal: list, scene: SceneSpec, where: str) -> list[Literal_]:
+    """Every goal text parsed by the goal grammar; a positive literal names present cubes."""
+    literals = []
+    for j, text in enumerate(goal):
+        try:
+            literals.append(parse_literal(text))
+        except GoalSyntaxError as e:
+            raise FreeformError(f"{where}: goal[{j}]: {e}") from None
+    present = set(scene.names)
+    for lit in literals:
+        if lit.negated:
+            continue
+        for kind, name in lit.names():
+            if kind == "object" and name not in present:
+                raise FreeformError(
+                    f"{where}: goal {str(lit)!r} names {name}, which is not in the scene"
+                )
+    return literals
 
 
 def _entry(raw, index: int) -> dict:  # noqa: C901 - one check per field
@@ -72,30 +111,9 @@ def _entry(raw, index: int) -> dict:  # noqa: C901 - one check per field
         raise FreeformError(f"{where}: give either a goal or refuse: true (exactly one)")
     if (raw["category"] == "refuse") != refuse:
         raise FreeformError(f"{where}: category 'refuse' and refuse: true go together")
-    try:
-        scene = SceneSpec.model_validate(raw.get("scene") or {})
-    except Exception as e:  # pydantic ValidationError: keep the message, name the entry
-        raise FreeformError(f"{where}: bad scene: {e}") from None
-    in_drawer = raw.get("in_drawer") or []
-    if not isinstance(in_drawer, list) or not all(n in scene.names for n in in_drawer):
-        raise FreeformError(f"{where}: in_drawer must list cubes of the scene")
-    if in_drawer and (scene.model != "articulated" or not scene.drawer):
-        raise FreeformError(f"{where}: in_drawer needs an articulated scene with the drawer out")
-    literals = []
-    for j, text in enumerate(goal):
-        try:
-            literals.append(parse_literal(text))
-        except GoalSyntaxError as e:
-            raise FreeformError(f"{where}: goal[{j}]: {e}") from None
-    present = set(scene.names)
-    for lit in literals:
-        if lit.negated:
-            continue
-        for kind, name in lit.names():
-            if kind == "object" and name not in present:
-                raise FreeformError(
-                    f"{where}: goal {str(lit)!r} names {name}, which is not in the scene"
-                )
+    scene = check_scene(raw.get("scene"), where)
+    in_drawer = check_in_drawer(raw.get("in_drawer"), scene, where)
+    literals = check_goal(goal, scene, where)
     return {
         "id": raw["id"],
         "instruction": raw["instruction"],
@@ -105,7 +123,7 @@ def _entry(raw, index: int) -> dict:  # noqa: C901 - one check per field
         "literals": literals,
         "refuse": refuse,
         "note": raw.get("note"),
-        "in_drawer": list(in_drawer),
+        "in_drawer": in_drawer,
     }
 
 
@@ -115,6 +133,10 @@ def load_freeform(path: str | Path | None = None) -> list[dict]:
     data = yaml.safe_load(p.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("entries"), list):
         raise FreeformError(f"{p}: expected a mapping with an 'entries' list")
+    if data.get("format") == "understanding":
+        raise FreeformError(
+            f"{p}: an understanding set: load it with tests.planner.understanding_set"
+        )
     entries = [_entry(raw, i) for i, raw in enumerate(data["entries"])]
     seen: set[str] = set()
     for e in entries:

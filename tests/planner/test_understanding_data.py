@@ -1,0 +1,232 @@
+"""The understanding set is well-formed, its scenes build, and its judge's checks can fail.
+
+Fast: the scenes are reset once each (no skill runs, no planner); the worlds come from
+``scripts/bench_planner.py``'s own ``worlds_for``, so the bench judges these same worlds.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from bridge.goals import goal_holds, parse_literal
+from tests.planner.freeform import DEFAULT_PATH as FREEFORM_PATH
+from tests.planner.freeform import FreeformError, load_freeform
+from tests.planner.understanding_set import (
+    CATEGORIES,
+    KINDS,
+    UnderstandingError,
+    answer_matches,
+    count_holds,
+    count_of,
+    load_understanding,
+    unnamed_candidates,
+)
+from tests.scripts import load_script
+
+
+@pytest.fixture(scope="module")
+def entries():
+    return load_understanding()
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return load_script("bench_planner")
+
+
+@pytest.fixture(scope="module")
+def worlds(entries, bench):
+    return bench.worlds_for(entries, 0)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def test_size_kinds_and_categories(entries):
+    assert len(entries) >= 170
+    ids = [e["id"] for e in entries]
+    assert len(set(ids)) == len(ids)
+    cats = Counter(e["category"] for e in entries)
+    assert set(cats) == set(CATEGORIES), cats
+    for c, n in cats.items():
+        assert n >= (5 if c == "statements" else 12), (c, n)
+    assert cats["languages"] >= 40
+    langs = Counter(e["lang"] for e in entries if e["category"] == "languages")
+    assert all(langs[x] >= 10 for x in ("zh", "es", "fr", "de")) and langs["ja"] >= 4, langs
+    kinds = Counter(e["kind"] for e in entries)
+    assert set(kinds) == set(KINDS), kinds
+    # the languages are not only commands
+    assert {e["kind"] for e in entries if e["category"] == "languages"} >= {"plan", "answer"}
+
+
+def test_yes_no_questions_go_both_ways(entries):
+    groups = [tuple(g) for e in entries if e["kind"] == "answer" for g in e["answer_has"]]
+    assert sum("yes" in g for g in groups) >= 5
+    assert sum("no" in g for g in groups) >= 5
+
+
+def test_every_utterance_in_its_scene_is_distinct_and_new(entries):
+    keys = [
+        (_norm(e["instruction"]), e["scene"].model_dump_json(), e["held"], tuple(e["in_drawer"]))
+        for e in entries
+    ]
+    assert len(set(keys)) == len(keys)
+    others = set()
+    for name in ("freeform.yaml", "freeform_b.yaml", "freeform_articulated.yaml"):
+        others |= {_norm(e["instruction"]) for e in load_freeform(FREEFORM_PATH.with_name(name))}
+    assert not {k[0] for k in keys} & others
+
+
+def test_every_scene_builds_as_written(entries, worlds):
+    assert len(worlds) == len(entries)
+    for e, w in zip(entries, worlds, strict=True):
+        assert sorted(w.object_names) == sorted(e["scene"].names), e["id"]
+        assert w.held_object == e["held"], e["id"]
+        for name in e["in_drawer"]:
+            assert w.in_(name, "drawer"), e["id"]
+        for name, pose in (e["scene"].poses or {}).items():
+            if pose is None or e["held"] == name:
+                continue
+            o = w.object(name)
+            assert o is not None and abs(o.pos[0] - pose[0]) < 0.01, (e["id"], name)
+            assert abs(o.pos[1] - pose[1]) < 0.01, (e["id"], name)
+            if len(pose) == 4 and pose[2] < 0.03:  # the bin poses of the header
+                assert o.in_bin, (e["id"], name)
+            elif len(pose) == 4:  # on a cube
+                assert o.on is not None, (e["id"], name)
+
+
+def test_positional_entries_fix_every_cube(entries):
+    """Where the answer depends on where things are, no cube is placed at random."""
+    for e in entries:
+        if e["category"] == "spatial" or (e["kind"] == "clarify" and e["scene"].poses):
+            poses = e["scene"].poses
+            assert poses and all(p is not None for p in poses.values()), e["id"]
+
+
+def test_a_plan_has_something_left_to_do_or_says_what_stays(entries, worlds):
+    """Doing nothing fails every plan entry, except the ones whose meaning is to leave
+    things be; those name the cubes that must stay put."""
+    for e, w in zip(entries, worlds, strict=True):
+        if e["kind"] != "plan":
+            continue
+        done = goal_holds(e["literals"], w) and all(count_holds(c, w) for c in e["count"])
+        assert not done or e["unmoved"], e["id"]
+
+
+def test_clarify_candidates_are_there_and_really_several(entries, worlds):
+    for e, w in zip(entries, worlds, strict=True):
+        if e["kind"] != "clarify":
+            continue
+        cubes = [c for c in e["candidates"] if c.endswith("_block")]
+        assert all(c in w.object_names for c in cubes), e["id"]
+        assert len(e["candidates"]) >= 2, e["id"]
+
+
+def test_answer_words_match_whole_words():
+    assert answer_matches([["yes"]], "Yes, the red block is in the green bin.")
+    assert not answer_matches([["yes"]], "No, it is on the table.")
+    assert answer_matches([["no"]], "No - it is on the table.")
+    assert not answer_matches([["no"]], "I do not know.")  # neither "not" nor "know" is "no"
+    assert answer_matches([["2", "two"]], "There are two cubes in the green bin.")
+    assert not answer_matches([["2", "two"]], "There are 12 cubes.")
+    assert answer_matches([["green"], ["yellow"]], "The green and the yellow block.")
+    assert not answer_matches([["green"], ["yellow"]], "Only the green block.")
+    assert answer_matches([["yes", "是的"]], "是的，红色方块在绿色箱子里。")
+    assert not answer_matches([["yes"]], None) and answer_matches([], None)
+
+
+def test_a_question_back_must_name_the_candidates():
+    cands = ["red_block", "yellow_block"]
+    assert unnamed_candidates(cands, "Which block: the red one or the yellow one?", None) == []
+    assert unnamed_candidates(cands, "Which block do you mean?", None) == cands
+    assert unnamed_candidates(cands, "Which one?", ["red_block", "yellow_block"]) == []
+    assert unnamed_candidates(["red_bin", "table_left"], "The red bin or the left side?", []) == []
+    assert unnamed_candidates(["table_center"], "Which side?", None) == ["table_center"]
+
+
+def test_counts_count_cubes_in_the_world(entries, worlds):
+    by_id = {e["id"]: (e, w) for e, w in zip(entries, worlds, strict=True)}
+    _, w = by_id["u-q-how-many-in-green"]
+    assert count_of(parse_literal("in(*, green_bin)"), w) == 2
+    assert count_of(parse_literal("on_table(*)"), w) == 1
+    assert count_of(parse_literal("not on_table(*)"), w) == 2
+    e, w = by_id["u-co-one-out-of-green"]
+    assert not all(count_holds(c, w) for c in e["count"])
+
+
+def _write(tmp_path, body: str):
+    p = tmp_path / "u.yaml"
+    p.write_text("format: understanding\nentries:\n" + body, encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize(
+    ("body", "match"),
+    [
+        ("  - {id: x, instruction: hi, category: questions, kind: guess}\n", "unknown kind"),
+        (
+            "  - {id: x, instruction: hi, category: questions, kind: answer, goal: [home]}\n",
+            "goal belongs to kind plan",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: ambiguity, kind: clarify}\n",
+            "lists the candidates",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: ambiguity, kind: clarify, "
+            "candidates: [red_block, purple_bin]}\n",
+            "purple_bin",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: questions, kind: answer, "
+            "answer_has: [[yes]]}\n",
+            "quote yes",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: counting, kind: plan, "
+            "count: {predicate: 'in(*, *)', n: 2}}\n",
+            "exactly one",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: counting, kind: plan, "
+            "count: {predicate: 'in(*, red_bin)', n: 5}}\n",
+            "more than the scene",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: spatial, kind: plan, goal: ['not held(*)']}\n",
+            "positive literal",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: languages, kind: stop}\n",
+            "names its lang",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: spatial, kind: plan, "
+            "goal: ['in(red_block, red_bin)'], unmoved: [blue_block], "
+            "scene: {cubes: [red_block]}}\n",
+            "unmoved must list cubes of the scene",
+        ),
+        (
+            "  - {id: x, instruction: hi, category: stop, kind: stop, held: red_block, "
+            "scene: {cubes: [blue_block]}}\n",
+            "held must be",
+        ),
+    ],
+)
+def test_malformed_entries_are_named(tmp_path, body, match):
+    with pytest.raises(UnderstandingError, match=match) as info:
+        load_understanding(_write(tmp_path, body))
+    assert "id 'x'" in str(info.value) or "entries[0]" in str(info.value)
+
+
+def test_the_loaders_tell_the_two_formats_apart(tmp_path):
+    from tests.planner.understanding_set import DEFAULT_PATH
+
+    with pytest.raises(FreeformError, match="understanding set"):
+        load_freeform(DEFAULT_PATH)
+    with pytest.raises(UnderstandingError, match="not an understanding set"):
+        load_understanding(FREEFORM_PATH)
