@@ -122,7 +122,9 @@ class VideoWriter:
     """mp4 writer that only exposes the file once it is complete and checked (temp file +
     rename); any failure is a :class:`VideoError` and leaves no temporary file."""
 
-    def __init__(self, path: str | Path, fps: int = 25):
+    def __init__(self, path: str | Path, fps: int = 25, gop: int | None = None):
+        """``gop``: a keyframe every ``gop`` frames (ffmpeg ``-g``); ``None`` keeps x264's
+        default (one per 250 frames), which makes a random frame slow to seek to."""
         self.path = check_video_target(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -143,6 +145,7 @@ class VideoWriter:
                 quality=7,
                 macro_block_size=8,
                 ffmpeg_log_level="quiet",
+                output_params=None if gop is None else ["-g", str(int(gop))],
             )
         except OSError as e:
             _remove(self._tmp)

@@ -13,25 +13,35 @@ Layout written (the one LeRobot's own writer produces, checked against its sourc
 One frame per control step k of an episode: ``observation.state`` (the six arm joint angles
 and the two finger positions, from the recorded physics state before action k),
 ``observation.environment_state`` (every cube's position and orientation quaternion, from
-the same state), ``action`` (the recorded action k), ``observation.images.<cam>`` (the state
-rendered by MuJoCo, as ``replay --video`` does), ``timestamp`` (k / fps), ``frame_index``
-(k), ``episode_index``, ``index`` (global), ``task_index`` (the task text in
-meta/tasks.parquet) and ``subgoal_index`` (the active subgoal, -1 while settling). The state
-after the last action has no action and is not a frame.
+the same state; in the articulated scene then the drawer's opening, the button's depth and
+the light, as the env observes them), ``action`` (the recorded action k),
+``observation.images.<cam>`` (the state rendered by MuJoCo, as ``replay --video`` does),
+``timestamp`` (k / fps), ``frame_index`` (k), ``episode_index``, ``index`` (global),
+``task_index`` (the task text in meta/tasks.parquet) and ``subgoal_index`` (the active
+subgoal, -1 while settling). The state after the last action has no action and is not a
+frame.
 
 Values are read from the recorded states and actions, nothing is re-simulated: with
 ``dtype="float64"`` every value is bit-identical to the episode; the default ``float32``
 (LeRobot's convention, what its policies expect) is the same values rounded once.
 
-The dataset is assembled in a hidden temporary folder beside ``out`` and renamed into place
-only when complete, so an error or Ctrl-C never leaves a half-written dataset.
+The videos are h264 with a keyframe every :data:`VIDEO_GOP` frames, as LeRobot encodes its
+own: a training loader seeks to random frames, and with one keyframe per file each fetch
+decodes from the start (``scripts/bench_lerobot_video.py`` measures it).
+
+The dataset is assembled in a hidden temporary folder beside ``out`` and moved into place
+only when complete, so an error or Ctrl-C never leaves a half-written dataset; ``--force``
+replaces only what an earlier export wrote (``meta/``, ``data/``, ``videos/``), see
+:mod:`skillbridge.episodes.export_common`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterable
@@ -41,7 +51,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skillbridge.episodes.episode import META, Episode, EpisodeError, load
+from skillbridge.episodes.episode import META, Episode, EpisodeError
+from skillbridge.episodes.export_common import (
+    ExportError,
+    check_owned,
+    check_state_size,
+    check_target,
+    find_episodes,
+    publish,
+    scene_of,
+    temp_dir,
+    usable,
+)
 
 if TYPE_CHECKING:
     from sim.video import VideoWriter
@@ -61,10 +82,19 @@ INDEX_FEATURES = ("timestamp", "frame_index", "episode_index", "index", "task_in
 #: Image sizes: imageio-ffmpeg pads frames to multiples of 8, so other sizes are refused.
 SIZE_RANGE = (16, 1920)
 STATS_FRAMES = 100  # frames per episode and camera sampled for the image statistics
-
-
-class ExportError(Exception):
-    """The export cannot be done (one line, for the user)."""
+#: A keyframe every this many frames (ffmpeg ``-g``; LeRobot's own encoder uses 2).
+VIDEO_GOP = 2
+#: Control rates a dataset can declare (LeRobot's fps is an integer).
+FPS_RANGE = (1, 1000)
+#: What the export writes into ``--out``, and the files those entries may hold: anything
+#: else found there on ``--force`` is not ours and stops the export.
+OWNED = ("meta", "data", "videos")
+OWN_FILES = re.compile(
+    r"meta/(?:info\.json|stats\.json|tasks\.parquet|episodes/chunk-\d{3,}/file-\d{3,}\.parquet)"
+    r"|data/chunk-\d{3,}/file-\d{3,}\.parquet"
+    r"|videos/[^/]+/chunk-\d{3,}/file-\d{3,}\.mp4"
+)
+__all__ = ["ExportError", "export_lerobot", "find_episodes", "parse_size", "usable"]
 
 
 @dataclass
@@ -104,36 +134,6 @@ class ExportResult:
 
 
 # ----------------------------------------------------------------------------- inputs
-def find_episodes(paths: Iterable[str | Path]) -> list[Path]:
-    """Episode folders named by ``paths``: each an episode, or a folder of episodes (one
-    level). Order kept, duplicates dropped."""
-    out: list[Path] = []
-    seen: set[Path] = set()
-    for raw in paths:
-        p = Path(raw)
-        if not p.exists():
-            raise ExportError(f"{p} does not exist")
-        if not p.is_dir():
-            raise ExportError(f"{p} is not an episode folder nor a folder of episodes")
-        found = (
-            [p]
-            if os.path.lexists(p / META)
-            else sorted(
-                c
-                for c in p.iterdir()
-                if not c.name.startswith(".") and c.is_dir() and os.path.lexists(c / META)
-            )
-        )
-        if not found:
-            raise ExportError(f"{p} is not an episode folder and holds no episode")
-        for f in found:
-            key = f.resolve()
-            if key not in seen:
-                seen.add(key)
-                out.append(f)
-    return out
-
-
 def parse_size(text: str) -> tuple[int, int]:
     """``"480x360"`` -> (480, 360); both multiples of 8 within :data:`SIZE_RANGE`."""
     try:
@@ -149,30 +149,13 @@ def parse_size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def check_target(out: Path, force: bool, earlier: bool, what: str) -> None:
-    """Refuse an output folder that would replace something other than an earlier export:
-    a link, a file, a non-empty folder without ``--force``, or (with it) a folder that is
-    not ``earlier`` export of this kind (``what`` names it in the message)."""
-    if os.path.islink(out):
-        raise ExportError(f"--out {out} is a symbolic link; not writing through it")
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise ExportError(f"--out {out} exists and is not a folder")
-    if not any(out.iterdir()):
-        return
-    if not force:
-        raise ExportError(
-            f"--out {out} exists and is not empty (--force replaces an earlier export)"
-        )
-    if not earlier:
-        raise ExportError(f"--out {out} {what}; --force only replaces an earlier export")
-
-
 def check_out(out: Path, force: bool) -> None:
-    """Refuse an output that would replace something other than an earlier export."""
+    """Refuse an output that would replace something other than an earlier export, or
+    whose ``meta/``, ``data/``, ``videos/`` hold files the export did not write."""
     earlier = (out / "meta" / "info.json").is_file() and not os.path.lexists(out / META)
     check_target(out, force, earlier, "is not a LeRobot dataset")
+    if out.is_dir() and not os.path.islink(out):
+        check_owned(out, OWNED, OWN_FILES)
 
 
 # ----------------------------------------------------------------------------- frames
@@ -185,10 +168,14 @@ class Layout:
     state_qadr: np.ndarray
     env_names: list[str]
     env_qadr: np.ndarray
+    #: The articulated scene's drawer, button and light (``sim.env.Articulation``), whose
+    #: observation ends ``observation.environment_state``; None on the tabletop.
+    articulation: Any = None
 
     @classmethod
-    def of(cls, model) -> Layout:
+    def of(cls, model, scene_name: str | None = None) -> Layout:
         from sim import scene
+        from sim.env import Articulation
 
         joints = [*scene.ARM_JOINTS, *scene.FINGER_JOINTS]
         state_qadr = [int(model.jnt_qposadr[model.joint(j).id]) for j in joints]
@@ -197,32 +184,40 @@ class Layout:
             a = int(model.jnt_qposadr[model.joint(f"{cube}_joint").id])
             env_names += [f"{cube}.{c}" for c in POSE]
             env_qadr += list(range(a, a + 7))
-        return cls(joints, np.array(state_qadr), env_names, np.array(env_qadr))
+        art = None
+        if (scene_name or scene.DEFAULT_SCENE) != scene.DEFAULT_SCENE:
+            art = Articulation(model)
+            env_names += ["drawer.opening", "button.depth", "light.on"]
+        return cls(joints, np.array(state_qadr), env_names, np.array(env_qadr), art)
 
+    def columns(self, model, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``observation.state`` and ``observation.environment_state`` of each recorded
+        full state, float64 (restored with mj_setState: nothing stepped or recomputed)."""
+        import mujoco
 
-def qpos_of(model, states: np.ndarray) -> np.ndarray:
-    """The qpos part of each recorded full state (restored with mj_setState, nothing
-    stepped or recomputed)."""
-    import mujoco
+        from sim import physics
 
-    from sim import physics
-
-    data = mujoco.MjData(model)
-    out = np.empty((len(states), model.nq), np.float64)
-    for k, s in enumerate(states):
-        mujoco.mj_setState(model, data, s, physics.STATE_SPEC)
-        out[k] = data.qpos
-    return out
+        data = mujoco.MjData(model)
+        arm = np.empty((len(states), len(self.state_names)), np.float64)
+        env = np.empty((len(states), len(self.env_names)), np.float64)
+        n_cubes = len(self.env_qadr)
+        for k, s in enumerate(states):
+            mujoco.mj_setState(model, data, s, physics.STATE_SPEC)
+            arm[k] = data.qpos[self.state_qadr]
+            env[k, :n_cubes] = data.qpos[self.env_qadr]
+            if self.articulation is not None:
+                env[k, n_cubes:] = self.articulation.observe(data)
+        return arm, env
 
 
 def episode_columns(ep: Episode, model, layout: Layout, dtype: str) -> dict[str, np.ndarray]:
     """The per-frame numeric columns of one episode (before the dataset-wide indices)."""
     n = ep.n_steps
-    qpos = qpos_of(model, ep.states)
+    arm, env = layout.columns(model, ep.states)
     fps = fps_of(ep)
     return {
-        "observation.state": qpos[:, layout.state_qadr].astype(dtype),
-        "observation.environment_state": qpos[:, layout.env_qadr].astype(dtype),
+        "observation.state": arm.astype(dtype),
+        "observation.environment_state": env.astype(dtype),
         "action": ep.actions.astype(dtype),
         "timestamp": (np.arange(n) / fps).astype(np.float32),
         "frame_index": np.arange(n, dtype=np.int64),
@@ -231,7 +226,20 @@ def episode_columns(ep: Episode, model, layout: Layout, dtype: str) -> dict[str,
 
 
 def fps_of(ep: Episode) -> int:
+    """The episode's frame rate: 1 / control_dt, which must be an integer in
+    :data:`FPS_RANGE` (a forged ``null`` or ``1e-300`` is one line, not a 300-digit fps)."""
     dt = ep.meta.get("control_dt", 0.04)
+    lo, hi = FPS_RANGE
+    if (
+        isinstance(dt, bool)
+        or not isinstance(dt, (int, float))
+        or not math.isfinite(dt)
+        or not 1.0 / hi <= dt <= 1.0 / lo
+    ):
+        raise ExportError(
+            f"{ep.path}: meta.json control_dt {str(dt)[:40]} is not a control period of "
+            f"{1 / hi:g} to {1 / lo:g} s (tampered?)"
+        )
     fps = round(1.0 / float(dt))
     if abs(fps * float(dt) - 1.0) > 1e-9:
         raise ExportError(
@@ -299,7 +307,7 @@ class _VideoStream:
         rel = VIDEO_PATH.format(
             video_key=self.key, chunk_index=self.pos.chunk, file_index=self.pos.file
         )
-        self.writer = VideoWriter(self.root / rel, fps=self.fps)
+        self.writer = VideoWriter(self.root / rel, fps=self.fps, gop=VIDEO_GOP)
         self.files.append(rel)
         self.frames_in_file = 0
 
@@ -410,7 +418,7 @@ def features_of(layout: Layout, opts: ExportOptions, fps: int) -> dict:
                 "video.width": opts.width,
                 "video.codec": "h264",
                 "video.pix_fmt": "yuv420p",
-                "video.is_depth_map": False,
+                "is_depth_map": False,
                 "video.fps": fps,
                 "video.channels": 3,
                 "has_audio": False,
@@ -595,27 +603,6 @@ def _global_stats(st: _State) -> dict:
     return stats
 
 
-def usable(
-    paths: list[Path], incomplete: Callable[[Episode], str | None]
-) -> tuple[list[Episode], list[str]]:
-    """The episodes at ``paths`` worth exporting, and why the others were skipped: those
-    ``incomplete`` gives a reason for, and those without a control step."""
-    eps, skipped = [], []
-    for p in paths:
-        try:
-            ep = load(p)
-        except EpisodeError as e:
-            raise ExportError(str(e)) from None
-        why = incomplete(ep)
-        if why is not None:
-            skipped.append(f"{p}: {why}")
-        elif ep.n_steps == 0:
-            skipped.append(f"{p}: no control steps (a refused or empty run)")
-        else:
-            eps.append(ep)
-    return eps, skipped
-
-
 def export_lerobot(
     paths: Iterable[str | Path],
     out: str | Path,
@@ -650,9 +637,12 @@ def export_lerobot(
         )
     from sim import physics
 
-    model = physics.load_model()
+    scene = scene_of(eps)
+    model = physics.load_model(scene)
+    for e in eps:
+        check_state_size(e, model)
     _check_cameras(model, opts.cameras)
-    here = physics.model_hash()
+    here = physics.model_hash(scene)
     other = sum(e.meta.get("model_hash") != here for e in eps)
     warnings = (
         [
@@ -662,10 +652,10 @@ def export_lerobot(
         if other
         else []
     )
-    layout = Layout.of(model)
+    layout = Layout.of(model, scene)
     fps_value = fps.pop()
     feats = features_of(layout, opts, fps_value)
-    tmp = _temp_dir(out)
+    tmp = temp_dir(out)
     schema = data_schema(pa, feats)
     st = _State(
         root=tmp,
@@ -689,7 +679,7 @@ def export_lerobot(
         for v in st.videos.values():
             v.close()
         _write_meta(pa, pq, st, feats, fps_value)
-        publish(tmp, out, lambda: check_out(out, opts.force))
+        publish(tmp, out, OWNED, lambda: check_out(out, opts.force))
     except BaseException as e:
         with contextlib.suppress(Exception):
             st.data.close()
@@ -722,26 +712,18 @@ def _check_cameras(model, cameras: tuple[str, ...]) -> None:
         raise ExportError("a camera is named twice")
 
 
-def _temp_dir(out: Path) -> Path:
-    parent = out.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = parent / f".{out.name}.tmp{os.getpid()}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-    except OSError as e:
-        raise ExportError(f"cannot write under {parent}: {e.strerror or e}") from None
-    return tmp
-
-
 def _write_meta(pa, pq, st: _State, feats: dict, fps: int) -> None:
     root = st.root
     (root / "meta").mkdir(exist_ok=True)
     write_episodes(pa, pq, root / EPISODES_PATH.format(chunk_index=0, file_index=0), st.rows)
     write_tasks(pa, pq, root / TASKS_PATH, st.tasks)
-    (root / "meta" / "stats.json").write_text(
-        json.dumps(_jsonable(_global_stats(st)), indent=4) + "\n"
-    )
+    try:  # finite inputs can still overflow (a forged 1e308 state): never write NaN/Infinity
+        stats = json.dumps(_jsonable(_global_stats(st)), indent=4, allow_nan=False)
+    except ValueError:
+        raise ExportError(
+            "the statistics of the episodes are not finite (values near the float limit; tampered?)"
+        ) from None
+    (root / "meta" / "stats.json").write_text(stats + "\n")
     info = {
         "codebase_version": CODEBASE_VERSION,
         "robot_type": ROBOT_TYPE,
@@ -758,19 +740,3 @@ def _write_meta(pa, pq, st: _State, feats: dict, fps: int) -> None:
         "features": feats,
     }
     (root / "meta" / "info.json").write_text(json.dumps(info, indent=4) + "\n")
-
-
-def publish(tmp: Path, out: Path, recheck: Callable[[], None]) -> None:
-    """Rename the finished dataset into place, replacing an earlier export (``recheck``
-    raises unless ``out`` still holds one that may be replaced)."""
-    old = None
-    if out.exists():
-        if any(out.iterdir()):
-            recheck()  # still an earlier export
-            old = out.parent / f".{out.name}.old{os.getpid()}"
-            os.rename(out, old)
-        else:
-            out.rmdir()
-    os.rename(tmp, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

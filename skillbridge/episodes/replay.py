@@ -225,6 +225,8 @@ class VerifyResult:
     def to_dict(self) -> dict:
         d = dict(self.__dict__)
         d["steps_per_s"] = round(self.steps_per_s, 1)
+        if not math.isfinite(self.max_abs_diff):  # NaN/inf are not JSON
+            d["max_abs_diff"] = None
         return d
 
 
@@ -268,8 +270,11 @@ def verify(ep: Episode | str | Path) -> VerifyResult:
             checked += 1
             if not np.array_equal(s.view(np.uint64), ref[k + 1].view(np.uint64)):
                 first = k + 1
+                differs = s.view(np.uint64) != ref[k + 1].view(np.uint64)
                 with np.errstate(invalid="ignore"):
-                    worst = float(np.nanmax(np.abs(s - ref[k + 1])))
+                    d = np.abs(s - ref[k + 1])[differs]
+                # a NaN against a number is a difference, not 0 (nanmax skipped it)
+                worst = math.nan if np.isnan(d).any() else float(d.max())
                 break
     finally:
         env.close()

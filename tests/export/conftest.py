@@ -33,3 +33,19 @@ def runs_copy(runs_dir, tmp_path) -> Path:
     dst = tmp_path / "runs"
     shutil.copytree(runs_dir, dst)
     return dst
+
+
+@pytest.fixture(scope="session")
+def articulated_dir(tmp_path_factory) -> Path:
+    """A folder of one successful scripted episode in the articulated scene (the drawer
+    opened: its state vector is longer than the tabletop's)."""
+    from skillbridge.runner.records import RunConfig
+    from skillbridge.runner.runner import Runner
+
+    out = tmp_path_factory.mktemp("articulated")
+    cfg = RunConfig(
+        task="open the drawer", seed=1, out_dir=out, policy_source="scripted", scene="articulated"
+    )
+    r = Runner(cfg).run()
+    assert r.status == "success", r.message
+    return out

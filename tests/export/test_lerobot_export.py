@@ -142,6 +142,7 @@ def test_layout_matches_the_documented_v3_schema(exported):
     assert cam["dtype"] == "video" and cam["shape"] == [48, 64, 3]
     assert cam["names"] == ["height", "width", "channels"]
     assert cam["info"]["video.codec"] == "h264" and cam["info"]["video.fps"] == 25
+    assert cam["info"]["is_depth_map"] is False and "video.is_depth_map" not in cam["info"]
     # data: one column per non-video feature, with its dtype and shape
     data = _data(out)
     assert info["total_frames"] == data.num_rows
@@ -398,3 +399,61 @@ def test_an_episode_of_another_scene_model_is_exported_with_a_warning(
     assert code == 0, err
     assert "1 of 2 episodes were recorded with another scene model" in err
     assert json.loads(so)["warnings"]
+
+
+def _keyframes(mp4: Path) -> tuple[int, list[int]]:
+    """(frames, indices of the keyframes) of an mp4, from ffmpeg's showinfo filter."""
+    import re
+
+    import imageio_ffmpeg
+
+    p = subprocess.run(
+        [imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-nostats", "-i", str(mp4)]
+        + ["-vf", "showinfo", "-f", "null", "-"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    frames = re.findall(r"\bn:\s*(\d+).*?\biskey:([01])", p.stderr)
+    return len(frames), [int(n) for n, key in frames if key == "1"]
+
+
+def test_videos_have_a_keyframe_every_few_frames(exported):
+    """A loader seeks to random frames: with x264's default GOP (250) a file of 150 frames
+    had one keyframe and every fetch decoded from the start."""
+    from skillbridge.episodes import lerobot_export as lx
+
+    res, out = exported
+    mp4 = out / res.videos[0]
+    n, keys = _keyframes(mp4)
+    assert n == res.frames and keys[0] == 0
+    gaps = np.diff([*keys, n])
+    assert gaps.max() <= lx.VIDEO_GOP, gaps  # no frame is more than GOP-1 from a keyframe
+
+
+def test_articulated_episodes_export(articulated_dir, tmp_path, monkeypatch, capsys):
+    """The articulated scene's longer state is read with its own model; the drawer, button
+    and light end observation.environment_state."""
+    from skillbridge.episodes.episode import load
+
+    out = tmp_path / "ds"
+    code, so, err = run_cli(
+        monkeypatch,
+        capsys,
+        "export",
+        str(articulated_dir),
+        "--out",
+        str(out),
+        "--no-video",
+        "--json",
+    )
+    assert code == 0, err  # was: TypeError state size should equal mj_stateSize
+    assert not json.loads(so)["warnings"]  # the articulated model's hash, not the tabletop's
+    info = json.loads((out / "meta/info.json").read_text())
+    feat = info["features"]["observation.environment_state"]
+    assert feat["shape"] == [31]
+    assert feat["names"][-3:] == ["drawer.opening", "button.depth", "light.on"]
+    env_state = np.array(_data(out).column("observation.environment_state").to_pylist())
+    ep = load(next(p for p in articulated_dir.iterdir() if p.is_dir()))
+    assert env_state.shape == (ep.n_steps, 31)
+    assert env_state[0, 28] < 0.01 < 0.12 < env_state[-1, 28]  # the drawer opens
