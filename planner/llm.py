@@ -465,3 +465,43 @@ class LLMProposer:
         )
 
     _last_raw: str | None = None
+
+
+@dataclass
+class ModelUnused:
+    """Why the model a plan was meant to come from never answered, in one line, and
+    whether nothing else planned either (``fatal``: the CLI exits 2 instead of reporting
+    an unexplained safe stop)."""
+
+    text: str
+    fatal: bool
+
+
+def model_unused(
+    attempts: list[Any], decision: str, source: str | None, model_name: str | None
+) -> ModelUnused | None:
+    """A notice when every attempt of the model ``model_name`` was an error (unreachable,
+    failing, not loadable) and the plan came from elsewhere; None when the model was not
+    asked or did answer. ``attempts`` are the negotiation's records (objects or dicts)."""
+    if not model_name:
+        return None
+
+    def get(a: Any, key: str) -> Any:
+        return a.get(key) if isinstance(a, dict) else getattr(a, key, None)
+
+    mine = [a for a in attempts if get(a, "proposer") == model_name]
+    if not mine or any(str(get(a, "decision")) != "error" for a in mine):
+        return None
+    reasons = get(mine[-1], "reasons") or []
+    first = reasons[0] if reasons else None
+    cause = str((get(first, "message") if first is not None else "") or "it failed")
+    for prefix in ("ProviderUnreachable: ", "BackendCallError: "):
+        cause = cause.removeprefix(prefix)
+    if model_name not in cause:
+        cause = f"the model {model_name} failed: {cause}"
+    cause = " ".join(cause.split())[:300]
+    if decision in ("accepted", "fallback_accepted"):
+        return ModelUnused(f"{cause}; the {source or 'rules'} planner planned instead", False)
+    if decision == "refused":
+        return ModelUnused(f"{cause}; the {source or 'rules'} planner refused instead", False)
+    return ModelUnused(f"{cause}; nothing else could plan this task", True)
