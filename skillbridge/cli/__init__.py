@@ -6,6 +6,7 @@ Each verb lives in its own module of this package (``skillbridge/cli/<verb>.py``
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 import typer
@@ -130,8 +131,29 @@ def _json_error(message: str, code: int) -> None:
         out.flush()
 
 
+def _literal_help() -> None:
+    """Make every verb's help and option help print as written: typer renders them as rich
+    markup, where ``[x, y]`` is a tag and vanishes (``run --help`` once showed the
+    ``--cubes`` pose forms as ``( |  | )``). Each text is escaped once."""
+    from rich.markup import escape
+
+    for cmd in app.registered_commands:
+        if cmd.callback is None or getattr(cmd.callback, "_literal_help", False):
+            continue
+        if cmd.help:
+            cmd.help = escape(cmd.help)
+        elif cmd.callback.__doc__:
+            cmd.help = escape(inspect.cleandoc(cmd.callback.__doc__))
+        for p in inspect.signature(cmd.callback).parameters.values():
+            info = p.default
+            if isinstance(info, typer.models.ParameterInfo) and info.help:
+                info.help = escape(info.help)
+        cmd.callback._literal_help = True  # type: ignore[attr-defined]
+
+
 _register_all()
 _bound_seeds()
+_literal_help()
 
 
 def run() -> None:
