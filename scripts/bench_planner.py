@@ -10,6 +10,18 @@ plan latency p50/p95, decode tokens/s, model load time and peak RSS. A refusal i
 right when the planner declines with a reason or ends in the safe stop (home only); the two
 are counted apart.
 
+An understanding set (``--set tests/planner/data/understanding.yaml``, top-level
+``format: understanding``; see tests/planner/understanding_set.py) is judged by the kind each
+entry expects: an ``answer`` is right when the outcome is an answer, nothing is planned and
+the reply has a word of every ``answer_has`` group; a ``clarify`` when the question back names
+every candidate; a ``stop`` when it stops with no steps; a ``refuse`` when it refuses with no
+motion (home only); a ``plan`` when its steps simulate to the goal (an already-true goal with
+no steps is right), never pick or push an ``unmoved`` cube and meet every ``count``. It prints
+right/total with a Wilson interval per category, kind and language, and "motions where none
+allowed: N of M" over the entries whose kind forbids motion. The outcome's kind comes from
+``PlanOutcome.to_dict()["kind"]``; where that is absent it is derived from the older fields
+(steps: plan; a safe stop: refuse; "nothing to do": nothing_to_do; otherwise refuse).
+
     python scripts/bench_planner.py [--routes rules,model,hybrid] [--limit N] [--json]
 """
 
@@ -34,7 +46,8 @@ from sim.util import wilson  # noqa: E402
 def worlds_for(entries: list[dict], seed: int) -> list:
     """The initial world of each entry, computed from physics (the scene it names: the
     tabletop, or the articulated scene with its drawer and light). Cubes an entry lists under
-    ``in_drawer`` are then put into the (open) drawer by the skills' symbolic effects."""
+    ``in_drawer`` are then put into the (open) drawer, and a cube named by ``held`` into the
+    gripper, by the skills' symbolic effects."""
     import sim  # noqa: F401
     from bridge.validate import simulate
     from sim.env import TabletopEnv
@@ -54,6 +67,10 @@ def worlds_for(entries: list[dict], seed: int) -> list:
                 world, reasons = simulate(world, steps)
                 if reasons:
                     raise SystemExit(f"{e['id']}: cannot put {name} in the drawer: {reasons}")
+            if e.get("held"):
+                world, reasons = simulate(world, [{"skill": "pick", "object": e["held"]}])
+                if reasons:
+                    raise SystemExit(f"{e['id']}: cannot start holding {e['held']}: {reasons}")
             out.append(world)
     finally:
         for env in envs.values():
@@ -76,6 +93,93 @@ def judge(entry: dict, outcome, world) -> bool:
     return not reasons and goal_holds(entry["literals"], after)
 
 
+#: Skills that move a cube (the ones an ``unmoved`` cube must never be the object of).
+MOVING_SKILLS = ("pick", "push")
+
+
+def outcome_kind(d: dict) -> str:
+    """The outcome's kind: its own ``kind``, or derived from the older fields."""
+    if d.get("kind"):
+        return str(d["kind"])
+    if d.get("steps"):
+        return "refuse" if d.get("decision") == "safe_stop" else "plan"
+    if str(d.get("refuse") or "").startswith("nothing to do"):
+        return "nothing_to_do"
+    return "refuse"
+
+
+def has_motion(steps: list[dict]) -> bool:
+    """Any step besides driving home."""
+    return any(s.get("skill") != "home" for s in steps)
+
+
+def judge_understanding(entry: dict, d: dict, world) -> tuple[bool, str]:
+    """Right or wrong by the expected kind (module docstring), and why when wrong."""
+    kind, steps = outcome_kind(d), list(d.get("steps") or [])
+    want = entry["kind"]
+    if want == "refuse":
+        if kind != "refuse":
+            return False, f"kind {kind}, not refuse"
+        return (not has_motion(steps)), "moved" if has_motion(steps) else ""
+    if want in ("answer", "clarify", "stop"):
+        return _judge_still(entry, d, kind, steps)
+    return _judge_plan(entry, kind, steps, world)
+
+
+def _judge_still(entry: dict, d: dict, kind: str, steps: list[dict]) -> tuple[bool, str]:
+    """An answer, a question back or a stop: that kind, no steps, the right words."""
+    from tests.planner.understanding_set import answer_matches, unnamed_candidates
+
+    want = entry["kind"]
+    if kind != want:
+        return False, f"kind {kind}, not {want}"
+    if steps:
+        return False, "planned steps"
+    if want == "answer" and not answer_matches(entry["answer_has"], d.get("answer")):
+        return False, f"answer {d.get('answer')!r} lacks {entry['answer_has']}"
+    if want == "clarify":
+        missing = unnamed_candidates(entry["candidates"], d.get("question"), d.get("candidates"))
+        if missing:
+            return False, f"question {d.get('question')!r} does not name {missing}"
+    return True, ""
+
+
+def _judge_plan(entry: dict, kind: str, steps: list[dict], world) -> tuple[bool, str]:
+    """A plan: simulated to the goal and the counts, no ``unmoved`` cube picked or pushed;
+    no steps is right only when all of that already holds (and it is no clarify or stop)."""
+    from bridge.goals import goal_holds, unmet
+    from bridge.validate import simulate
+    from tests.planner.understanding_set import count_holds
+
+    if not steps:
+        if kind in ("clarify", "stop"):
+            return False, f"kind {kind}, not plan"
+        ok = goal_holds(entry["literals"], world) and all(
+            count_holds(c, world) for c in entry["count"]
+        )
+        return ok, "" if ok else f"no steps (kind {kind})"
+    if kind != "plan":
+        return False, f"kind {kind} with steps"
+    touched = sorted(
+        {
+            str(s.get("object"))
+            for s in steps
+            if s.get("skill") in MOVING_SKILLS and s.get("object") in entry["unmoved"]
+        }
+    )
+    if touched:
+        return False, f"moves {touched}, which must not move"
+    after, reasons = simulate(world, steps)
+    if reasons:
+        return False, "steps do not simulate"
+    if not goal_holds(entry["literals"], after):
+        return False, f"unmet {unmet(entry['literals'], after)}"
+    bad = [c["predicate"] for c in entry["count"] if not count_holds(c, after)]
+    if bad:
+        return False, f"count of {bad} is off"
+    return True, ""
+
+
 def run_route(route: str, entries: list[dict], worlds: list, planner) -> list[dict]:
     rows = []
     for e, w in zip(entries, worlds, strict=True):
@@ -83,12 +187,27 @@ def run_route(route: str, entries: list[dict], worlds: list, planner) -> list[di
         out = planner.plan(e["instruction"], w)
         wall = time.perf_counter() - t0
         model_calls = [p for p in out.proposals if p.get("proposer", "").startswith("embedded")]
+        extra: dict = {}
+        if "kind" in e:  # an understanding set: judged by the kind it expects
+            d = out.to_dict()
+            ok, why = judge_understanding(e, d, w)
+            extra = {
+                "expected_kind": e["kind"],
+                "kind": outcome_kind(d),
+                "lang": e.get("lang"),
+                "motion": has_motion(list(d.get("steps") or [])),
+                "answer": d.get("answer"),
+                "question": d.get("question"),
+                "why": why,
+            }
+        else:
+            ok = judge(e, out, w)
         rows.append(
             {
                 "id": e["id"],
                 "category": e["category"],
                 "refuse": e["refuse"],
-                "ok": judge(e, out, w),
+                "ok": ok,
                 "route": out.route,
                 "decision": out.decision,
                 "steps": out.steps(),
@@ -101,9 +220,43 @@ def run_route(route: str, entries: list[dict], worlds: list, planner) -> list[di
                     for a in (x.to_dict() for x in out.attempts)
                     if a.get("meta", {}).get("command")
                 ],
+                **extra,
             }
         )
     return rows
+
+
+def _rate(rows: list[dict]) -> dict:
+    k, n = sum(r["ok"] for r in rows), len(rows)
+    return {
+        "ok": k,
+        "n": n,
+        "rate": round(k / n, 3) if n else None,
+        "ci95": [round(x, 3) for x in wilson(k, n)],
+    }
+
+
+def summarise_understanding(rows: list[dict]) -> dict:
+    """Right/total with Wilson intervals by category, expected kind and language, and the
+    motions made where the expected kind allows none."""
+    from tests.planner.understanding_set import STILL_KINDS
+
+    def by(key: str) -> dict:
+        groups: dict[str, list[dict]] = {}
+        for r in rows:
+            if r.get(key) is not None:
+                groups.setdefault(str(r[key]), []).append(r)
+        return {g: _rate(rs) for g, rs in groups.items()}
+
+    still = [r for r in rows if r["expected_kind"] in STILL_KINDS]
+    return {
+        "overall": _rate(rows),
+        "by_category": by("category"),
+        "by_kind": by("expected_kind"),
+        "by_lang": by("lang"),
+        "motions_where_none_allowed": sum(r["motion"] for r in still),
+        "still_n": len(still),
+    }
 
 
 def summarise(rows: list[dict]) -> dict:
@@ -142,7 +295,35 @@ def summarise(rows: list[dict]) -> dict:
         else None,
         "decode_tokens_per_s": round(tok / secs, 1) if secs else None,
         "by_category": cats,
+        **(
+            {"understanding": summarise_understanding(rows)}
+            if rows and "expected_kind" in rows[0]
+            else {}
+        ),
     }
+
+
+def print_understanding(u: dict) -> None:
+    """The understanding summary, one line per category, kind and language."""
+    for title, key in (("category", "by_category"), ("kind", "by_kind"), ("lang", "by_lang")):
+        for name, c in u[key].items():
+            print(f"   {title:8s} {name:13s} {c['ok']}/{c['n']} ({c['rate']}, 95% CI {c['ci95']})")
+    o = u["overall"]
+    print(f"   overall {o['ok']}/{o['n']} ({o['rate']}, 95% CI {o['ci95']})")
+    print(f"   motions where none allowed: {u['motions_where_none_allowed']} of {u['still_n']}")
+
+
+def load_entries(path: str | None) -> list[dict]:
+    """The set's entries: an understanding set by its own loader, else a free-language set
+    (FreeformError, one line, on a missing or malformed file)."""
+    from tests.planner.freeform import FreeformError, load_freeform
+    from tests.planner.understanding_set import is_understanding_set, load_understanding
+
+    if path is None:
+        return load_freeform()
+    if not Path(path).is_file():
+        raise FreeformError(f"{path}: no such file")
+    return load_understanding(path) if is_understanding_set(path) else load_freeform(path)
 
 
 def main(argv=None) -> int:
@@ -167,9 +348,13 @@ def main(argv=None) -> int:
 
     torch.set_num_threads(a.threads)
     from planner.hybrid import HybridPlanner
-    from tests.planner.freeform import load_freeform
+    from tests.planner.freeform import FreeformError
 
-    entries = load_freeform(Path(a.set)) if a.set else load_freeform()
+    try:
+        entries = load_entries(a.set)
+    except (FreeformError, OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if a.limit:
         entries = entries[: a.limit]
     worlds = worlds_for(entries, a.seed)
@@ -200,10 +385,11 @@ def main(argv=None) -> int:
         rows = run_route(route, entries, worlds, planner)
         report["routes"][route] = summarise(rows)
         if a.failures:
+            keys: tuple[str, ...] = ("id", "decision", "steps", "commands")
+            if rows and "expected_kind" in rows[0]:
+                keys += ("expected_kind", "kind", "answer", "question", "why")
             report["routes"][route]["failures"] = [
-                {k: r[k] for k in ("id", "decision", "steps", "commands")}
-                for r in rows
-                if not r["ok"]
+                {k: r[k] for k in keys} for r in rows if not r["ok"]
             ]
     report["model_load_s"] = round(load_s, 2) if load_s is not None else None
     report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -217,6 +403,8 @@ def main(argv=None) -> int:
                 f"p50 {s['latency_p50_s']} s, p95 {s['latency_p95_s']} s, "
                 f"decode {s['decode_tokens_per_s']} tok/s"
             )
+            if s.get("understanding"):
+                print_understanding(s["understanding"])
             for f in s.get("failures", []):
                 print("   x", f)
         print(f"model load {report['model_load_s']} s, peak RSS {report['peak_rss_mb']} MB")

@@ -230,3 +230,57 @@ def test_the_loaders_tell_the_two_formats_apart(tmp_path):
         load_freeform(DEFAULT_PATH)
     with pytest.raises(UnderstandingError, match="not an understanding set"):
         load_understanding(FREEFORM_PATH)
+
+
+def test_the_bench_judges_by_kind(entries, worlds, bench):
+    """The judge of ``scripts/bench_planner.py``, on outcome dicts of the planner's shape."""
+    by_id = {e["id"]: (e, w) for e, w in zip(entries, worlds, strict=True)}
+    judge = bench.judge_understanding
+    e, w = by_id["u-q-red-in-green-yes"]
+    assert judge(e, {"kind": "answer", "answer": "Yes, it is.", "steps": []}, w)[0]
+    assert not judge(e, {"kind": "answer", "answer": "No.", "steps": []}, w)[0]
+    moved = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]
+    assert not judge(e, {"kind": "answer", "answer": "Yes.", "steps": moved}, w)[0]
+    # today's outcome without a kind: steps are a plan, so a question that moves is wrong
+    assert not judge(e, {"decision": "accepted", "steps": moved, "refuse": None}, w)[0]
+
+    e, w = by_id["u-am-left-tie"]
+    assert judge(e, {"kind": "clarify", "question": "The red or the yellow one?"}, w)[0]
+    assert not judge(e, {"kind": "clarify", "question": "Which one?"}, w)[0]
+
+    e, w = by_id["u-sp-leftmost"]
+    right = [{"skill": "pick", "object": "green_block"}, {"skill": "place", "target": "red_bin"}]
+    wrong = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "red_bin"}]
+    assert judge(e, {"kind": "plan", "steps": right}, w)[0]
+    assert not judge(e, {"kind": "plan", "steps": wrong}, w)[0]
+    assert not judge(e, {"kind": "clarify", "steps": []}, w)[0]
+
+    e, w = by_id["u-pr-stack-without-red"]
+    detour = [
+        {"skill": "push", "object": "red_block", "target": "table_left"},
+        {"skill": "pick", "object": "blue_block"},
+        {"skill": "place", "target": "green_block"},
+    ]
+    ok, why = judge(e, {"kind": "plan", "steps": detour}, w)
+    assert not ok and "red_block" in why
+    assert judge(e, {"kind": "plan", "steps": detour[1:]}, w)[0]
+
+    e, w = by_id["u-co-two-in-green"]
+    one = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "green_bin"}]
+    two = one + [
+        {"skill": "pick", "object": "blue_block"},
+        {"skill": "place", "target": "green_bin"},
+    ]
+    assert not judge(e, {"kind": "plan", "steps": one}, w)[0]
+    assert judge(e, {"kind": "plan", "steps": two}, w)[0]
+
+    e, w = by_id["u-cd-if-red-absent"]  # "else do nothing": nothing to do is right
+    assert judge(e, {"decision": "refused", "refuse": "nothing to do: ...", "steps": []}, w)[0]
+
+    e, w = by_id["u-im-purple"]
+    home = [{"skill": "home"}]
+    assert judge(e, {"decision": "safe_stop", "steps": home}, w)[0]
+    assert not judge(e, {"kind": "stop", "steps": []}, w)[0]
+    e, w = by_id["u-st-stop"]
+    assert judge(e, {"kind": "stop", "steps": []}, w)[0]
+    assert not judge(e, {"decision": "refused", "refuse": "no button", "steps": []}, w)[0]
