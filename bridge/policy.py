@@ -26,6 +26,7 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from bridge import reasons as R
+from bridge.constraints import Constraints
 from bridge.models import DEFAULT_MAX_STEPS, safe_stop_steps, subgoal_json
 from bridge.reasons import Reason
 from bridge.validate import BridgeResult, validate
@@ -42,6 +43,12 @@ class Decision(StrEnum):
     SAFE_STOP = "safe_stop"
     REFUSED = "refused"
     FAILED = "failed"
+    #: the world already satisfies the instruction: no plan is needed (not a refusal)
+    NOTHING_TO_DO = "nothing_to_do"
+    #: the utterance was not a command (planner.understand): answered, asked back, stopped
+    ANSWER = "answer"
+    CLARIFY = "clarify"
+    STOP = "stop"
 
 
 class AttemptDecision(StrEnum):
@@ -205,8 +212,12 @@ def negotiate(
     safe_stop: bool = True,
     max_steps: int = DEFAULT_MAX_STEPS,
     fallback_on_refusal: bool = False,
+    constraints: Constraints | None = None,
 ) -> Negotiation:
-    """Ask the chain for a plan the bridge accepts; see the module docstring."""
+    """Ask the chain for a plan the bridge accepts; see the module docstring.
+
+    ``constraints`` (what the instruction forbids) are checked on every accepted plan,
+    whichever proposer wrote it; a plan that breaks one is rejected (``forbidden``)."""
     trace_id = trace_id or uuid.uuid4().hex
     history = list(history or [])
     attempts: list[AttemptRecord] = []
@@ -241,6 +252,12 @@ def negotiate(
             res = validate(prop.raw, world, max_steps=max_steps)
             if res.accepted and _from_model(prop):
                 res = _grounded(res, task, world)
+            if res.accepted and constraints:
+                broken = constraints.check(res.plan_json())
+                if broken:
+                    res = BridgeResult(
+                        accepted=False, raw=res.raw, reasons=broken, latency_s=res.latency_s
+                    )
             decision = (
                 ATTEMPT_ACCEPTED
                 if res.accepted

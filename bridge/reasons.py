@@ -43,6 +43,8 @@ GOAL_UNKNOWN_OBJECT = "goal_unknown_object"
 GOAL_NOT_ACHIEVED = "goal_not_achieved"
 # -- a model plan that moves what the instruction never asked about
 NOT_GROUNDED = "not_grounded"
+# -- a plan that breaks what the instruction forbids ("don't touch the red block")
+FORBIDDEN = "forbidden"
 # -- not errors in the plan
 REFUSED = "refused"
 PLANNER_ERROR = "planner_error"
@@ -76,6 +78,7 @@ CODES: dict[str, str] = {
     GOAL_UNKNOWN_OBJECT: "a goal predicate names an object, bin or region this scene lacks",
     GOAL_NOT_ACHIEVED: "the steps, simulated, leave a predicate of the plan's goal unmet",
     NOT_GROUNDED: "a model's plan moves a cube or uses a target the instruction never asks about",
+    FORBIDDEN: "a plan moves a cube or uses a target that the instruction forbids",
     REFUSED: "the planner declined the task with a reason (not an error)",
     PLANNER_ERROR: "the proposer raised instead of answering (policy level)",
     INTERNAL_ERROR: "a bug in the bridge itself; the input is rejected, never accepted",

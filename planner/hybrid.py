@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import PlannerError
 from planner.llm import LLMProposer, Usage
-from planner.rules import RulesPlanner, RulesResult
+from planner.rules import NOTHING_TO_DO, RulesPlanner, RulesResult
+from planner.understand import PLAN, Understanding, understand
 
 if TYPE_CHECKING:
     from bridge.policy import AttemptRecord, Negotiation, PlanRequest, Proposal, Proposer
@@ -125,6 +126,8 @@ class PlanOutcome:
     rules: RulesResult
     usage: Usage
     proposals: list[dict] = field(default_factory=list)
+    #: what the utterance was read as (planner.understand); None when understanding is off
+    understanding: Understanding | None = None
 
     @property
     def plan(self) -> BridgeResult | None:
@@ -132,7 +135,35 @@ class PlanOutcome:
 
     @property
     def decision(self) -> str:
-        return self.negotiation.decision
+        from bridge.policy import Decision
+
+        d = self.negotiation.decision
+        plan = self.negotiation.plan
+        if (
+            d == Decision.REFUSED
+            and plan is not None
+            and (plan.refusal or "").startswith(NOTHING_TO_DO)
+        ):
+            return Decision.NOTHING_TO_DO
+        return d
+
+    @property
+    def kind(self) -> str:
+        """plan, nothing_to_do, answer, clarify, stop, refuse or safe_stop."""
+        from bridge.policy import PLAN_DECISIONS, Decision
+
+        d = self.decision
+        if d in PLAN_DECISIONS:
+            return "plan"
+        kinds: dict[str, str] = {
+            Decision.NOTHING_TO_DO: "nothing_to_do",
+            Decision.ANSWER: "answer",
+            Decision.CLARIFY: "clarify",
+            Decision.STOP: "stop",
+            Decision.REFUSED: "refuse",
+            Decision.SAFE_STOP: "safe_stop",
+        }
+        return kinds.get(d, "failed")
 
     @property
     def source(self) -> str | None:
@@ -155,10 +186,28 @@ class PlanOutcome:
 
     @property
     def refusal(self) -> str | None:
+        """The reason a task is declined ("nothing to do: ..." included, for callers that
+        read it as done), or None."""
         plan = self.plan
-        if self.decision != "refused" or plan is None:
+        if self.negotiation.decision != "refused" or plan is None:
             return None
         return plan.refusal
+
+    @property
+    def reason(self) -> str | None:
+        """Why nothing (or only the safe stop) will run, in words, for every kind that does
+        not move: a refusal's reason, a safe stop's last rejections, a clarify's question."""
+        u = self.understanding
+        if u is not None and u.kind != PLAN:
+            return u.reason or u.answer or u.question
+        if self.refusal:
+            return self.refusal
+        from bridge.policy import Decision
+
+        if self.decision == Decision.SAFE_STOP:
+            msgs = [r.message for a in self.attempts for r in a.reasons][-2:]
+            return "no valid plan: " + "; ".join(msgs) if msgs else "no valid plan"
+        return None
 
     @property
     def tokens_in(self) -> int:
@@ -178,8 +227,14 @@ class PlanOutcome:
             "decision": self.decision,
             "source": self.source,
             "route": self.route,
+            "kind": self.kind,
             "steps": self.steps(),
             "refuse": self.refusal,
+            "reason": self.reason,
+            "answer": self.understanding.answer if self.understanding else None,
+            "question": self.understanding.question if self.understanding else None,
+            "candidates": self.understanding.candidates if self.understanding else None,
+            "understanding": self.understanding.to_dict() if self.understanding else None,
             "rules": {
                 "confident": self.rules.confident,
                 "confidence": self.rules.confidence,
@@ -203,6 +258,7 @@ class HybridPlanner:
         safe_stop: bool = True,
         rules_fallback: bool = True,
         max_steps: int = 12,
+        understanding: bool = True,
     ) -> None:
         if route not in ROUTES:
             raise PlannerError(f"unknown planner route {route!r}; expected {', '.join(ROUTES)}")
@@ -218,6 +274,8 @@ class HybridPlanner:
         self.safe_stop = safe_stop
         self.rules_fallback = rules_fallback
         self.max_steps = max_steps
+        #: read questions, prohibitions, references and other languages first
+        self.understanding = understanding
 
     @classmethod
     def from_spec(
@@ -261,6 +319,16 @@ class HybridPlanner:
             chain.append(self.rules_fallback_proposer)
         return "model", chain, r
 
+    def understand(self, task: str, world: WorldState) -> Understanding | None:
+        """What ``task`` says (None with understanding off). Never raises: a bug in the
+        reading falls back to planning the words as they are, with a note."""
+        if not self.understanding:
+            return None
+        try:
+            return understand(task, world)
+        except Exception as e:  # noqa: BLE001 - the planner must still answer
+            return Understanding(PLAN, task, task, notes=[f"not understood ({e!r})"])
+
     def plan(
         self,
         task: str,
@@ -268,15 +336,23 @@ class HybridPlanner:
         *,
         history: list[dict] | None = None,
         trace_id: str | None = None,
+        understood: Understanding | None = None,
     ) -> PlanOutcome:
+        """Plan ``task``. ``understood`` is the reading made at the start of a task (the
+        closed loop reads once, so "the leftmost block" keeps meaning the same cube after
+        the cubes move); without it the task is read now."""
         from bridge.policy import negotiate
 
-        route, proposers, r = self.choose(task, world)
+        u = understood if understood is not None else self.understand(task, world)
+        if u is not None and u.kind != PLAN:
+            return _not_a_plan(u, world, trace_id)
+        text = u.text if u is not None else task
+        route, proposers, r = self.choose(text, world)
         usage = Usage()
         log: list[dict] = []
         counted = [_Counted(p, usage, log) for p in proposers]
         neg = negotiate(
-            task,
+            text,
             world,
             counted,
             max_regenerations=self.max_regenerations,
@@ -284,5 +360,31 @@ class HybridPlanner:
             history=history,
             safe_stop=self.safe_stop,
             max_steps=self.max_steps,
+            constraints=u.constraints if u is not None else None,
         )
-        return PlanOutcome(neg, route, r, usage, log)
+        return PlanOutcome(neg, route, r, usage, log, u)
+
+
+def _not_a_plan(u: Understanding, world: WorldState, trace_id: str | None) -> PlanOutcome:
+    """The outcome for an utterance that is not a command: nothing to execute."""
+    import uuid
+
+    from bridge.policy import Decision, Negotiation
+    from bridge.reasons import REFUSED, Reason
+    from bridge.validate import BridgeResult
+
+    decision = {
+        "answer": Decision.ANSWER,
+        "clarify": Decision.CLARIFY,
+        "stop": Decision.STOP,
+        "refuse": Decision.REFUSED,
+    }[u.kind]
+    plan = None
+    if u.kind == "refuse":
+        why = (u.reason or "declined")[:200]
+        plan = BridgeResult(
+            accepted=False, reasons=[Reason(REFUSED, "", why, "")], refusal=why, raw=""
+        )
+    neg = Negotiation(trace_id or uuid.uuid4().hex, plan, decision, "understand", [])
+    rules = RulesResult(steps=[], confident=True, confidence=1.0, notes=list(u.notes))
+    return PlanOutcome(neg, "understand", rules, Usage(), [], u)

@@ -49,6 +49,10 @@ class RunStatus(StrEnum):
     REFUSED = "refused"
     FAILED = "failed"
     SAFE_STOP = "safe_stop"
+    #: not a command (planner.understand): nothing moved, and none of these is a failure
+    ANSWERED = "answered"
+    CLARIFY = "clarify"
+    STOPPED = "stopped"
 
 
 class LoopEvent(StrEnum):
@@ -89,6 +93,11 @@ class LoopResult:
     goal_eval: list[dict] | None = None
     #: replans caused by a goal found unmet after a plan's steps all succeeded
     goal_replans: int = 0
+    #: what the task was read as (planner.understand.Understanding.to_dict()), and the
+    #: robot's reply for a question (an answer) or an ambiguity (a question back)
+    understanding: dict | None = None
+    answer: str | None = None
+    question: str | None = None
 
     @property
     def goal_met(self) -> bool | None:
@@ -112,6 +121,9 @@ class LoopResult:
             "goal_eval": self.goal_eval,
             "goal_met": self.goal_met,
             "goal_replans": self.goal_replans,
+            "understanding": self.understanding,
+            "answer": self.answer,
+            "question": self.question,
             "executed": self.executed,
             "plans": [p.to_dict() for p in self.plans],
             "usage": self.usage.to_dict(),
@@ -202,8 +214,26 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         )
         return missed
 
+    understood = planner.understand(task, world) if hasattr(planner, "understand") else None
+    if understood is not None:
+        result.understanding = understood.to_dict()
+        if understood.kind != "plan":
+            outcome = planner.plan(task, world, trace_id=trace_id, understood=understood)
+            result.plans.append(outcome)
+            emit(
+                LoopEvent.PLAN, {"steps": [], "decision": outcome.decision, "source": "understand"}
+            )
+            result.answer, result.question = understood.answer, understood.question
+            status = {
+                "answer": RunStatus.ANSWERED,
+                "clarify": RunStatus.CLARIFY,
+                "stop": RunStatus.STOPPED,
+            }.get(understood.kind, REFUSED)
+            why = understood.answer or understood.question or understood.reason or ""
+            return finish(status, why, understood.reason if status == REFUSED else None)
     while True:
-        outcome = planner.plan(task, world, history=list(history), trace_id=trace_id)
+        extra = {"understood": understood} if understood is not None else {}
+        outcome = planner.plan(task, world, history=list(history), trace_id=trace_id, **extra)
         result.plans.append(outcome)
         _merge(result.usage, outcome.usage)
         steps = outcome.steps()
@@ -212,7 +242,7 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         )
         refusal = outcome.refusal
         if refusal:
-            if refusal.startswith(NOTHING_TO_DO):
+            if outcome.decision == Decision.NOTHING_TO_DO or refusal.startswith(NOTHING_TO_DO):
                 adopt(getattr(outcome.rules, "goal", None), "rules")
                 missed = check()
                 if not missed:
@@ -251,7 +281,10 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         if safe:
             if result.goal is not None:
                 check()  # recorded; a safe stop is never a success
-            return finish(SAFE_STOP, "the planner could not produce a valid plan; safe stop")
+            why = outcome.reason or "no valid plan"
+            return finish(
+                SAFE_STOP, f"the planner could not produce a valid plan ({why}); safe stop"
+            )
         goal_unmet: list[str] = []
         if not failed:
             goal_unmet = check()

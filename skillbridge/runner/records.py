@@ -50,6 +50,8 @@ TIMING_KEYS = ("planning", "bridge", "policy", "physics", "world", "recording")
 DEFAULT_TASK = "put the red block in the green bin"
 #: Exit codes of ``skillbridge run``.
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
+#: the robot asked a question back (a reference fits several things): answer and rerun
+EXIT_CLARIFY = 3
 
 
 def goal_met(evaluation: list | None) -> bool | None:
@@ -119,6 +121,10 @@ class RunResult:
     goal_evaluation: list | None = None
     goal_replans: int = 0
     faults: list | None = None
+    #: what the task was read as, and the robot's answer or question back (planner.understand)
+    understanding: dict | None = None
+    answer: str | None = None
+    question: str | None = None
 
     @property
     def success(self) -> bool:
@@ -133,7 +139,15 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_OK if self.success else EXIT_FAILED
+        """0 on success, an answer or a stop (nothing was asked to move), 3 when the robot
+        asks which thing was meant, 1 otherwise."""
+        from planner.loop import RunStatus
+
+        if self.success or self.status in (RunStatus.ANSWERED, RunStatus.STOPPED):
+            return EXIT_OK
+        if self.status == RunStatus.CLARIFY:
+            return EXIT_CLARIFY
+        return EXIT_FAILED
 
     @property
     def accepted_plan(self) -> list[SubgoalDict]:

@@ -62,9 +62,14 @@ class _TracedPlanner:
         self.max_steps = inner.max_steps
         self.spec = inner.spec
 
-    def plan(self, task, world, *, history=None, trace_id=None):
+    def understand(self, task, world):
+        """The inner planner's reading of the task (None where it has none)."""
+        fn = getattr(self.inner, "understand", None)
+        return fn(task, world) if fn is not None else None
+
+    def plan(self, task, world, *, history=None, trace_id=None, **kw):
         t0 = time.perf_counter()
-        out = self.inner.plan(task, world, history=history, trace_id=trace_id)
+        out = self.inner.plan(task, world, history=history, trace_id=trace_id, **kw)
         dt = time.perf_counter() - t0
         bridge_s = sum(float(getattr(a, "validate_s", 0.0) or 0.0) for a in out.attempts)
         self.runner.timings["bridge"] += bridge_s
@@ -505,6 +510,11 @@ class Runner:
             "route": out.route,
             "steps": out.steps(),
             "refusal": out.refusal,
+            "kind": getattr(out, "kind", None),
+            "reason": getattr(out, "reason", None),
+            "understanding": (
+                out.understanding.to_dict() if getattr(out, "understanding", None) else None
+            ),
             "attempts": len(out.attempts),
             "wall_s": round(wall_s, 6),
             # what the accepted plan is for: its stated goal ("plan") or its effects
@@ -559,6 +569,9 @@ class Runner:
             goal_source=loop.goal_source,
             goal_evaluation=goal_eval,
             goal_replans=loop.goal_replans,
+            understanding=getattr(loop, "understanding", None),
+            answer=getattr(loop, "answer", None),
+            question=getattr(loop, "question", None),
             faults=list(self.faults),
         )
 

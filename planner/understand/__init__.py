@@ -1,0 +1,274 @@
+"""Understand what was said before anything is planned.
+
+Why: not every utterance is a command. A question executed as an order, or a "don't"
+planned as a "do", is unsafe whatever the planner's accuracy on commands. This layer reads
+the utterance into one of five kinds, each a typed record (:class:`Understanding`) that
+``plan --json`` and the episode trace carry:
+
+- ``plan``: a command, rewritten into explicit English for the planners (translated from
+  another language, self-corrections applied, conditionals decided, selectors such as "the
+  leftmost block" or "two blocks" resolved in the world) plus the prohibitions as
+  :class:`bridge.constraints.Constraints` that the bridge enforces on every plan;
+- ``answer``: a question or a statement about the world, answered from the world state;
+  nothing moves;
+- ``clarify``: a reference that fits several things ("the block", "the bin", "it" with
+  nothing held); a question back naming the candidates; nothing moves until answered;
+- ``stop``: "stop", "cancel", "never mind": nothing is done;
+- ``refuse``: impossible on its face ("a block on itself", "put the bin in a block"), with
+  the reason, before any motion.
+
+Everything here is exact rules over the shared lexicon (:mod:`bridge.lexicon`) and the world
+state; the model is asked only for the commands these rules pass on.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge import lexicon as L
+from bridge.constraints import Constraints
+from planner.understand import answers, conditionals, corrections, prohibitions
+from planner.understand import references as refs
+from planner.understand.translate import translate
+from sim.world import WorldState
+
+PLAN, ANSWER, CLARIFY, STOP, REFUSE = "plan", "answer", "clarify", "stop", "refuse"
+KINDS = (PLAN, ANSWER, CLARIFY, STOP, REFUSE)
+
+
+@dataclass
+class Understanding:
+    """What an utterance was read as. ``text`` is what the planners get for a ``plan``."""
+
+    kind: str
+    original: str
+    text: str
+    language: str = "en"
+    constraints: Constraints = field(default_factory=Constraints)
+    answer: str | None = None
+    question: str | None = None
+    candidates: list[str] | None = None
+    reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def moves(self) -> bool:
+        """Only a plan may move the arm."""
+        return self.kind == PLAN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "original": self.original,
+            "text": self.text,
+            "language": self.language,
+            "constraints": self.constraints.to_dict() if self.constraints else None,
+            "answer": self.answer,
+            "question": self.question,
+            "candidates": self.candidates,
+            "reason": self.reason,
+            "notes": list(self.notes),
+        }
+
+
+def _normalise(text: str) -> str:
+    t = unicodedata.normalize("NFC", text).replace("\u2019", "'").replace("\u2018", "'")
+    t = t.replace("\u201c", '"').replace("\u201d", '"')
+    t = re.sub(r"[\x00-\x1f\x7f]", " ", t)
+    return re.sub(r"\s+", " ", t).strip()
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[^\w\s']", " ", text.lower()).strip()
+
+
+def is_stop(text: str) -> bool:
+    """The whole utterance is a stop word ("stop!", "never mind", "wait, don't")."""
+    b = re.sub(r"\s+", " ", _bare(text))
+    b = re.sub(r"^(?:(?:no|oh|hey|ok|okay|please|robot|wait|just|uh|um)\s+)+(?=\S)", "", b)
+    b = re.sub(r"(?:\s+(?:please|now|right now|immediately|thanks|thank you|robot))+$", "", b)
+    return b in L.STOP_PHRASES or _bare(text) in L.STOP_PHRASES
+
+
+def understand(text: str, world: WorldState) -> Understanding:
+    """Read ``text`` against ``world``; see the module docstring."""
+    original = text
+    t = _normalise(text)
+    english, lang = translate(t)
+    notes: list[str] = [f"translated from {L.LANGUAGES[lang]}: {english!r}"] if lang != "en" else []
+    t = english.lower().strip()
+
+    def out(kind: str, **kw: Any) -> Understanding:
+        return Understanding(kind, original, kw.pop("text", t), lang, notes=notes, **kw)
+
+    if not t:
+        return out(REFUSE, reason="the instruction is empty")
+    if is_stop(t):
+        return out(STOP, answer="Stopped; nothing was done")
+    t = re.sub(
+        r"^(?:when|once|after)\s+(?:you(?:'re|\s+are)|you\s+have|you've)\s+(?:done|finished|ready)"
+        r"(?:\s+with\s+that)?\s*,?\s*",
+        "",
+        t,
+    )
+    t, cnotes = corrections.apply(t)
+    notes += cnotes
+    if not t or is_stop(t):
+        return out(STOP, text=t, answer="Stopped; nothing was done")
+    if answers.is_question(t):
+        return out(ANSWER, answer=answers.answer(t, world))
+    if answers.is_statement(t):
+        reply = answers.statement(t, world)
+        if reply is not None:
+            return out(ANSWER, answer=reply)
+    return _command(t, world, out, notes)
+
+
+def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understanding:
+    """A command: conditionals decided, prohibitions taken out, references resolved."""
+    try:
+        branch = conditionals.split(t, world)
+    except conditionals.UnknownCondition as e:
+        return out(REFUSE, reason=f"I cannot check whether {e}; say what to do without the 'if'")
+    if branch is not None:
+        notes.append(branch.note)
+        t = branch.text
+        if not t.strip():
+            return out(ANSWER, text="", answer=f"Nothing to do: the {branch.note}")
+    reading = prohibitions.read(t, world)
+    if reading.negated:
+        notes.append("prohibited: " + "; ".join(reading.negated))
+    if reading.bare:
+        said = reading.constraints.describe() or "that"
+        return out(
+            ANSWER,
+            text="",
+            constraints=reading.constraints,
+            answer=f"Understood: I will not do it ({said}); nothing was moved",
+        )
+    t = reading.text
+    why = _impossible(t, world)
+    if why:
+        return out(REFUSE, constraints=reading.constraints, reason=why)
+    try:
+        counted = refs.counts(t, world, set(reading.constraints.objects))
+        t = counted.text
+        notes += counted.notes
+        resolved = refs.resolve(t, world)
+        t = resolved.text
+        notes += resolved.notes
+    except refs.Ambiguous as e:
+        return _clarify(out, e.candidates, e.kind, e.phrase, reading.constraints)
+    except refs.Unresolvable as e:
+        return out(REFUSE, constraints=reading.constraints, reason=str(e))
+    amb = _ambiguous(t, world)
+    if amb is not None:
+        return _clarify(out, amb[1], amb[0], amb[2], reading.constraints)
+    return out(PLAN, text=t, constraints=reading.constraints)
+
+
+def _clarify(out: Any, candidates: list[str], kind: str, phrase: str, cons: Constraints) -> Any:
+    cols = [c.split("_")[0] for c in candidates]
+    said = cols[0] if len(cols) == 1 else ", ".join(cols[:-1]) + " or " + cols[-1]
+    noun = "bin" if kind == "bin" else "place" if kind == "place" else "block"
+    if kind == "place":
+        question = f"Where should it go: {said}?"
+    else:
+        question = f"Which {noun}: {said}?"
+    return out(
+        CLARIFY,
+        constraints=cons,
+        question=question,
+        candidates=list(candidates),
+        reason=f"{phrase.strip()!r} fits more than one {noun}",
+    )
+
+
+_MOVE = (
+    r"(?:put|place|drop|move|set|stack|push|pick\s+up|pick|lift|raise|grab|take|carry|throw|"
+    r"toss|slide|shove|bring)"
+)
+
+
+def _impossible(text: str, world: WorldState) -> str | None:
+    """Requests that no plan can satisfy, refused before any motion."""
+    t = text
+    m = re.search(
+        rf"\b{_MOVE}\s+(?:up\s+)?(?:the\s+)?(?:(?:{'|'.join(L.COLOURS)})\s+)?(?P<thing>bin|bins|table|robot|arm|wall|floor|basket|container)\b",
+        t,
+    )
+    if m and not re.search(r"\b(?:in|into|from|out\s+of|on|onto)\s*$", t[: m.start("thing")]):
+        thing = m.group("thing")
+        if thing in ("bin", "bins", "basket", "container"):
+            return "the bins are fixed to the table; I can only move the blocks"
+        return f"the {thing} cannot be moved; I can only move the blocks"
+    m = re.search(
+        rf"\b(?:put|place|stack|set|drop)\s+(?:the\s+)?(?P<a>{'|'.join(L.COLOURS)})\s+(?:block|cube|brick|one)\s+"
+        rf"(?:on|onto|on\s+top\s+of|in|into)\s+(?:(?:it)self|the\s+same\s+(?:block|cube))\b",
+        t,
+    )
+    if m:
+        return f"the {m.group('a')} block cannot be put on itself"
+    m = re.search(
+        rf"\b(?:in|into|inside)\s+(?:the\s+)?(?P<a>{'|'.join(L.COLOURS)})\s+(?:block|cube|brick)\b",
+        t,
+    )
+    if m and re.search(rf"\b{_MOVE}\b", t[: m.start()]):
+        return "a block cannot hold anything inside it; put things in a bin or on a block"
+    m = re.search(r"\b(?:in|into)\s+(?:the\s+)?(?:robot|gripper|hand|table)\b", t)
+    if m and not re.search(r"\bhand\b.*\bhome\b", t):
+        return "I can only put blocks in the bins, on other blocks or on the table"
+    return None
+
+
+_AMBIG_NOTES = {
+    "which block?": "block",
+    "which bin?": "bin",
+    "'it' does not refer to one block": "block",
+    "'them' refers to nothing": "block",
+}
+
+
+def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | None:
+    """(kind, candidates, phrase) when the rules find a reference that fits several things
+    and nothing in the text (no shade, no thing of a colour, no relation) could narrow it."""
+    from bridge.grounding import colours_named
+    from planner.rules import RulesPlanner
+
+    r = RulesPlanner().parse(text, world)
+    if r.confident:
+        return None
+    kind = next((_AMBIG_NOTES[n] for n in r.notes if n in _AMBIG_NOTES), None)
+    if kind is None:
+        if re.search(
+            r"\b(?:over\s+there|over\s+here|there|here|that\s+way|this\s+way)\s*[.!?]*$", text
+        ) and re.search(rf"\b{_MOVE}\b", text):
+            where = [b.name for b in world.bins]
+            return "place", where, "there"
+        return None
+    named = colours_named(text)
+    plain = {w for w in re.findall(r"[a-z]+", text) if w in L.COLOURS}
+    if named - plain:
+        return None  # a shade or a thing of a colour: the model can narrow it
+    if re.search(r"\b(?:of\s+its|their|matching|same|corresponding|respective|own)\b", text):
+        return None
+    if re.search(r"\b(?:colou?r\s+of|like\s+a|that\s+looks)\b", text):
+        return None
+    if kind == "bin":
+        cands = [b.name for b in world.bins]
+        if len(cands) < 2:
+            return None
+        blocks = [o.name for o in world.objects]
+        if not plain and len(blocks) > 1 and re.search(r"\bthe\s+(?:block|cube|brick|one)\b", text):
+            return "block", blocks, "the block"  # the mover first; the bin is asked next
+        return "bin", cands, "the bin"
+    held = world.held_object
+    if held and re.search(r"\b(?:it|them)\b", text):
+        return None
+    cands = [o.name for o in world.objects if o.name.split("_")[0] not in plain]
+    if len(cands) < 2:
+        return None
+    return "block", cands, "the block" if "it" not in text.split() else "it"

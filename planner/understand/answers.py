@@ -1,0 +1,360 @@
+"""Questions and statements about the world, answered from the world state.
+
+Why: a question executed as an order is the most dangerous misreading a planner can make
+("is the red block in the green bin?" must never move the red block). Anything that reads
+as a question or a plain statement is answered here in one sentence and nothing moves; a
+question this module cannot answer still moves nothing (it says what it can answer).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bridge import lexicon as L
+from planner.understand import facts
+from planner.understand import references as refs
+from sim.world import WorldState
+
+_C = "|".join(L.COLOURS)
+_BIN = r"(?:bin|basket|container|bucket|tub|crate|box)"
+_POLITE = re.compile(
+    r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+)*(?:please\s+)?(?:can|could|would|will|won't)"
+    r"\s+(?:you|u)\s+(?:please\s+|kindly\s+|maybe\s+|just\s+)?(?P<verb>[a-z]+)"
+)
+_ASKS = re.compile(
+    r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+|um+\s+|quick question,?\s+)*"
+    r"(?:is|are|was|were|does|do|did|has|have|where|what|what's|whats|which|how|who|why|"
+    r"tell\s+me|can\s+you\s+(?:see|tell|reach|find|spot)|could\s+you\s+tell|do\s+you\s+(?:know|see)|"
+    r"i\s+wonder|any\s+idea|show\s+me\s+where|is\s+there|are\s+there)\b"
+)
+_HYPOTHETICAL = re.compile(
+    r"^(?:what\s+(?:would|will|could)\s+happen\s+if|what\s+if|what\s+happens\s+if|"
+    r"would\s+it\s+work\s+if|suppose|imagine|hypothetically,?)\s+(?:you\s+|i\s+)?(?P<cmd>.+)$"
+)
+_COPULA_STATEMENT = re.compile(
+    rf"^(?:the\s+)?(?:(?:{_C})\s+(?:block|cube|brick|one|bin|basket)|drawer|light|lamp|"
+    rf"gripper|hand)\s+(?:is|are|'s)\s+(?!to\b|supposed\b|meant\b|going\b|gonna\b)"
+)
+
+
+def is_question(text: str) -> bool:
+    """Whether ``text`` asks rather than orders. A polite command ("can you put the red
+    block in the bin?") is an order; "can you see the red block?" is a question."""
+    t = text.strip().lower()
+    m = _POLITE.match(t)
+    if m and m.group("verb") in L.ACTION_VERBS:
+        return False
+    if m and m.group("verb") in ("tell", "see", "reach", "find", "spot", "count", "say"):
+        return True
+    if _HYPOTHETICAL.match(t):
+        return True
+    if t.startswith("when ") and t.endswith("?") and not re.match(r"when\s+you", t):
+        return True
+    if _ASKS.match(t):
+        # "what about putting ..." / "how about you stack ..." are suggestions: orders
+        return not re.match(r"^(?:how|what)\s+about\b", t)
+    return t.endswith("?") and not m
+
+
+def is_statement(text: str) -> bool:
+    """A plain claim about the scene ("the red block is in the green bin.") with no order
+    in it: it is checked and answered, never executed."""
+    t = text.strip().lower()
+    if re.search(r"\b(?:should|must|needs?|has\s+to|have\s+to|want|wants|ought)\b", t):
+        return False
+    return bool(_COPULA_STATEMENT.match(t)) or bool(re.match(r"^there\s+(?:is|are)\b", t))
+
+
+# ---------------------------------------------------------------------------- answering
+def _where(world: WorldState, name: str) -> str:
+    o = world.object(name)
+    if o is None:
+        return f"there is no {name.replace('_', ' ')} here"
+    c = name.split("_")[0]
+    if o.held:
+        return f"I am holding the {c} block"
+    if o.in_bin:
+        return f"the {c} block is in the {o.in_bin.replace('_', ' ')}"
+    if world.drawer is not None and name in world.drawer.contents:
+        return f"the {c} block is in the drawer"
+    if o.on:
+        return f"the {c} block is on the {o.on.replace('_', ' ')}"
+    return f"the {c} block is on the table, {_place(o.pos[0], o.pos[1])}"
+
+
+def _place(x: float, y: float) -> str:
+    """Where on the table, in the robot's own directions."""
+    depth = "at the front" if x > 0.07 else "at the back" if x < -0.07 else "in the middle"
+    side = "on the left" if y > 0.0 else "on the right" if y < -0.16 else "near the centre line"
+    return f"{depth}, {side} (x {x:+.2f} m, y {y:+.2f} m)"
+
+
+def _listing(names: list[str]) -> str:
+    said = [f"the {n.split('_')[0]} block" for n in names]
+    if not said:
+        return "nothing"
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def _capabilities(world: WorldState) -> str:
+    from skills import registry
+
+    names = sorted(registry.names())
+    extra = ""
+    if world.drawer is not None:
+        extra = ", open and close the drawer, press the button to switch the light"
+    return (
+        "I can pick up the blocks, place them in a bin or on another block, stack them, "
+        f"push them across the table and go home{extra}; I can also answer questions about "
+        "where things are" + (f" (skills: {', '.join(names)})" if names else "")
+    )
+
+
+def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question form a branch
+    """One sentence answering ``text`` from ``world``; nothing is moved."""
+    t = text.strip().lower().rstrip("?!. ")
+    t = re.sub(r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+|um+\s+|quick question,?\s+)+", "", t)
+    t = re.sub(r"^(?:can|could)\s+you\s+tell\s+me\s+|^tell\s+me\s+|^do\s+you\s+know\s+", "", t)
+    t = re.sub(r"^i\s+wonder\s+|^any\s+idea\s+", "", t)
+    m = _HYPOTHETICAL.match(t)
+    if m:
+        return _hypothetical(m.group("cmd"), world)
+    # selectors inside the question ("which block is the leftmost?", "where is the one next
+    # to the red block?") resolve first
+    try:
+        t = refs.resolve(t, world).text
+    except refs.Ambiguous as e:
+        return _cap(f"{_listing(e.candidates)} fit '{e.phrase.strip()}' equally well")
+    except refs.Unresolvable as e:
+        return _cap(str(e))
+    m = re.fullmatch(
+        r"(?:which|what)\s+(?:block|cube|one)\s+(?:is|sits)\s+(?:the\s+)?(?P<sel>.+)", t
+    ) or re.fullmatch(r"(?:which|what)\s+is\s+the\s+(?P<sel>.+?(?:block|cube|one))", t)
+    if m:
+        sel = m["sel"].removeprefix("the ")
+        for form in (f"the {sel}", f"the block {sel}", f"the {sel} block"):
+            try:
+                r = refs.resolve(form, world)
+            except refs.Ambiguous as e:
+                return _cap(f"{_listing(e.candidates)} fit equally well")
+            except refs.Unresolvable as e:
+                return _cap(str(e))
+            if r.notes:
+                return _cap(r.notes[0].replace("'", ""))
+
+    # where is X
+    m = re.fullmatch(rf"where(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?P<o>{_C})(?:\s+\w+)?", t)
+    if m:
+        return _cap(_where(world, f"{m['o']}_block"))
+    m = re.fullmatch(rf"where(?:'s|\s+is)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}", t)
+    if m:
+        b = world.bin(f"{m['b']}_bin")
+        if b is None:
+            return f"There is no {m['b']} bin here"
+        return f"The {m['b']} bin is on the table, {_place(b.pos[0], b.pos[1])}"
+    # what are you holding
+    if re.search(r"\b(?:holding|hold|in\s+your\s+(?:hand|gripper)|carrying|have\s+in)\b", t) and (
+        re.match(r"(?:what|which)\b", t) or re.match(r"(?:are|do)\s+you\s+(?:holding|have)\s*$", t)
+    ):
+        held = world.held_object
+        if held:
+            return f"I am holding the {held.split('_')[0]} block"
+        return "I am not holding anything"
+    # what's in / on X
+    m = re.fullmatch(
+        rf"(?:what|which\s+blocks?)(?:'s|\s+is|\s+are)?\s+(?:there\s+)?(?P<rel>in|inside|on|on\s+top\s+of)"
+        rf"\s+(?:the\s+)?(?P<x>{_C}|drawer)(?:\s+(?P<n>{_BIN}|block|cube))?",
+        t,
+    )
+    if m:
+        return _contents(world, m["rel"], m["x"], m["n"])
+    # how many
+    m = re.match(r"how\s+many\s+(?:blocks|cubes|bricks|things|objects)?(?P<rest>.*)$", t)
+    if m:
+        return _how_many(world, m["rest"])
+    # what can you do
+    if re.search(r"\bwhat\s+(?:can|do)\s+you\s+do\b|\bwhat\s+are\s+your\s+skills\b|\bhelp\b", t):
+        return _cap(_capabilities(world))
+    if re.search(
+        r"\bwhat\s+(?:do\s+you\s+see|is\s+(?:on\s+)?the\s+table|blocks|colou?rs|is\s+there)\b",
+        t,
+    ) or re.search(r"\bwhich\s+blocks\b", t):
+        return "I see " + _listing([o.name for o in world.objects]) + "; " + _bins(world)
+    m = re.fullmatch(r"what\s+colou?r\s+is\s+(?:the\s+)?(?P<x>.+)", t)
+    if m and re.search(rf"\b({_C})\b", m["x"]):
+        c = re.search(rf"\b({_C})\b", m["x"])
+        assert c is not None
+        return f"It is {c.group(1)}"
+    # can you reach X
+    m = re.fullmatch(rf"(?:can|could)\s+you\s+reach\s+(?:the\s+)?(?P<o>{_C})(?:\s+\w+)?", t)
+    if m:
+        o = world.object(f"{m['o']}_block")
+        if o is None:
+            return f"There is no {m['o']} block here"
+        return f"{'Yes' if o.reachable else 'No'}, the {m['o']} block is " + (
+            "within reach" if o.reachable else "out of my reach"
+        )
+    m = re.fullmatch(rf"(?:can|do)\s+you\s+see\s+(?:a|an|the)?\s*(?P<o>{_C})(?:\s+\w+)?", t)
+    if m:
+        there = world.object(f"{m['o']}_block") is not None
+        return f"{'Yes' if there else 'No'}, there is {'a' if there else 'no'} {m['o']} block"
+    # yes/no: "is X in Y", "are you holding X", "is the drawer open", "is there a X block"
+    fact = _yes_no(t, world)
+    if fact is not None:
+        return _verdict(fact, world)
+    if re.fullmatch(r"is\s+there\s+(?:a|an|any)\s+(?P<o>\w+)(?:\s+\w+)?", t):
+        return "No, there is nothing like that here; " + _bins(world)
+    return (
+        "I did not move. I can answer where a block is, what is in a bin or on a block, "
+        "what I am holding, how many blocks there are, and whether something is in, on "
+        "or under something else"
+    )
+
+
+def _bins(world: WorldState) -> str:
+    bins = [b.name.split("_")[0] for b in world.bins]
+    if not bins:
+        return "there are no bins"
+    return "the bins are " + ", ".join(bins[:-1]) + (" and " if len(bins) > 1 else "") + bins[-1]
+
+
+def _contents(world: WorldState, rel: str, x: str, noun: str | None) -> str:
+    if x == "drawer":
+        if world.drawer is None:
+            return "There is no drawer here"
+        inside = list(world.drawer.contents)
+        state = "open" if world.drawer.is_open else "closed"
+        return f"The drawer is {state} and holds {_listing(inside)}"
+    if noun and re.fullmatch(_BIN, noun) or (rel.startswith("in") and noun is None):
+        b = f"{x}_bin"
+        if world.bin(b) is None:
+            return f"There is no {x} bin here"
+        inside = [o.name for o in world.objects if o.in_bin == b]
+        return f"The {x} bin holds {_listing(inside)}"
+    base = f"{x}_block"
+    if world.object(base) is None:
+        return f"There is no {x} block here"
+    tops = [o.name for o in world.objects if o.on == base]
+    return f"On the {x} block: {_listing(tops)}"
+
+
+def _how_many(world: WorldState, rest: str) -> str:
+    rest = rest.strip()
+    objs = list(world.objects)
+    where = "here"
+    m = re.search(rf"\bin\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}", rest)
+    if m:
+        objs = [o for o in objs if o.in_bin == f"{m['b']}_bin"]
+        where = f"in the {m['b']} bin"
+    elif re.search(r"\bin\s+(?:the\s+)?(?:bins|a\s+bin|any\s+bin)", rest):
+        objs = [o for o in objs if o.in_bin]
+        where = "in the bins"
+    elif re.search(r"\bin\s+the\s+drawer", rest) and world.drawer is not None:
+        objs = [o for o in objs if o.name in world.drawer.contents]
+        where = "in the drawer"
+    elif re.search(r"\bon\s+the\s+table\b", rest):
+        objs = [o for o in objs if o.on_table]
+        where = "on the table"
+    elif re.search(r"\bstacked\b|\bon\s+(?:top\s+of\s+)?(?:other|another)", rest):
+        objs = [o for o in objs if o.on]
+        where = "stacked on another block"
+    elif re.search(r"\bbins\b", rest) and not re.search(r"\bblocks?\b", rest):
+        n = len(world.bins)
+        return f"There {'is' if n == 1 else 'are'} {n} bin{'s' if n != 1 else ''}"
+    n = len(objs)
+    names = _listing([o.name for o in objs])
+    return f"There {'is' if n == 1 else 'are'} {n} block{'s' if n != 1 else ''} {where}" + (
+        f": {names}" if n else ""
+    )
+
+
+def _yes_no(t: str, world: WorldState) -> facts.Fact | None:
+    """Turn "is X in Y" / "are you holding X" / "is there ..." into statement order."""
+    m = re.fullmatch(r"(?P<aux>is|are|was)\s+(?P<rest>.+)", t)
+    if m:
+        rest = m["rest"]
+        if rest.startswith("there "):
+            return facts.read(f"there is {rest[6:]}", world)
+        if rest.startswith("you "):
+            return facts.read(f"you are {rest[4:]}", world)
+        # split "the red block in the green bin" into subject + predicate
+        s = re.match(
+            rf"(?P<subj>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|bin|basket|box))?|"
+            r"(?:the\s+)?drawer|(?:the\s+)?light|(?:the\s+)?lamp|(?:your|the)\s+(?:hand|gripper))"
+            r"\s+(?P<pred>.+)",
+            rest,
+        )
+        if s:
+            return facts.read(f"{s['subj']} is {s['pred']}", world)
+    m = re.fullmatch(r"(?:do|does)\s+(?P<subj>.+?)\s+(?:have|contain|hold)\s+(?P<obj>.+)", t)
+    if m:
+        return facts.read(f"{m['subj']} has {m['obj']}", world)
+    return None
+
+
+def _verdict(fact: facts.Fact, world: WorldState) -> str:
+    true = fact.holds(world)
+    said = fact.says
+    if true:
+        return f"Yes, {said}"
+    m = re.match(rf"the ({_C}) block\b", said)
+    if m and world.object(f"{m.group(1)}_block") is not None:
+        return f"No, {_where(world, m.group(1) + '_block')}"
+    return f"No, it is not the case that {said}"
+
+
+def statement(text: str, world: WorldState) -> str | None:
+    """A reply checking a statement, or None when it is not a claim this reader knows."""
+    t = text.strip().lower().rstrip(".!")
+    fact = facts.read(t, world)
+    if fact is None:
+        return None
+    if fact.holds(world):
+        return f"Yes, {fact.says}. I did not move anything"
+    return _verdict(fact, world) + ". I did not move anything"
+
+
+def _hypothetical(cmd: str, world: WorldState) -> str:
+    """What would happen, from the rules planner's plan and the bridge's simulation."""
+    import bridge
+    from bridge.validate import simulate
+    from planner.rules import RulesPlanner
+
+    cmd = re.sub(r"^(?:you\s+|i\s+)", "", cmd.strip())
+    cmd = re.sub(r"^(?:were\s+to\s+|did\s+|would\s+)", "", cmd)
+    cmd = re.sub(r"\b(?:puts?|placed?|dropped|stacked|pushed|moved|picked)\b", _present, cmd)
+    r = RulesPlanner().parse(cmd, world)
+    if not r.confident:
+        return "I am not sure what that would do; nothing has moved"
+    plan = r.to_json()
+    res = bridge.validate(plan, world)
+    if not res.accepted:
+        why = res.refusal or "; ".join(x.message for x in res.reasons[:1]) or "it is not possible"
+        return f"I could not do that: {why}. Nothing has moved"
+    after, _ = simulate(world, res.plan_json())
+    changed = []
+    for o in after.objects:
+        before = world.object(o.name)
+        if before is not None and _where(world, o.name) != _where(after, o.name):
+            changed.append(re.sub(r",\s+(?:at|in)\s+the.*$", "", _where(after, o.name)))
+    what = "; ".join(changed) or "nothing would change"
+    return f"Then {what}. Nothing has moved yet: say it as a command to do it"
+
+
+def _present(m: re.Match[str]) -> str:
+    return {
+        "put": "put",
+        "puts": "put",
+        "placed": "place",
+        "place": "place",
+        "dropped": "drop",
+        "stacked": "stack",
+        "pushed": "push",
+        "moved": "move",
+        "picked": "pick",
+    }.get(m.group(0), m.group(0))
+
+
+def _cap(text: str) -> str:
+    """First letter up, the rest as written ("I" stays "I")."""
+    return text[:1].upper() + text[1:]

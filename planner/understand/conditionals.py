@@ -1,0 +1,128 @@
+"""Conditionals on the current world: "if ... , otherwise ...", "unless", "when".
+
+Why: "if the green bin is empty put the red block in it, otherwise in the blue bin" is
+one of two commands depending on the scene, and the scene is known exactly. The condition
+is read by :mod:`planner.understand.facts` and evaluated on the world state; the branch
+that applies is planned, the other is dropped. A condition the reader does not know is not
+guessed: the caller refuses with the condition named.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bridge import lexicon as L
+from planner.understand import facts
+from sim.world import WorldState
+
+_C = "|".join(L.COLOURS)
+_ELSE = r"(?:,?\s*(?:otherwise|else|if\s+not|or\s+else|and\s+if\s+not)\s*,?\s*)"
+
+
+@dataclass
+class Branch:
+    """The text that applies (may be empty: nothing to do), and why."""
+
+    text: str
+    note: str
+
+
+class UnknownCondition(Exception):
+    """The condition is not one the robot can check."""
+
+
+def _decide(cond: str, world: WorldState) -> bool:
+    c = cond.strip().rstrip(",")
+    c = re.sub(r"^(?:there's)\b", "there is", c)
+    fact = facts.read(c, world)
+    if fact is None:
+        # "you are holding nothing", "the green bin has nothing in it"
+        m = re.fullmatch(rf"(?:the\s+)?({_C})\s+bin\s+has\s+nothing(?:\s+in\s+it)?", c)
+        if m:
+            fact = facts.read(f"the {m.group(1)} bin is empty", world)
+    if fact is None:
+        raise UnknownCondition(cond.strip())
+    return fact.holds(world)
+
+
+def _pronoun(text: str, cond: str) -> str:
+    """ "it" in the branch: the condition's bin after a preposition, else its cube."""
+    bin_m = re.search(rf"\b({_C})\s+bin\b", cond)
+    cube_m = re.search(rf"\b({_C})\s+(?:block|cube|brick|one)\b|^(?:the\s+)?({_C})\b", cond)
+    if bin_m:
+        text = re.sub(
+            r"\b(in|into|inside|on|onto)\s+(?:it|there)\b",
+            lambda m: f"{m.group(1)} the {bin_m.group(1)} bin",
+            text,
+        )
+    if cube_m:
+        col = cube_m.group(1) or cube_m.group(2)
+        text = re.sub(
+            r"\b(put|place|move|drop|take|pick|grab|push|stack)\s+it\b",
+            lambda m: f"{m.group(1)} the {col} block",
+            text,
+        )
+    return text
+
+
+_ACT = (
+    r"(?:put|place|move|stack|push|pick|drop|take|grab|go|leave|open|close|press|turn|set|"
+    r"bring|slide|lift|toss|throw|sort)"
+)
+
+
+def _comma_after_condition(t: str) -> str:
+    """ "if the bin is empty put red in it" -> "if the bin is empty, put red in it"."""
+    m = re.match(r"^(?:if|when|unless)\s+", t)
+    if m is None:
+        return t
+    v = re.search(rf"\s(?:then\s+)?(?={_ACT}\b)", t[m.end() :])
+    if v is None or "," in t[m.end() : m.end() + v.start()]:
+        return t
+    cut = m.end() + v.start()
+    return t[:cut] + "," + t[cut:]
+
+
+def split(text: str, world: WorldState) -> Branch | None:
+    """The branch of a conditional that applies, or None when ``text`` has no condition."""
+    t = _comma_after_condition(text.strip())
+    # if COND (,|then) A (otherwise B)?
+    m = re.match(
+        rf"^(?:(?:and|so)\s+)?(?P<kw>if|when|in\s+case|provided\s+(?:that\s+)?|assuming\s+(?:that\s+)?|unless)\s+"
+        rf"(?P<cond>.+?)(?:\s*,\s*(?:then\s+)?|\s+then\s+)(?P<a>.+?)(?:{_ELSE}(?P<b>.+))?$",
+        t,
+    )
+    if m is None:
+        # A if COND (, otherwise B)? / A unless COND
+        m = re.match(
+            rf"^(?P<a>.+?)\s*,?\s+(?P<kw>if|unless|but\s+only\s+if|only\s+if|as\s+long\s+as)\s+"
+            rf"(?P<cond>.+?)(?:{_ELSE}(?P<b>.+))?$",
+            t,
+        )
+    if m is None:
+        return None
+    cond = m.group("cond")
+    if re.match(r"(?:you\s+can|possible|you\s+want|needed|necessary)\b", cond):
+        return None  # "if you can" / "if possible" are politeness, not conditions
+    holds = _decide(cond, world)
+    if m.group("kw").startswith("unless"):
+        holds = not holds
+    chosen = m.group("a") if holds else (m.group("b") or "")
+    chosen = _pronoun(chosen.strip(" ,."), cond)
+    # "otherwise in the blue bin": a branch with no verb borrows the first branch's
+    if (
+        chosen
+        and not holds
+        and not re.match(
+            r"(?:put|place|move|stack|push|pick|drop|take|go|leave|open|close|press|turn)\b", chosen
+        )
+    ):
+        verb_obj = re.match(
+            r"(?P<vo>.+?)\s+(?=(?:in|into|on|onto|to)\b)", _pronoun(m.group("a"), cond)
+        )
+        if verb_obj:
+            chosen = f"{verb_obj.group('vo')} {chosen}"
+    true = holds != m.group("kw").startswith("unless")
+    note = f"condition {cond.strip()!r} is {'true' if true else 'false'}"
+    return Branch(chosen, note)

@@ -1,0 +1,140 @@
+"""Self-corrections: "no wait", "sorry", "I meant", "scratch that", "the other way round".
+
+Why: people correct themselves mid-sentence, and a planner that reads both halves moves
+both cubes. What follows a correction marker replaces what it corrects: a whole new
+command replaces the old one; a fragment ("the blue bin", "yellow", "the yellow one in the
+red bin") replaces the last reference of its own kind (a bin for a bin, a cube for a cube,
+a region for a region, the last colour for a bare colour); "the other way round" swaps the
+two cubes of the clause before it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bridge import lexicon as L
+
+_C = "|".join(L.COLOURS)
+_BIN = r"(?:bin|basket|container|bucket|tub|crate|box)"
+_BLOCK = r"(?:block|cube|brick|one)"
+_REGION = r"(?:left|right|front|back|middle|center|centre)(?:\s+(?:side\s+)?of\s+the\s+table)?"
+_MARKER = re.compile(
+    r"(?:^|[\s,;.!-]+)(?P<m>no\s*,?\s*wait|wait\s*,?\s*no|no\s+no|sorry|i\s+mean(?:t)?(?:\s+to\s+say)?|"
+    r"actually|oops|correction|make\s+that|my\s+bad|on\s+second\s+thoughts?|change\s+of\s+plan|"
+    r"rather|or\s+rather|scratch\s+that|forget\s+that|no(?=\s*,)|not\s+that(?:\s+one)?|"
+    r"um+|uh+|er+m?)(?=[\s,;.!:-]|$)[\s,;.!:-]*"
+)
+_SWAP = re.compile(r"[\s,;.!-]*(?:no\s*,?\s*)?(?:the\s+)?other\s+way\s+(?:round|around)[\s.!]*$")
+_VERBS = set(L.ACTION_VERBS) | {"stack", "pick", "push", "put", "home"}
+
+
+def _has_verb(text: str) -> bool:
+    return any(w in _VERBS for w in re.findall(r"[a-z]+", text))
+
+
+def _kind(fragment: str) -> str:
+    if re.search(rf"\b{_BIN}\b", fragment):
+        return "bin"
+    if re.search(rf"\b(?:{_REGION})\b", fragment) and not re.search(rf"\b(?:{_C})\b", fragment):
+        return "region"
+    if re.search(rf"\b{_BLOCK}\b", fragment):
+        return "block"
+    return "colour"
+
+
+def _last_ref(text: str, kind: str) -> re.Match[str] | None:
+    pattern = {
+        "bin": rf"(?:\bthe\s+)?\b(?:{_C})\s+{_BIN}\b|\bthe\s+{_BIN}\s+of\s+\w+\s+colou?r",
+        "block": rf"(?:\bthe\s+)?\b(?:{_C})(?:\s+{_BLOCK}\b)?(?!\s+{_BIN})",
+        "region": rf"(?:\bthe\s+)?\b{_REGION}\b",
+        "colour": rf"\b(?:{_C})\b",
+    }[kind]
+    found = list(re.finditer(pattern, text))
+    return found[-1] if found else None
+
+
+def apply(text: str) -> tuple[str, list[str]]:
+    """``(corrected text, notes)``; text with no correction comes back unchanged."""
+    notes: list[str] = []
+    t = text.strip()
+    m = _SWAP.search(t)
+    if m and m.start() > 0:
+        before = t[: m.start()]
+        cols = list(re.finditer(rf"\b({_C})\b", before))
+        if len(cols) >= 2:
+            a, b = cols[-2], cols[-1]
+            swapped = (
+                before[: a.start()]
+                + b.group(1)
+                + before[a.end() : b.start()]
+                + a.group(1)
+                + before[b.end() :]
+            )
+            notes.append(f"'the other way round': {before.strip()!r} -> {swapped.strip()!r}")
+            t = swapped
+    while True:
+        m = _MARKER.search(t)
+        if m is None or m.start() == 0 and not t[: m.start()].strip():
+            if m is not None and m.start() == 0:
+                # a marker at the very start ("sorry, could you ...") corrects nothing
+                t = t[m.end() :]
+                continue
+            break
+        before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
+        word = re.sub(r"\s+", " ", m.group("m"))
+        if (
+            word in ("actually", "rather")
+            and not _has_verb(after)
+            and not re.match(rf"(?:the\s+)?(?:{_C})\b", after)
+        ):
+            break  # "put it rather gently" is no correction
+        if not after:
+            t = before  # a trailing "sorry" corrects nothing
+            break
+        if not before or word in ("scratch that", "forget that", "change of plan"):
+            notes.append(f"{word!r}: only {after!r} counts")
+            t = after
+            continue
+        if _has_verb(after) and re.match(
+            r"(?:please\s+)?(?:just\s+)?(?:put|place|move|stack|push|pick|drop|set|take|grab|"
+            r"bring|go|open|close|shut|press|turn|switch|sort|leave|keep|don't|do\s+not|stop|"
+            r"slide|lift|toss|throw|instead)\b",
+            after,
+        ):
+            notes.append(f"{word!r}: {after!r} replaces {before!r}")
+            t = after
+            continue
+        t = _substitute(before, after, notes, word)
+    t = re.sub(r"\s+instead\b", "", t).strip()
+    return t, notes
+
+
+def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
+    """Put the fragment ``after`` in place of the last reference of its kind."""
+    frag = re.match(
+        rf"(?:(?:in|into|on|onto|to)\s+)?(?P<ref>(?:the\s+)?(?:(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?|"
+        rf"{_REGION}))",
+        after,
+    )
+    if frag is None:
+        notes.append(f"{word!r}: {after!r} replaces {before!r}")
+        return after
+    ref = frag.group("ref")
+    rest = after[frag.end() :].strip()
+    kind = _kind(ref)
+    target = _last_ref(before, kind)
+    if target is None and kind == "block":
+        target = _last_ref(before, "colour")
+    if target is None:
+        notes.append(f"{word!r}: {after!r} replaces {before!r}")
+        return after
+    tail = before[target.end() :]
+    if kind == "colour":
+        # a bare colour keeps the noun it replaces ("red, sorry, blue bin" stays a bin)
+        new = before[: target.start()] + ref.removeprefix("the ") + tail
+    else:
+        new = before[: target.start()] + ref + (tail if not rest else "")
+    if rest:
+        new = new.rstrip() + " " + rest
+    notes.append(f"{word!r}: {target.group(0).strip()!r} -> {ref.strip()!r}")
+    return re.sub(r"\s+", " ", new).strip()

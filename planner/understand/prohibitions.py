@@ -1,0 +1,201 @@
+"""Prohibitions: "don't", "never", "leave X alone", "anywhere but", "without touching".
+
+Why: a planner that sees "don't put the red block in the green bin" as a bag of words
+plans exactly that motion. Here each clause gets a polarity. Negative clauses become
+:class:`bridge.constraints.Constraints`, which the bridge enforces on every plan; only the
+positive clauses are planned, and a colour named only under a negation is gone from the
+text the planner (and the grounding check) reads, so it can never ground a motion. A bare
+prohibition plans nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bridge import lexicon as L
+from bridge.constraints import Constraints
+from sim.world import WorldState
+
+_C = "|".join(L.COLOURS)
+_BIN = (
+    r"(?:bin|bins|basket|baskets|container|containers|bucket|buckets|tub|tubs|crate|crates|"
+    r"box|boxes)"
+)
+_BLOCK = r"(?:block|blocks|cube|cubes|brick|bricks|one|ones)"
+_NEG = (
+    r"(?:don't|dont|do\s+not|never|please\s+don't|please\s+do\s+not|no\s+need\s+to|"
+    r"avoid|refrain\s+from|you\s+(?:must|should|may)\s*(?:not|n't)|you\s+mustn't|you\s+shouldn't|"
+    r"make\s+sure\s+(?:you\s+)?(?:don't|do\s+not|not\s+to)|be\s+careful\s+not\s+to|try\s+not\s+to|"
+    r"without(?:\s+(?:touching|moving|disturbing|using))?|not)"
+)
+_PROTECT = (
+    r"(?:leave|keep|let)\s+(?P<what>[^,;.]+?)\s+(?:alone|where\s+(?:it|they)\s+(?:is|are|was|were)|"
+    r"as\s+(?:it|they)\s+(?:is|are)|in\s+place|be|untouched|there|on\s+the\s+table|"
+    r"out\s+of\s+(?:it|this))"
+)
+#: Clause boundaries a negative clause ends at.
+_END = (
+    r"(?=\s*(?:[,;.!]|\bbut\b|\band\s+(?:then\s+)?(?:put|place|move|stack|push|pick|drop)|"
+    r"\bthen\b|$))"
+)
+_ANYWHERE_BUT = re.compile(
+    rf"\b(?:anywhere|somewhere|any\s+bin|any\s+other\s+bin|another\s+bin|a\s+bin|one\s+of\s+the\s+bins)"
+    rf"\s+(?:but|except|other\s+than|apart\s+from|besides|aside\s+from|that\s+is\s+not|that's\s+not)"
+    rf"\s+(?:the\s+)?(?P<c>{_C})(?:\s+(?:one|{_BIN}))?"
+    rf"|\b(?:in|into)\s+(?:a|any)\s+bin\s*,?\s+(?:but\s+)?not\s+(?:in\s+|into\s+)?the\s+(?P<c2>{_C})"
+    rf"(?:\s+(?:one|{_BIN}))?"
+)
+
+
+@dataclass
+class Reading:
+    """The positive text to plan, the constraints, and what was read."""
+
+    text: str
+    constraints: Constraints = field(default_factory=Constraints)
+    negated: list[str] = field(default_factory=list)
+
+    @property
+    def bare(self) -> bool:
+        """Only prohibitions: nothing to plan."""
+        return bool(self.negated) and not re.search(r"[a-z]", self.text)
+
+
+def _names(text: str, world: WorldState) -> tuple[set[str], set[str], bool]:
+    """(cubes, bins, everything) a clause names."""
+    cubes: set[str] = set()
+    bins: set[str] = set()
+    for m in re.finditer(rf"\b({_C})\b(?:\s+({_BIN}|{_BLOCK}))?", text):
+        if m.group(2) and re.fullmatch(_BIN, m.group(2)):
+            bins.add(f"{m.group(1)}_bin")
+        else:
+            cubes.add(f"{m.group(1)}_block")
+    every = bool(
+        re.search(
+            r"\b(?:anything|everything|any\s+(?:block|cube)s?|the\s+others?|"
+            r"the\s+(?:other\s+)?blocks|all\s+(?:the\s+)?blocks)\b",
+            text,
+        )
+    )
+    return cubes, bins, every
+
+
+def _clause_constraints(
+    clause: str, world: WorldState
+) -> tuple[set[str], set[str], set[tuple[str, str]]]:
+    """What one negative clause forbids: cubes, targets and (cube, target) pairs."""
+    objects: set[str] = set()
+    targets: set[str] = set()
+    pairs: set[tuple[str, str]] = set()
+    # split "X ... in/on Y" into the moved part and the destination part
+    dest = re.search(
+        rf"\b(?:in|into|inside|on|onto|on\s+top\s+of|to|near|next\s+to)\s+(?P<d>(?:the\s+)?"
+        rf"(?:{_C})(?:\s+(?:{_BIN}|{_BLOCK}))?|(?:the\s+)?(?:left|right|front|back|middle|center|centre)"
+        rf"(?:\s+of\s+the\s+table)?)",
+        clause,
+    )
+    moved_part = clause[: dest.start()] if dest else clause
+    cubes, bins, every = _names(moved_part, world)
+    if dest:
+        d = dest.group("d")
+        dc, db, _ = _names(d, world)
+        region = None
+        for w, r in L.REGION_WORDS.items():
+            if re.search(rf"\b{w}\b", d) and not (dc or db):
+                region = r
+        dnames = db | dc | ({region} if region else set())
+        # a colour alone after "in" is a bin ("don't put it in green")
+        if not db and dc and re.search(r"\b(?:in|into|inside)\b", dest.group(0)):
+            dnames = {f"{c.split('_')[0]}_bin" for c in dc}
+        for t in dnames:
+            movers = cubes or ({Constraints.ANY} if every or not cubes else set())
+            for o in movers:
+                pairs.add((o, t))
+        return objects, targets, pairs
+    if bins and not cubes:
+        targets |= bins  # "don't use the green bin", "never touch the blue bin"
+    if every:
+        objects |= {o.name for o in world.objects}
+    objects |= cubes
+    return objects, targets, pairs
+
+
+def read(text: str, world: WorldState) -> Reading:
+    """Split ``text`` into what to do and what not to do."""
+    t = text
+    negated: list[str] = []
+    objects: set[str] = set()
+    targets: set[str] = set()
+    pairs: set[tuple[str, str]] = set()
+    # "anywhere but the green bin": forbid the bin, let the positive text keep a bin
+    for m in list(_ANYWHERE_BUT.finditer(t))[::-1]:
+        c = m.group("c") or m.group("c2")
+        targets.add(f"{c}_bin")
+        negated.append(m.group(0))
+        start = m.start()
+        pre = re.search(r"\b(?:in|into|to)\s+$", t[:start])
+        if pre:
+            start = pre.start()
+        t = t[:start] + _allowed_bin(world, targets) + t[m.end() :]
+    # "leave X alone", "keep X where it is"
+    for m in list(re.finditer(_PROTECT, t))[::-1]:
+        cubes, bins, every = _names(m.group("what"), world)
+        if not (cubes or bins or every):
+            continue
+        objects |= cubes | ({o.name for o in world.objects} if every else set())
+        targets |= bins
+        negated.append(m.group(0))
+        t = t[: m.start()] + " " + t[m.end() :]
+    # "don't ... " up to the end of its clause
+    pattern = re.compile(
+        rf"(?:^|(?<=[,;.!])|\bbut\b|\band\b|\bjust\b|\bplease\b)\s*{_NEG}\b(?P<body>.*?){_END}"
+    )
+    for m in list(pattern.finditer(t))[::-1]:
+        body = m.group("body")
+        if not re.search(
+            rf"\b(?:{_C}|anything|everything|any|blocks?|cubes?|bins?|others?|it|them)\b", body
+        ):
+            continue
+        if re.match(r"\s*(?:only|just)\b", body):
+            continue  # "not only ... but also" is no prohibition
+        o, tg, pr = _clause_constraints(body, world)
+        if re.search(r"\b(?:it|them)\b", body) and not (o or tg or pr):
+            continue
+        objects |= o
+        targets |= tg
+        pairs |= pr
+        negated.append(m.group(0).strip())
+        t = t[: m.start()] + " " + t[m.end() :]
+    t = re.sub(r"\s+", " ", t)
+    t = re.sub(r"^[\s,;.]*(?:and|but|then|so)\b", "", t.strip())
+    t = re.sub(r"(?:\s*[,;]\s*(?:and|but|then)?\s*)+$", "", t).strip(" ,;.")
+    t = re.sub(r"\s*,\s*(?:,\s*)+", ", ", t)
+    if objects and re.search(r"\b(?:all|every|each|everything|the\s+rest|the\s+others)\b", t):
+        t = _exclude(t, objects)
+    return Reading(
+        t, Constraints(frozenset(objects), frozenset(targets), frozenset(pairs)), negated
+    )
+
+
+def _allowed_bin(world: WorldState, forbidden: set[str]) -> str:
+    for b in world.bins:
+        if b.name not in forbidden:
+            return f"in the {b.name.split('_')[0]} bin"
+    return "in the bin"
+
+
+def _exclude(text: str, objects: set[str]) -> str:
+    """ "put all blocks in the green bin" + forbidden red -> "... except the red block"."""
+    if re.search(r"\bexcept\b", text):
+        extra = " and ".join(f"the {o.split('_')[0]} block" for o in sorted(objects))
+        return re.sub(r"\bexcept\b", f"except {extra} and", text, count=1)
+    m = re.search(
+        r"\b(?:all|every|each|everything)\b(?:\s+(?:of\s+)?(?:the\s+)?(?:other\s+)?"
+        r"(?:blocks?|cubes?|bricks?|ones?))?|\bthe\s+(?:rest|others)\b",
+        text,
+    )
+    if m is None:
+        return text
+    said = " and ".join(f"the {o.split('_')[0]} block" for o in sorted(objects))
+    return text[: m.end()] + f" except {said}" + text[m.end() :]

@@ -1,0 +1,288 @@
+"""Other languages into the English the robot reads, through the shared lexicon.
+
+Why not a translation model: the robot's domain is a few dozen words (colours, cubes, bins,
+the table's parts, its skills' verbs, quantifiers, negation, questions), and a table lookup
+is exact, instant, offline and testable. What comes out is English word order close enough
+for the rules planner (which already reads "the block red in the bin green") and for the
+embedded model, and it is what the bridge's grounding check then reads, so a Chinese
+instruction that the model plans correctly is no longer rejected for naming no English
+colour.
+
+Word order: Spanish and French put colour adjectives after the noun (reordered here);
+German puts the verb last after a modal and "nicht" after the object (both moved); Chinese
+把 and Japanese を put the object before the verb (moved back).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from bridge import lexicon as L
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_WORD = re.compile(r"[\w'’-]+|[?!,.;:¿¡]", re.UNICODE)
+
+#: Function words that mark a language (a few of them decide it; English words never do).
+_MARKERS: dict[str, frozenset[str]] = {
+    "es": frozenset(
+        """el la los las un una del al y en pon coloca mete mueve bloque cubo contenedor
+        caja rojo roja verde azul amarillo amarilla está dónde donde cuántos qué luego
+        después por favor apila empuja recoge coge toma levanta no muevas toques
+        izquierda derecha encima sobre cesta todos cada excepto para detente""".split()
+    ),
+    "fr": frozenset(
+        """le la les un une des du au et dans sur mets place pose dépose range bloc cube
+        bac boîte panier rouge vert verte bleu bleue jaune est où combien puis ensuite
+        empile pousse prends ramasse ne pas gauche droite tous chaque sauf arrête
+        s'il plaît touche""".split()
+    ),
+    "de": frozenset(
+        """der die das den dem ein eine einen und in im ins auf leg lege stell stelle
+        setz pack würfel behälter kiste korb rot rote roten roter grün grüne grünen blau
+        blaue blauen gelb gelbe gelben ist wo wie viele dann danach staple schieb nimm
+        heb nicht bitte links rechts alle außer kannst du schublade""".split()
+    ),
+}
+#: Words of those languages that are English words too: they never decide the language.
+_ENGLISH = frozenset(
+    """the a in on and is no not put place pose range cube block table stop die den
+    an was set box""".split()
+)
+#: German colour stems (the adjective's endings vary: rot, rote, roten, roter, rotes).
+_DE_COLOURS = {"rot": "red", "grün": "green", "grun": "green", "blau": "blue", "gelb": "yellow"}
+_NOUN_AFTER_COLOUR = L.BLOCK_NOUNS | L.BIN_WORDS | {"one", "ones"}
+#: English colour words after a noun ("block red") or after "the" + noun.
+_COLOURS = set(L.COLOURS)
+
+
+def detect(text: str) -> str:
+    """The language code of ``text`` ("en" when nothing else is clearly there)."""
+    if _KANA.search(text):
+        return "ja"
+    if _CJK.search(text):
+        return "zh"
+    words = [w.lower() for w in _WORD.findall(text)]
+    scores = {
+        lang: sum(1 for w in words if w in marks and w not in _ENGLISH)
+        for lang, marks in _MARKERS.items()
+    }
+    if any(c in text for c in "¿¡ñ"):
+        scores["es"] += 2
+    if any(c in text for c in "äöüß"):
+        scores["de"] += 2
+    if any(c in text for c in "çèêàâîôû"):
+        scores["fr"] += 1
+    lang, best = max(scores.items(), key=lambda kv: kv[1])
+    english = sum(1 for w in words if w in _ENGLISH_COMMON)
+    return lang if best >= 2 and best > english else "en"
+
+
+_ENGLISH_COMMON = frozenset(
+    """the put block blocks in into on bin bins then please and it move stack push pick
+    up cube of to is are what where how which red green blue yellow""".split()
+)
+
+
+def translate(text: str) -> tuple[str, str]:
+    """``(english, language)``; English text comes back unchanged."""
+    lang = detect(text)
+    if lang == "en":
+        return text, lang
+    if lang in ("zh", "ja"):
+        return _cjk(text, lang), lang
+    return _western(text, lang), lang
+
+
+# --------------------------------------------------------------------- Western languages
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
+
+
+def _western(text: str, lang: str) -> str:
+    table = L.FOREIGN[lang]
+    folded = {_fold(k): v for k, v in table.items()}
+    s = text.lower().replace("’", "'")
+    if lang == "fr":
+        s = re.sub(r"\b([ldnsjm]|qu)'", r"\1 ", s)  # l'arbre -> l arbre
+    s = s.replace("¿", " ").replace("¡", " ")
+    # multi-word entries first, longest first
+    phrases = sorted((k for k in table if " " in k or "-" in k), key=len, reverse=True)
+    for p in phrases:
+        s = re.sub(rf"(?<![\w]){re.escape(p)}(?![\w])", f" {table[p]} ", s)
+    out: list[str] = []
+    for w in _WORD.findall(s):
+        if w in table:
+            out.append(table[w])
+        elif _fold(w) in folded:
+            out.append(folded[_fold(w)])
+        elif lang == "de" and (c := _de_colour(w)):
+            out.append(c)
+        else:
+            out.append(w)
+    words = " ".join(x for x in out if x).split()
+    words = _adjectives_first(words)
+    if lang == "de":
+        words = _german_order(words)
+    words = _negation_first(words)
+    english = " ".join(words)
+    english = re.sub(r"\s+([?,.!;:])", r"\1", english)
+    return re.sub(r"\s+", " ", english).strip()
+
+
+def _de_colour(word: str) -> str | None:
+    for stem, colour in _DE_COLOURS.items():
+        if word.startswith(stem) and len(word) - len(stem) <= 2:
+            return colour
+    return None
+
+
+def _adjectives_first(words: list[str]) -> list[str]:
+    """ "block red" -> "red block", "bin of green" stays for the rules to read."""
+    out = list(words)
+    for i in range(len(out) - 1):
+        if out[i] in _NOUN_AFTER_COLOUR and out[i + 1] in _COLOURS:
+            out[i], out[i + 1] = out[i + 1], out[i]
+    return out
+
+
+_DE_VERBS = {"put", "move", "stack", "push", "pick", "touch", "open", "close", "press", "sort"}
+
+
+def _negation_first(words: list[str]) -> list[str]:
+    """ "not move X" (es "no muevas") and "touch not X" (fr "ne touche pas") -> "don't ..."."""
+    out = list(words)
+    for i, w in enumerate(out):
+        if w != "not":
+            continue
+        if i + 1 < len(out) and out[i + 1] in _DE_VERBS:
+            out[i] = "don't"
+        elif i > 0 and out[i - 1] in _DE_VERBS:
+            out[i - 1], out[i] = "don't", out[i - 1]
+    return out
+
+
+def _german_order(words: list[str]) -> list[str]:
+    """Verb-second/verb-last and a trailing "nicht" into English order."""
+    clauses: list[list[str]] = [[]]
+    for w in words:
+        if w in (",", "then", "and") and clauses[-1]:
+            clauses.append([w])
+        else:
+            clauses[-1].append(w)
+    fixed: list[str] = []
+    for c in clauses:
+        c = list(c)
+        lead = [c.pop(0)] if c and c[0] in (",", "then", "and") else []
+        tail = [c.pop()] if c and c[-1] in ("?", ".", "!") else []
+        if c and c[-1] in _DE_VERBS and not any(w in _DE_VERBS for w in c[:-1]):
+            verb = c.pop()  # "kannst du den roten würfel ... legen" -> "can you put ..."
+            at = 2 if c[:2] in (["can", "you"], ["could", "you"]) else 0
+            if c[:1] == ["please"]:
+                at = 1
+            c.insert(at, verb)
+        if "not" in c and c and c[0] in _DE_VERBS:
+            c.remove("not")  # "bewege den roten würfel nicht" -> "don't move the red block"
+            c.insert(0, "don't")
+        fixed.extend(lead + c + tail)
+    return fixed
+
+
+# ----------------------------------------------------------------- Chinese and Japanese
+def _cjk(text: str, lang: str) -> str:
+    table = L.FOREIGN_CJK[lang]
+    keys = sorted(table, key=len, reverse=True)
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        for k in keys:
+            if text.startswith(k, i):
+                out.append(f" {table[k]} ")
+                i += len(k)
+                break
+        else:
+            ch = text[i]
+            out.append(ch if ch.isascii() else " ")
+            i += 1
+    words = " ".join(out).split()
+    words = _ba_order(words) if lang == "zh" else _wo_order(words)
+    english = " ".join(w for w in words if not w.startswith("<"))
+    english = _zh_questions(english) if lang == "zh" else english
+    english = re.sub(r"\s+([?,.!;:])", r"\1", english)
+    return re.sub(r"\s+", " ", english).strip()
+
+
+def _verb(tok: str) -> tuple[str, str] | None:
+    m = re.fullmatch(r"<V:([^:>]*):([^>]*)>", tok)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def _ba_order(words: list[str]) -> list[str]:
+    """把 OBJ VERB(prep) TARGET -> VERB OBJ prep TARGET; a verb without 把 keeps its place."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "<BA>":
+            j = i + 1
+            while j < len(words) and _verb(words[j]) is None and words[j] not in ("then", ","):
+                j += 1
+            obj = words[i + 1 : j]
+            if j < len(words) and (v := _verb(words[j])):
+                out += [v[0], *obj] + ([v[1]] if v[1] else [])
+                i = j + 1
+                continue
+            out += ["put", *obj]
+            i = j
+            continue
+        if v := _verb(w):
+            out += [v[0]] + ([v[1]] if v[1] else [])
+        else:
+            out.append(w)
+        i += 1
+    return out
+
+
+def _wo_order(words: list[str]) -> list[str]:
+    """OBJ を TARGET に VERB -> VERB OBJ prep TARGET, clause by clause."""
+    clauses: list[list[str]] = [[]]
+    for w in words:
+        if w in ("then", ","):
+            clauses.append([w])
+        else:
+            clauses[-1].append(w)
+    out: list[str] = []
+    for c in clauses:
+        lead = [c.pop(0)] if c and c[0] in ("then", ",") else []
+        verbs = [x for x in c if _verb(x)]
+        negs = [x for x in c if x.startswith("<NEG:")]
+        body = [x for x in c if not _verb(x) and not x.startswith("<NEG:")]
+        if "<O>" in body:
+            k = body.index("<O>")
+            obj, rest = body[:k], body[k + 1 :]
+        else:
+            obj, rest = [], body
+        target = [x for x in rest if x not in ("<TO>", "<ON>")]
+        if negs:
+            out += lead + ["don't", negs[0][5:-1], *obj, *target]
+            continue
+        if verbs and (v := _verb(verbs[0])):
+            prep = "onto" if "<ON>" in rest else v[1]
+            out += lead + [v[0], *obj] + ([prep, *target] if target and prep else target)
+        else:
+            out += lead + [x for x in obj + rest if not x.startswith("<")]
+    return out
+
+
+def _zh_questions(s: str) -> str:
+    """ "red block is in green bin ?" -> "is the red block in the green bin?";
+    "red block where ?" -> "where is the red block?"."""
+    s = s.strip()
+    m = re.fullmatch(r"(.*?)\s*\bwhere\b\s*\??", s)
+    if m and m.group(1):
+        return f"where is the {m.group(1).replace('is in', '').strip()}?"
+    m = re.fullmatch(r"(.+?)\s+is in\s+(.+?)\s*\?+", s)
+    if m:
+        return f"is the {m.group(1).strip()} in the {m.group(2).strip()}?"
+    return s.replace(" is in ", " in ")

@@ -1,0 +1,299 @@
+"""The understanding layer: what kind of utterance, and what a command means in this world.
+
+Worlds are built directly (tests/worlds.py), with cube poses chosen so each selector has
+exactly one answer (or, for the ambiguity tests, several)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bridge import validate
+from bridge.constraints import Constraints
+from bridge.goals import goal_holds
+from bridge.validate import simulate
+from planner.hybrid import HybridPlanner
+from planner.understand import understand
+from planner.understand.translate import detect, translate
+from tests.worlds import cube, world
+
+Z = 0.02
+
+
+def row():
+    """Four cubes in a row across the robot's view: red leftmost (+y) ... yellow rightmost."""
+    return world(
+        [
+            cube("red_block", (0.0, 0.08, Z)),
+            cube("green_block", (0.05, -0.02, Z)),
+            cube("blue_block", (-0.10, -0.12, Z)),
+            cube("yellow_block", (0.12, -0.22, Z)),
+        ]
+    )
+
+
+def binned():
+    return world(
+        [
+            cube("red_block", (0.0, 0.25, Z), in_bin="green_bin"),
+            cube("blue_block", (0.05, -0.05, Z)),
+            cube("yellow_block", (-0.1, -0.15, Z)),
+        ]
+    )
+
+
+def plan_goal(text, w):
+    out = HybridPlanner().plan(text, w)
+    return out, out.steps()
+
+
+def _after(w, steps):
+    after, reasons = simulate(w, steps)
+    assert not reasons, reasons
+    return after
+
+
+# ------------------------------------------------------------------------------ kinds
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("is the red block in the green bin?", "Yes"),
+        ("is the blue block in the green bin?", "No"),
+        ("Is the yellow block on the table", "Yes"),
+        ("where is the red block?", "green bin"),
+        ("how many blocks are in the green bin?", "1 block"),
+        ("what's in the green bin?", "red block"),
+        ("what are you holding?", "not holding"),
+        ("the red block is in the green bin.", "Yes"),
+        ("the blue block is in the red bin", "No"),
+        ("what would happen if you put the blue block in the red bin?", "red bin"),
+        ("what can you do?", "pick up"),
+    ],
+)
+def test_questions_and_statements_are_answered_and_move_nothing(text, expected):
+    w = binned()
+    out = HybridPlanner().plan(text, w)
+    assert out.kind == "answer"
+    assert out.steps() == []
+    assert expected.lower() in out.understanding.answer.lower()
+
+
+@pytest.mark.parametrize(
+    "text", ["stop", "Stop!", "never mind", "cancel", "forget it", "halt", "wait, don't"]
+)
+def test_stop_words_stop(text):
+    out = HybridPlanner().plan(text, row())
+    assert out.kind == "stop" and out.steps() == []
+
+
+def test_polite_command_is_a_command_not_a_question():
+    out = HybridPlanner().plan("can you put the red block in the blue bin?", row())
+    assert out.kind == "plan"
+    assert goal_holds(["in(red_block, blue_bin)"], _after(row(), out.steps()))
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("put the block in the bin", "block"),
+        ("put the red block in the bin", "bin"),
+        ("pick it up", "block"),
+    ],
+)
+def test_ambiguity_asks_naming_the_candidates(text, kind):
+    out = HybridPlanner().plan(text, row())
+    assert out.kind == "clarify" and out.steps() == []
+    q = out.understanding.question
+    names = ["red", "green", "blue"] + (["yellow"] if kind == "block" else [])
+    for n in names:
+        if kind == "bin" or n != "red" or "red" not in text:
+            assert n in q, (q, n)
+
+
+def test_impossible_requests_are_refused_before_motion():
+    for text in ("put the red block on itself", "put the green bin in the red block"):
+        out = HybridPlanner().plan(text, row())
+        assert out.kind == "refuse", text
+        assert out.refusal and out.steps() == []
+
+
+# ------------------------------------------------------------------------ prohibitions
+def test_bare_prohibition_plans_nothing():
+    out = HybridPlanner().plan("don't put the red block in the green bin", row())
+    assert out.kind == "answer" and out.steps() == []
+    assert ("red_block", "green_bin") in out.understanding.constraints.pairs
+
+
+def test_prohibition_beside_a_command_is_kept():
+    w = row()
+    out = HybridPlanner().plan("put every block in the green bin but don't touch the blue one", w)
+    moved = {s.get("object") for s in out.steps()}
+    assert "blue_block" not in moved
+    assert {"red_block", "green_block", "yellow_block"} <= moved
+
+
+def test_leave_alone_and_anywhere_but():
+    w = row()
+    out = HybridPlanner().plan("leave the red block alone and put the others in the blue bin", w)
+    assert "red_block" not in {s.get("object") for s in out.steps()}
+    out = HybridPlanner().plan("put the yellow block anywhere but the red bin", w)
+    after = _after(w, out.steps())
+    assert not goal_holds(["in(yellow_block, red_bin)"], after)
+    assert any(goal_holds([f"in(yellow_block, {b})"], after) for b in ("green_bin", "blue_bin"))
+
+
+def test_bridge_rejects_a_plan_that_breaks_a_constraint():
+    """Whatever wrote the plan: the bridge's check is on the steps."""
+    cons = Constraints(objects=frozenset({"red_block"}))
+    steps = [{"skill": "pick", "object": "red_block"}, {"skill": "place", "target": "blue_bin"}]
+    reasons = cons.check(steps)
+    assert reasons and reasons[0].code == "forbidden"
+    assert not Constraints(pairs=frozenset({("red_block", "green_bin")})).check(steps)
+    assert Constraints(pairs=frozenset({("*", "blue_bin")})).check(steps)
+    from bridge.policy import negotiate
+
+    class Fixed:
+        name = "fixed"
+
+        def propose(self, request):
+            import json
+
+            from bridge.policy import Proposal
+
+            return Proposal(raw=json.dumps({"steps": steps}))
+
+    neg = negotiate("x", row(), [Fixed()], max_regenerations=0, constraints=cons)
+    assert neg.decision == "safe_stop"
+    assert any(r.code == "forbidden" for a in neg.attempts for r in a.reasons)
+    assert validate(__import__("json").dumps({"steps": steps}), row()).accepted
+
+
+# -------------------------------------------------------------------------- selectors
+@pytest.mark.parametrize(
+    "text, mover",
+    [
+        ("put the leftmost block in the blue bin", "red_block"),
+        ("put the rightmost cube in the blue bin", "yellow_block"),
+        ("put the block closest to you in the blue bin", "blue_block"),
+        ("put the block furthest from you in the blue bin", "yellow_block"),
+        ("put the second block from the left in the blue bin", "green_block"),
+        ("put the one next to the red block in the blue bin", "green_block"),
+        ("put the block nearest the green bin in the blue bin", "red_block"),
+    ],
+)
+def test_spatial_selectors_resolve_in_the_world(text, mover):
+    w = row()
+    out = HybridPlanner().plan(text, w)
+    assert out.kind == "plan", out.to_dict()
+    assert goal_holds([f"in({mover}, blue_bin)"], _after(w, out.steps())), out.steps()
+
+
+def test_a_tie_is_asked_not_guessed():
+    w = world(
+        [
+            cube("red_block", (0.0, 0.05, Z)),
+            cube("green_block", (0.10, 0.055, Z)),
+            cube("blue_block", (-0.1, -0.2, Z)),
+        ]
+    )
+    out = HybridPlanner().plan("put the leftmost block in the blue bin", w)
+    assert out.kind == "clarify"
+    assert set(out.understanding.candidates) == {"red_block", "green_block"}
+
+
+def test_counts_and_each_bin():
+    w = row()
+    out = HybridPlanner().plan("put two blocks in the green bin", w)
+    after = _after(w, out.steps())
+    assert sum(o.in_bin == "green_bin" for o in after.objects) == 2
+    out = HybridPlanner().plan("put one block in each bin", w)
+    after = _after(w, out.steps())
+    assert {o.in_bin for o in after.objects if o.in_bin} == {"red_bin", "green_bin", "blue_bin"}
+    assert after.object("yellow_block").in_bin is None
+
+
+def test_conditionals_take_the_branch_the_world_says():
+    empty = row()
+    text = "if the green bin is empty, put the red block in it, otherwise put it in the blue bin"
+    out = HybridPlanner().plan(text, empty)
+    assert goal_holds(["in(red_block, green_bin)"], _after(empty, out.steps()))
+    full = binned()
+    text = "if the green bin is empty put the blue block in it, otherwise in the red bin"
+    out = HybridPlanner().plan(text, full)
+    assert goal_holds(["in(blue_block, red_bin)"], _after(full, out.steps()))
+    out = HybridPlanner().plan(
+        "unless the green bin is empty, put the blue block in the red bin", full
+    )
+    assert goal_holds(["in(blue_block, red_bin)"], _after(full, out.steps()))
+
+
+@pytest.mark.parametrize(
+    "text, goal",
+    [
+        ("put the red block in the green bin, no wait, the blue bin", "in(red_block, blue_bin)"),
+        ("put the red, sorry, the yellow one in the blue bin", "in(yellow_block, blue_bin)"),
+        (
+            "put blue in the red bin. scratch that, stack blue on green",
+            "on(blue_block, green_block)",
+        ),
+        ("stack red on blue, no, the other way round", "on(blue_block, red_block)"),
+        ("put the green block in the red bin, I meant the blue bin", "in(green_block, blue_bin)"),
+    ],
+)
+def test_self_corrections(text, goal):
+    w = row()
+    out = HybridPlanner().plan(text, w)
+    after = _after(w, out.steps())
+    assert goal_holds([goal], after), (out.understanding.text, out.steps())
+    # the corrected-away half is not done too
+    assert len(out.steps()) == 2
+
+
+# -------------------------------------------------------------------------- languages
+@pytest.mark.parametrize(
+    "text, lang, goal",
+    [
+        ("把红色方块放进绿色的箱子里", "zh", "in(red_block, green_bin)"),
+        ("请把蓝色积木叠在黄色积木上", "zh", "on(blue_block, yellow_block)"),
+        ("pon el bloque rojo en el contenedor verde", "es", "in(red_block, green_bin)"),
+        ("apila el cubo azul sobre el cubo amarillo", "es", "on(blue_block, yellow_block)"),
+        ("mets le bloc rouge dans le bac vert", "fr", "in(red_block, green_bin)"),
+        ("empile le cube bleu sur le cube jaune", "fr", "on(blue_block, yellow_block)"),
+        ("Leg den roten Würfel in den grünen Behälter", "de", "in(red_block, green_bin)"),
+        ("Staple den blauen Würfel auf den gelben Würfel", "de", "on(blue_block, yellow_block)"),
+        ("赤いブロックを緑の箱に入れて", "ja", "in(red_block, green_bin)"),
+    ],
+)
+def test_other_languages_plan_as_english(text, lang, goal):
+    assert detect(text) == lang
+    w = row()
+    out = HybridPlanner().plan(text, w)
+    assert out.kind == "plan", out.to_dict()
+    assert goal_holds([goal], _after(w, out.steps()))
+
+
+def test_questions_and_prohibitions_in_other_languages_move_nothing():
+    w = row()
+    for text in (
+        "红色方块在绿色箱子里吗？",
+        "¿está el bloque rojo en la caja verde?",
+        "ne touche pas le bloc rouge",
+        "Bewege den roten Würfel nicht",
+        "停",
+    ):
+        out = HybridPlanner().plan(text, w)
+        assert out.kind in ("answer", "stop"), (text, out.kind)
+        assert out.steps() == []
+
+
+def test_english_is_left_alone():
+    for text in ("put the red block in the green bin", "stack blue on red", "go home"):
+        assert translate(text) == (text, "en")
+
+
+def test_understanding_is_recorded():
+    d = HybridPlanner().plan("put the leftmost block in the blue bin", row()).to_dict()
+    assert d["kind"] == "plan"
+    assert d["understanding"]["text"] == "put the red block in the blue bin"
+    assert any("leftmost" in n for n in d["understanding"]["notes"])
+    d = understand("is the red block in the green bin?", row()).to_dict()
+    assert d["kind"] == "answer" and d["answer"].startswith("No")
