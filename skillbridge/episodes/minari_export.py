@@ -126,7 +126,7 @@ def observations(env, ep: Episode) -> dict[str, np.ndarray]:
     opts = reset_options(ep)
     try:
         env.reset(seed=seed_of(ep), options=opts)
-    except (ValueError, TypeError, KeyError) as e:
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as e:
         msg = str(e).splitlines()[0][:160] if str(e) else type(e).__name__
         raise ExportError(f"{ep.path}: meta.json scene options are not the env's ({msg})") from None
     rows = []
