@@ -142,10 +142,10 @@ def rerun_episodes(eps: list, save: Path | None, c, opts=None) -> dict:
     if save is not None:
         size = save.stat().st_size
         c.print(
-            f"rerun: {safe(save)} ({len(eps)} recordings, {size / 1e6:.1f} MB); open it "
-            f"with: rerun {safe(save)}",
+            f"rerun: {safe(save)} ({len(eps)} episodes in one recording, {size / 1e6:.1f} MB); "
+            f"open it with: rerun {safe(save)}",
             highlight=False,
         )
-        return {"rrd": str(save), "recordings": len(eps), "bytes": size}
-    c.print(f"rerun: {len(eps)} recordings sent to the viewer", highlight=False)
-    return {"recordings": len(eps)}
+        return {"rrd": str(save), "recordings": 1, "episodes": len(eps), "bytes": size}
+    c.print(f"rerun: {len(eps)} episodes sent to the viewer in one recording", highlight=False)
+    return {"recordings": 1, "episodes": len(eps)}

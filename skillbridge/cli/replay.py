@@ -30,6 +30,7 @@ def replay(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
     rerun: bool = typer.Option(False, "--rerun", help="Log it to the Rerun viewer."),
     save: Path = typer.Option(None, "--save", help="With --rerun: write FILE.rrd instead."),
+    no_images: bool = typer.Option(False, "--no-images", help="With --rerun: log no images."),
 ):
     """Replay a recorded episode: the trace as a timeline, a video or the viewer, --verify."""
     from sim.video import VideoError, check_video_target
@@ -52,6 +53,8 @@ def replay(
         from skillbridge.cli.export import check_rerun_args
 
         check_rerun_args(rerun, save)
+    if no_images and not rerun:
+        raise UserError("--no-images goes with --rerun")
     out: dict = {
         "episode": str(ep.path),
         "status": ep.meta.get("status"),
@@ -89,8 +92,10 @@ def replay(
             rp.view(ep, speed=speed)
         if rerun:
             from skillbridge.cli.export import rerun_episodes
+            from skillbridge.episodes.viewer import RerunOptions
 
-            out["rerun"] = rerun_episodes([ep], save, c)
+            opts = RerunOptions(cameras=()) if no_images else None
+            out["rerun"] = rerun_episodes([ep], save, c, opts)
     except EpisodeError as e:
         raise UserError(str(e), 2) from None
     if as_json:
