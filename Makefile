@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 TASK   ?= put the red block in the green bin, then stack the blue block on the yellow block
 
-.PHONY: install run test test-all lint bench clean
+.PHONY: install run test test-all lint docs bench clean
 
 install: $(STAMP)
 
@@ -32,8 +32,18 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 	$(VENV)/bin/mypy
 
+# The documentation site in site/ (mkdocs-material; the API pages from the docstrings).
+# --strict: a broken link, a missing anchor or an unreadable docstring fails the build.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install -q -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
 bench: $(STAMP)
 	$(PY) scripts/bench_sim.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache .hypothesis
+	rm -rf $(VENV) runs site .pytest_cache .hypothesis
