@@ -267,7 +267,7 @@ class PlannerHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         limit = float(getattr(self.server, "request_timeout_s", REQUEST_TIMEOUT_S))
-        self.connection.settimeout(limit)  # each read (StreamRequestHandler's ``timeout``)
+        self.request.settimeout(limit)  # each read (StreamRequestHandler's ``timeout``)
         super().setup()
         # the whole request must arrive in time, not only each read: a client sending
         # one byte every few seconds would otherwise hold its thread for ever

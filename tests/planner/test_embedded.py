@@ -174,3 +174,150 @@ def test_non_finite_weights_are_refused(adapter_copy, engine):
     (adapter_copy / "manifest.json").write_text(json.dumps(m))
     with pytest.raises(PlannerError, match="not finite"):
         em.EmbeddedModel(adapter_copy)
+
+
+# ----------------------------------------------------------------------------- bounds
+def test_a_prompt_past_the_context_is_refused_at_once(engine):
+    """Issue 23 item 12: a 1 MB prompt held the model lock for minutes."""
+    import time
+
+    from planner.errors import PromptTooLong
+
+    t0 = time.monotonic()
+    with pytest.raises(PromptTooLong, match="at most"):
+        engine.rewrite("scene: " + "red green " * 3000 + "\nput red in the blue bin")
+    with pytest.raises(PromptTooLong):
+        engine.rewrite("scene: " + "x" * (1 << 20) + "\nput red in the blue bin")
+    assert time.monotonic() - t0 < 2.0
+
+
+def test_odd_sampling_values_decode(engine):
+    """temperature 1e-300 made a NaN softmax; a seed past 64 bits overflowed; a lone
+    surrogate (a non-UTF-8 byte in argv) broke the tokenizer (issue 23 items 12, 18)."""
+    text = "put the red block in the blue bin"
+    greedy = engine.rewrite(text).text
+    assert engine.rewrite(text, temperature=1e-300, seed=2**70).text == greedy
+    assert engine.rewrite("put the red block\udcff in the blue bin").text
+
+
+def test_generation_and_wait_are_bounded(engine):
+    import threading
+
+    from planner.errors import GenerationTimeout
+
+    text = "put the red block in the blue bin"
+    with pytest.raises(GenerationTimeout, match="bound"):
+        engine.rewrite(text, deadline_s=0.0)
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(GenerationTimeout, match="cancelled"):
+        engine.rewrite(text, cancel=stop)
+    with engine._lock, pytest.raises(GenerationTimeout, match="busy"):
+        engine.rewrite(text, wait_s=0.05)
+    assert engine.rewrite(text).text  # the lock was given back
+
+
+def test_a_non_utf8_byte_in_the_task_reaches_the_model(planner):
+    out = planner.plan("chuck the crimson cube\udcff into the grass coloured bin", _world())
+    first = out.attempts[0]
+    assert first.decision != "error", first.reasons
+    assert first.tokens_out > 0
+
+
+# ----------------------------------------------------------------------------- failures
+def test_a_failed_load_is_remembered(adapter_copy):
+    """It was tried again for every attempt (three loads, ~21 s, for one plan)."""
+    import time
+
+    from planner.errors import PlannerError
+
+    (adapter_copy / "manifest.json").write_text("{}")
+    with pytest.raises(PlannerError) as first:
+        em.get_model(adapter_copy)
+    t0 = time.monotonic()
+    with pytest.raises(PlannerError) as again:
+        em.get_model(adapter_copy)
+    assert again.value is first.value and time.monotonic() - t0 < 0.05
+
+
+@pytest.mark.parametrize("damage, match", [("tamper", "sha256"), ("drop", "missing"),
+                                           ("base", "another base")])  # fmt: skip
+def test_the_adapter_is_checked_when_the_planner_is_built(adapter_copy, damage, match):
+    from planner.backends import make_chat_model, parse_spec
+    from planner.errors import PlannerError
+
+    w = adapter_copy / "adapter.safetensors"
+    if damage == "tamper":
+        w.write_bytes(w.read_bytes()[:-1] + b"\0")
+    elif damage == "drop":
+        w.unlink()
+    else:
+        m = json.loads((adapter_copy / "manifest.json").read_text())
+        m["base_file_sha256"] = "0" * 64
+        (adapter_copy / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(PlannerError, match=match):
+        make_chat_model(parse_spec(f"embedded:{adapter_copy}"))
+
+
+# ----------------------------------------------------------------------------- the cache
+@pytest.fixture
+def cache_copy(tmp_path, monkeypatch):
+    """The converted base model, hard-linked into a cache of the test's own."""
+    import os
+
+    from planner.embedded import base
+
+    sha = base.file_sha256(base.find_gguf())
+    real = base.cache_root() / f"smollm2-135m-{sha[:16]}"
+    if not (real / "model.safetensors").is_file():
+        pytest.skip("no converted base model cached")
+    root = tmp_path / "cache"
+    dest = root / real.name
+    try:
+        shutil.copytree(real, dest, copy_function=os.link)
+    except OSError:
+        pytest.skip("the cache is on another file system (no hard links)")
+    memo = base.cache_root() / "sha256.json"
+    if memo.is_file():
+        shutil.copy(memo, root / "sha256.json")
+    monkeypatch.setenv("SKILLBRIDGE_CACHE", str(root))
+    converted: list = []
+
+    def convert(gguf, d):  # a conversion takes 15 s; the real cache is what it writes
+        converted.append(d)
+        shutil.copytree(real, d, copy_function=os.link)
+
+    monkeypatch.setattr(base, "_convert", convert)
+    return dest, converted
+
+
+def _replace(path, data: bytes) -> None:
+    path.unlink()  # a hard link: never write through it
+    path.write_bytes(data)
+
+
+@pytest.mark.parametrize("damage", ["layers", "truncated", "header"])
+def test_a_damaged_cache_is_found_and_rebuilt(cache_copy, damage):
+    """Issue 23 item 13: ``num_hidden_layers: 3000`` in the cached config was trusted (and
+    allocated without bound); a truncated cached safetensors was a hidden error."""
+    from planner.embedded import base
+
+    dest, converted = cache_copy
+    assert base.check_cache(dest) is None
+    if damage == "layers":
+        cfg = json.loads((dest / "config.json").read_text())
+        cfg["num_hidden_layers"] = 3000
+        _replace(dest / "config.json", json.dumps(cfg).encode())
+        why = "num_hidden_layers"
+    else:
+        with (dest / "model.safetensors").open("rb") as f:
+            head = f.read(1 << 16)
+        if damage == "header":
+            head = (1 << 40).to_bytes(8, "little") + head[8:]
+        _replace(dest / "model.safetensors", head)
+        why = "header" if damage == "header" else "bytes"
+    assert why in (base.check_cache(dest) or "")
+    loaded = base.load_base(1)
+    assert converted == [dest] and loaded.converted
+    assert loaded.model.config.num_hidden_layers == 30
+    assert base.check_cache(dest) is None
