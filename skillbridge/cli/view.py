@@ -30,7 +30,8 @@ def view(
     size: str = typer.Option("320x240", "--size", help="Image WIDTHxHEIGHT (multiples of 8)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON result."),
 ):
-    """Open many episodes in the Rerun viewer, one recording each (or save them to an .rrd)."""
+    """Open many episodes in the Rerun viewer, in one recording with a timeline each (or save
+    them to an .rrd)."""
     from skillbridge.episodes import lerobot_export as lx
     from skillbridge.episodes import viewer as vw
     from skillbridge.episodes.episode import EpisodeError
