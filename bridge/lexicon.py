@@ -113,7 +113,13 @@ STOP_PHRASES = frozenset(
     stay|stay still|stand still|stay put|wait don't|wait dont|no don't|no dont|
     please stop|stop please|ok stop|okay stop|emergency stop|e-stop|that's enough|enough|
     don't do anything|dont do anything|do not do anything|leave it|leave it be|
-    never mind that|forget the whole thing|cancel it|abort it""".replace("\n", " ").split("|")
+    never mind that|forget the whole thing|cancel it|abort it|nvm|stopp|stop stop|
+    stop stop stop|stop right there|stop right now|hold on a second|hold on a sec|
+    whoa|woah|whoa whoa|hang on|wait a second|wait a moment|i changed my mind|
+    changed my mind|i've changed my mind|that's enough|thats enough|leave it there|
+    don't do that|dont do that|never mind then|halt halt|stop it now""".replace("\n", " ").split(
+        "|"
+    )
 )
 STOP_PHRASES = frozenset(p.strip() for p in STOP_PHRASES if p.strip())
 #: Words that negate the clause they start ("don't move the red block").

@@ -74,6 +74,14 @@ class Understanding:
         }
 
 
+#: Politeness that looks like a condition ("if you don't mind", "when you get a moment").
+_POLITENESS = re.compile(
+    r"\b(?:when|if|whenever)\s+(?:you\s+(?:get|have)\s+a\s+(?:moment|minute|chance|sec(?:ond)?)|"
+    r"you\s+(?:don't|do\s+not)\s+mind(?:\s+me\s+asking)?|it's\s+not\s+too\s+much\s+trouble|"
+    r"that\s+makes\s+sense|you\s+can|possible|you\s+have\s+(?:a\s+)?(?:time|moment))\b[,\s-]*"
+)
+
+
 def _normalise(text: str) -> str:
     t = unicodedata.normalize("NFC", text).replace("\u2019", "'").replace("\u2018", "'")
     t = t.replace("\u201c", '"').replace("\u201d", '"')
@@ -87,10 +95,26 @@ def _bare(text: str) -> str:
 
 def is_stop(text: str) -> bool:
     """The whole utterance is a stop word ("stop!", "never mind", "wait, don't")."""
-    b = re.sub(r"\s+", " ", _bare(text))
-    b = re.sub(r"^(?:(?:no|oh|hey|ok|okay|please|robot|wait|just|uh|um)\s+)+(?=\S)", "", b)
-    b = re.sub(r"(?:\s+(?:please|now|right now|immediately|thanks|thank you|robot))+$", "", b)
-    return b in L.STOP_PHRASES or _bare(text) in L.STOP_PHRASES
+    chunks = [c for c in re.split(r"[,;.!?]+", text.lower()) if c.strip()]
+    if not chunks:
+        return False
+    first = _stop_chunk(chunks[0])
+    if first and all(
+        _stop_chunk(c) or re.match(r"\s*(?:don't|dont|do\s+not|no)\b", c) for c in chunks[1:]
+    ):
+        return True  # "stop, don't close it!", "cancel that, I changed my mind"
+    return all(_stop_chunk(c) for c in chunks)
+
+
+def _stop_chunk(chunk: str) -> bool:
+    b = re.sub(r"\s+", " ", _bare(chunk))
+    b = re.sub(
+        r"^(?:(?:no|oh|hey|ok|okay|please|robot|wait|just|uh|um|whoa|woah)\s+)+(?=\S)", "", b
+    )
+    b = re.sub(
+        r"(?:\s+(?:please|now|right now|immediately|thanks|thank you|robot|already))+$", "", b
+    )
+    return b in L.STOP_PHRASES
 
 
 def understand(text: str, world: WorldState) -> Understanding:
@@ -99,7 +123,7 @@ def understand(text: str, world: WorldState) -> Understanding:
     t = _normalise(text)
     english, lang = translate(t)
     notes: list[str] = [f"translated from {L.LANGUAGES[lang]}: {english!r}"] if lang != "en" else []
-    t = english.lower().strip()
+    t = _POLITENESS.sub(" ", english.lower()).strip(" ,-")
 
     def out(kind: str, **kw: Any) -> Understanding:
         return Understanding(kind, original, kw.pop("text", t), lang, notes=notes, **kw)
@@ -127,8 +151,38 @@ def understand(text: str, world: WorldState) -> Understanding:
     return _command(t, world, out, notes)
 
 
+_C = "|".join(L.COLOURS)
+
+
+def _tidy(t: str) -> str:
+    """Shapes of a command the planners read better spelled out: a missing verb ("the red
+    block into the green bin", "green block, blue bin"), a fronted object ("the green
+    block - put it in the bin"), a scene-setting clause ("there are three blocks, put ...")."""
+    t = re.sub(r"\s+-+\s+", ", ", t)
+    t = re.sub(r"^there\s+(?:is|are)\s+[^,]*,\s*(?=\w)", "", t)
+    t = re.sub(r"^(?:whichever|which\s*ever)\s+(block|cube|one)\s+is\s+", r"the \1 ", t)
+    m = re.match(
+        rf"^(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\s*,\s*(?:the\s+)?({_C})\s+bin\b", t
+    )
+    if m:
+        t = f"put the {m.group(1)} block in the {m.group(2)} bin" + t[m.end() :]
+    if re.match(
+        rf"^(?:(?:the|both|all(?:\s+the)?)\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
+        rf"\s+(?:in|into|inside|onto|on\s+top\s+of)\s",
+        t,
+    ) or re.match(rf"^(?:{_C})\s+(?:in|into|onto)\s", t):
+        t = "put " + t
+    m = re.match(
+        rf"^(?P<np>the\s+(?:{_C})\s+(?:block|cube|brick))\s*,\s*(?P<v>\w+)\s+(?:it|them)\b", t
+    )
+    if m:
+        t = f"{m.group('v')} {m.group('np')}" + t[m.end() :]
+    return t.strip()
+
+
 def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understanding:
     """A command: conditionals decided, prohibitions taken out, references resolved."""
+    t = _tidy(t)
     try:
         branch = conditionals.split(t, world)
     except conditionals.UnknownCondition as e:
@@ -149,7 +203,7 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
             constraints=reading.constraints,
             answer=f"Understood: I will not do it ({said}); nothing was moved",
         )
-    t = reading.text
+    t = _tidy(reading.text)
     why = _impossible(t, world)
     if why:
         return out(REFUSE, constraints=reading.constraints, reason=why)
@@ -242,6 +296,8 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
     if r.confident:
         return None
     kind = next((_AMBIG_NOTES[n] for n in r.notes if n in _AMBIG_NOTES), None)
+    if kind is None and re.search(r"\b(?:that|this)\s+one\b", text) and not world.held_object:
+        kind = "block"
     if kind is None:
         if re.search(
             r"\b(?:over\s+there|over\s+here|there|here|that\s+way|this\s+way)\s*[.!?]*$", text
@@ -251,6 +307,12 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
         return None
     named = colours_named(text)
     plain = {w for w in re.findall(r"[a-z]+", text) if w in L.COLOURS}
+    as_block = {
+        m.group(1)
+        for m in re.finditer(
+            rf"\b({_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text
+        )
+    }
     if named - plain:
         return None  # a shade or a thing of a colour: the model can narrow it
     if re.search(r"\b(?:of\s+its|their|matching|same|corresponding|respective|own)\b", text):
@@ -262,13 +324,17 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
         if len(cands) < 2:
             return None
         blocks = [o.name for o in world.objects]
-        if not plain and len(blocks) > 1 and re.search(r"\bthe\s+(?:block|cube|brick|one)\b", text):
+        if (
+            not as_block
+            and len(blocks) > 1
+            and re.search(r"\bthe\s+(?:block|cube|brick|one)\b", text)
+        ):
             return "block", blocks, "the block"  # the mover first; the bin is asked next
         return "bin", cands, "the bin"
     held = world.held_object
     if held and re.search(r"\b(?:it|them)\b", text):
         return None
-    cands = [o.name for o in world.objects if o.name.split("_")[0] not in plain]
+    cands = [o.name for o in world.objects if o.name.split("_")[0] not in as_block]
     if len(cands) < 2:
         return None
     return "block", cands, "the block" if "it" not in text.split() else "it"

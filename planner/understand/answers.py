@@ -37,11 +37,39 @@ _COPULA_STATEMENT = re.compile(
 )
 
 
+_GERUNDS = "|".join(
+    "putting placing moving dropping stacking pushing sliding taking grabbing picking lifting "
+    "tossing popping setting bringing getting opening closing shutting pressing turning "
+    "switching sorting".split()
+)
+_REQUEST = re.compile(
+    rf"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|possibly\s+|kindly\s+|maybe\s+|"
+    rf"just\s+|like\s+|perhaps\s+)*(?P<verb>[a-z]+)|would\s+you\s+mind\s+(?:{_GERUNDS})|"
+    rf"(?:would|could)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\s+(?P<verb2>[a-z]+)|"
+    rf"(?:i'd|i\s+would)\s+(?:like|love)\s+(?:it\s+if\s+)?you\s+(?:to\s+)?(?P<verb3>[a-z]+))"
+)
+
+
+def _is_request(t: str) -> bool:
+    """A polite command anywhere in the text ("when you get a moment, could you pop ...",
+    "would you mind putting ...", "put it on red, would you?")."""
+    for m in _REQUEST.finditer(t):
+        verb = m.group("verb") or m.group("verb2") or m.group("verb3")
+        if verb is None or verb in L.ACTION_VERBS or verb in ("pop", "kindly"):
+            return True
+    if re.search(r",\s*(?:would|could|will|can|won't)\s+you\s*\??\s*$", t):
+        return any(w in L.ACTION_VERBS for w in re.findall(r"[a-z]+", t))
+    return False
+
+
 def is_question(text: str) -> bool:
     """Whether ``text`` asks rather than orders. A polite command ("can you put the red
     block in the bin?") is an order; "can you see the red block?" is a question."""
     t = text.strip().lower()
     m = _POLITE.match(t)
+    if not (m and m.group("verb") in ("tell", "see", "reach", "find", "spot", "count", "say")):
+        if _is_request(t):
+            return False
     if m and m.group("verb") in L.ACTION_VERBS:
         return False
     if m and m.group("verb") in ("tell", "see", "reach", "find", "spot", "count", "say"):
@@ -114,6 +142,14 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     """One sentence answering ``text`` from ``world``; nothing is moved."""
     t = text.strip().lower().rstrip("?!. ")
     t = re.sub(r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+|um+\s+|quick question,?\s+)+", "", t)
+    t = re.sub(
+        r"\s*\b(?:right now|at the moment|currently|from where you (?:are|stand)|"
+        r"as far as you can tell|by any chance)\b\s*,?",
+        " ",
+        t,
+    ).strip(" ,")
+    t = re.sub(r"\byour\s+(left|right)\b", r"the \1", t)
+    t = re.sub(r"^wheres\b", "where is", t)
     t = re.sub(r"^(?:can|could)\s+you\s+tell\s+me\s+|^tell\s+me\s+|^do\s+you\s+know\s+", "", t)
     t = re.sub(r"^i\s+wonder\s+|^any\s+idea\s+", "", t)
     m = _HYPOTHETICAL.match(t)
@@ -122,7 +158,12 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     # selectors inside the question ("which block is the leftmost?", "where is the one next
     # to the red block?") resolve first
     try:
-        t = refs.resolve(t, world).text
+        first = refs.resolve(t, world)
+        if first.notes and re.match(r"(?:which|what)\s+(?:block|cube|one)\b", t):
+            return _cap(first.notes[0].replace("'", ""))
+        if first.notes and re.match(r"what\s+colou?r\b", t):
+            return _cap(first.notes[0].replace("'", ""))
+        t = first.text
     except refs.Ambiguous as e:
         return _cap(f"{_listing(e.candidates)} fit '{e.phrase.strip()}' equally well")
     except refs.Unresolvable as e:
@@ -152,6 +193,30 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         if b is None:
             return f"There is no {m['b']} bin here"
         return f"The {m['b']} bin is on the table, {_place(b.pos[0], b.pos[1])}"
+    m = re.fullmatch(
+        rf"(?:which|what)\s+bin\s+(?:is|did|has)\s+(?:the\s+)?(?P<o>{_C})(?:\s+\w+)?"
+        rf"(?:\s+(?:end\s+up|go|land|get\s+put|been\s+put))?\s+(?:in|into)",
+        t,
+    ) or re.fullmatch(rf"(?:which|what)\s+bin\s+is\s+(?:the\s+)?(?P<o>{_C})(?:\s+\w+)?\s+in", t)
+    if m:
+        return _cap(_where(world, f"{m['o']}_block"))
+    # anything in the green bin / the drawer
+    m = re.fullmatch(
+        rf"(?:is\s+there\s+|are\s+there\s+)?(?:anything|something|any\s+blocks?|any\s+cubes?)\s+"
+        rf"(?:in|inside)\s+(?:the\s+)?(?P<x>{_C}|drawer)(?:\s+{_BIN})?",
+        t,
+    )
+    if m:
+        return _contents(world, "in", m["x"], "bin" if m["x"] != "drawer" else None)
+    if re.fullmatch(
+        r"(?:is|are)\s+(?:anything|any\s+blocks?|any\s+cubes?)\s+stacked(?:\s+on.*)?", t
+    ):
+        stacks = [
+            f"the {o.name.split('_')[0]} block on the {o.on.split('_')[0]}"
+            for o in world.objects
+            if o.on
+        ]
+        return "Yes: " + ", ".join(stacks) if stacks else "No, nothing is stacked"
     # what are you holding
     if re.search(r"\b(?:holding|hold|in\s+your\s+(?:hand|gripper)|carrying|have\s+in)\b", t) and (
         re.match(r"(?:what|which)\b", t) or re.match(r"(?:are|do)\s+you\s+(?:holding|have)\s*$", t)
@@ -172,6 +237,8 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     m = re.match(r"how\s+many\s+(?:blocks|cubes|bricks|things|objects)?(?P<rest>.*)$", t)
     if m:
         return _how_many(world, m["rest"])
+    if re.search(r"\bhow\s+many\b", t):
+        return _how_many(world, t)
     # what can you do
     if re.search(r"\bwhat\s+(?:can|do)\s+you\s+do\b|\bwhat\s+are\s+your\s+skills\b|\bhelp\b", t):
         return _cap(_capabilities(world))
@@ -199,7 +266,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         there = world.object(f"{m['o']}_block") is not None
         return f"{'Yes' if there else 'No'}, there is {'a' if there else 'no'} {m['o']} block"
     # yes/no: "is X in Y", "are you holding X", "is the drawer open", "is there a X block"
-    fact = _yes_no(t, world)
+    fact = _yes_no(t, world) or facts.read(t, world) or _verbless(t, world)
     if fact is not None:
         return _verdict(fact, world)
     if re.fullmatch(r"is\s+there\s+(?:a|an|any)\s+(?P<o>\w+)(?:\s+\w+)?", t):
@@ -240,6 +307,9 @@ def _contents(world: WorldState, rel: str, x: str, noun: str | None) -> str:
 
 def _how_many(world: WorldState, rest: str) -> str:
     rest = rest.strip()
+    m = re.search(rf"\b(?P<b>{_C})\s+{_BIN}\s+(?:has|holds|contains)\b", rest)
+    if m:
+        rest = f"in the {m['b']} bin"
     objs = list(world.objects)
     where = "here"
     m = re.search(rf"\bin\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}", rest)
@@ -290,6 +360,16 @@ def _yes_no(t: str, world: WorldState) -> facts.Fact | None:
     if m:
         return facts.read(f"{m['subj']} has {m['obj']}", world)
     return None
+
+
+def _verbless(t: str, world: WorldState) -> facts.Fact | None:
+    """ "blue bin empty?", "red in the green bin?": the question with its "is" left out."""
+    m = re.match(
+        rf"(?P<subj>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|bin|basket|box))?|"
+        r"(?:the\s+)?drawer|(?:the\s+)?light|(?:the\s+)?lamp)\s+(?P<pred>.+)",
+        t,
+    )
+    return facts.read(f"{m['subj']} is {m['pred']}", world) if m else None
 
 
 def _verdict(fact: facts.Fact, world: WorldState) -> str:

@@ -17,14 +17,22 @@ from bridge import lexicon as L
 _C = "|".join(L.COLOURS)
 _BIN = r"(?:bin|basket|container|bucket|tub|crate|box)"
 _BLOCK = r"(?:block|cube|brick|one)"
-_REGION = r"(?:left|right|front|back|middle|center|centre)(?:\s+(?:side\s+)?of\s+the\s+table)?"
+_REGION = (
+    r"(?:left|right|front|back|middle|center|centre)(?:\s+side)?"
+    r"(?:\s+(?:side\s+)?of\s+the\s+table)?"
+)
 _MARKER = re.compile(
     r"(?:^|[\s,;.!-]+)(?P<m>no\s*,?\s*wait|wait\s*,?\s*no|no\s+no|sorry|i\s+mean(?:t)?(?:\s+to\s+say)?|"
     r"actually|oops|correction|make\s+that|my\s+bad|on\s+second\s+thoughts?|change\s+of\s+plan|"
     r"rather|or\s+rather|scratch\s+that|forget\s+that|no(?=\s*,)|not\s+that(?:\s+one)?|"
-    r"um+|uh+|er+m?)(?=[\s,;.!:-]|$)[\s,;.!:-]*"
+    r"um+|uh+|er+m?|hmm+|(?:i've\s+|i\s+)?changed\s+my\s+mind)(?=[\s,;.!:-]|$)[\s,;.!:-]*"
+    r"(?:(?:no|wait|sorry|actually|i\s+mean(?:t)?|not\s+that(?:\s+one)?|rather|er+|um+|hmm+|"
+    r"(?:i've\s+|i\s+)?changed\s+my\s+mind)(?=[\s,;.!:-]|$)[\s,;.!:-]*)*"
 )
-_SWAP = re.compile(r"[\s,;.!-]*(?:no\s*,?\s*)?(?:the\s+)?other\s+way\s+(?:round|around)[\s.!]*$")
+_SWAP = re.compile(
+    r"[\s,;.!-]*(?:(?:no|actually|sorry|wait|i\s+mean|rather|er+|um+)\s*,?\s*)*"
+    r"(?:the\s+)?other\s+way\s+(?:round|around)[\s.!]*$"
+)
 _VERBS = set(L.ACTION_VERBS) | {"stack", "pick", "push", "put", "home"}
 
 
@@ -95,6 +103,10 @@ def apply(text: str) -> tuple[str, list[str]]:
             notes.append(f"{word!r}: only {after!r} counts")
             t = after
             continue
+        if _has_verb(after) and re.search(r"\b(?:it|them)\b", after):
+            obj = re.search(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", before)
+            if obj:
+                after = re.sub(r"\b(it|them)\b", f"the {obj.group(1)} block", after, count=1)
         if _has_verb(after) and re.match(
             r"(?:please\s+)?(?:just\s+)?(?:put|place|move|stack|push|pick|drop|set|take|grab|"
             r"bring|go|open|close|shut|press|turn|switch|sort|leave|keep|don't|do\s+not|stop|"
@@ -125,6 +137,11 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
     target = _last_ref(before, kind)
     if target is None and kind == "block":
         target = _last_ref(before, "colour")
+    if target is None and kind in ("block", "colour"):
+        last = list(re.finditer(r"\b[a-z]+\b", before))
+        if last:  # "put the yelow, I mean yellow, block": the word just said is replaced
+            target = last[-1]
+            kind = "colour"
     if target is None:
         notes.append(f"{word!r}: {after!r} replaces {before!r}")
         return after

@@ -55,9 +55,21 @@ def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form 
     ``text`` is a clause in statement order ("the red block is in the green bin", "the
     green bin is empty", "you are holding the blue block", "the drawer is open")."""
     t = re.sub(r"[?.!]+$", "", text.strip().lower()).strip()
-    t = re.sub(r"\b(?:currently|still|right now|now|already|actually|really)\b\s*", "", t)
-    t = re.sub(r"\s+", " ", t)
-    cop = r"\s+(?:is|are|'s|sits|lies|stands)"
+    t = re.sub(
+        r"\b(?:currently|still|right now|now|already|actually|really|at the moment|"
+        r"from where you (?:are|stand)|as far as you can tell|by now)\b\s*",
+        "",
+        t,
+    )
+    t = re.sub(r"\b(?:switched|turned)\s+(on|off)\b", r"\1", t)
+    t = re.sub(r"\s+", " ", t).strip(" ,")
+    cop = (
+        r"(?:\s+(?:is|are|sits|lies|stands)|'s)"
+        r"(?:\s+(?:sitting|resting|lying|standing|placed|stacked))?"
+    )
+    side = _side(t, world)
+    if side is not None:
+        return side
     # X is (not) in the Y bin
     m = re.fullmatch(
         rf"{_OBJ}{cop}{_NOT}\s+(?:in|inside|within)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}", t
@@ -65,6 +77,20 @@ def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form 
     if m:
         lit = f"in({m['o']}_block, {m['b']}_bin)"
         return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is in the {m['b']} bin")
+    m = re.fullmatch(
+        rf"{_OBJ}{cop}{_NOT}\s+(?:in|inside)\s+(?:a|any|one\s+of\s+the)\s+(?:bin|bins|basket)", t
+    )
+    if m:
+        lit = f"in({m['o']}_block, *)"
+        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is in a bin")
+    m = re.fullmatch(
+        rf"{_OBJ}{cop}{_NOT}\s+(?:on\s+top\s+of|on|atop)\s+(?:another|a|any|some)\s+(?:other\s+)?"
+        rf"(?:block|cube|brick|one)",
+        t,
+    )
+    if m:
+        lit = f"on({m['o']}_block, *)"
+        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is on another block")
     m = re.fullmatch(rf"{_OBJ}{cop}{_NOT}\s+in\s+(?:the\s+)?drawer", t)
     if m:
         lit = f"in({m['o']}_block, drawer)"
@@ -118,8 +144,58 @@ def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form 
     if m:
         return Fact(_neg(["not held(*)"], bool(m["neg"])), "the gripper is empty")
     # there is (no) X block
+    m = re.fullmatch(
+        rf"there\s+(?:is|are){_NOT}\s+(?:a|an|any)?\s*(?:blocks?|cubes?|anything|something)\s+"
+        rf"(?:in|inside)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}",
+        t,
+    )
+    if m:
+        return Fact(
+            _neg([f"in(*, {m['b']}_bin)"], bool(m["neg"])), f"the {m['b']} bin has something in it"
+        )
+    m = re.fullmatch(
+        r"there\s+(?:is|are)" + _NOT + r"\s+(?:a|an|any)?\s*(?:blocks?|cubes?|anything|something)"
+        r"\s+(?:in|inside)\s+(?:the\s+)?drawer",
+        t,
+    )
+    if m and world.drawer is not None:
+        fixed = bool(world.drawer.contents) != bool(m["neg"])
+        return Fact([], "there is something in the drawer", fixed=fixed)
+    m = re.fullmatch(
+        r"(?:it's|it\s+is)" + _NOT + r"\s+(?P<s>dark|bright|light)(?:\s+in\s+here)?", t
+    )
+    if m and world.light_on is not None:
+        dark = m["s"] == "dark"
+        return Fact(_neg(["light_on"], dark != bool(m["neg"])), f"it is {m['s']}")
     m = re.fullmatch(rf"there\s+(?:is|are){_NOT}\s+(?:a|an|any)?\s*(?P<o>{_C})\s+{_BLOCK}", t)
     if m:
         present = world.object(f"{m['o']}_block") is not None
         return Fact([], f"there is a {m['o']} block", fixed=present != bool(m["neg"]))
     return None
+
+
+_SIDE = re.compile(
+    rf"^{_OBJ}(?:\s+(?:is|are)|'s){_NOT}\s+(?:(?:just|right|directly)\s+)?(?:to\s+the\s+|on\s+the\s+)?"
+    rf"(?P<rel>left|right|in\s+front|behind|further\s+left|further\s+right)(?:\s+of|\s+from)?\s+"
+    rf"{_OBJ2}$"
+)
+
+
+def _side(t: str, world: WorldState) -> Fact | None:
+    """ "the red block is (to the) left of the blue one": from the robot's view."""
+    m = _SIDE.match(t)
+    if m is None:
+        return None
+    a, b = world.object(f"{m['o']}_block"), world.object(f"{m['t']}_block")
+    if a is None or b is None:
+        return None
+    rel = m["rel"].replace("further ", "")
+    truth = {
+        "left": a.pos[1] > b.pos[1],
+        "right": a.pos[1] < b.pos[1],
+        "in front": a.pos[0] > b.pos[0],
+        "behind": a.pos[0] < b.pos[0],
+    }[re.sub(r"\s+", " ", rel)]
+    to = "to the " if rel in ("left", "right") else ""
+    said = f"the {m['o']} block is {to}{rel} of the {m['t']} block"
+    return Fact([], said, fixed=truth != bool(m["neg"]))

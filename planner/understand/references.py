@@ -248,7 +248,7 @@ def _relation(world: WorldState, m: re.Match[str]) -> str:
     return under
 
 
-_PREFIX = r"(?:\bthe\s+|\bthat\s+)"
+_PREFIX = r"(?:\bthe\s+|\bthat\s+|^)"
 _NOUN = rf"(?P<noun>{_BLOCK}|{_BIN})"
 _SELECTORS: list[tuple[re.Pattern[str], object]] = [
     # "the block between the red and the green one"
@@ -266,6 +266,15 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
             rf"(?:{_NOUN}\s+)?(?P<prep>from|on|to)\s+the\s+(?P<side>left|right|front|back)"
         ),
         _ordinal,
+    ),
+    # "the block furthest to the left", "the one on the far right", "the cube most to the left"
+    (
+        re.compile(
+            rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?:(?:farthest|furthest|most)\s+(?:to\s+the\s+)?|"
+            rf"(?:on|at)\s+the\s+(?:far|very)\s+|(?:on|at|to)\s+the\s+extreme\s+)"
+            rf"(?P<sup>left|right|front|back)"
+        ),
+        _superlative,
     ),
     # "the block closest to the green bin", "the cube nearest you", "the one furthest away"
     (
@@ -299,15 +308,6 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
         re.compile(
             rf"{_PREFIX}(?:very\s+)?(?P<sup>left-?most|right-?most|front-?most|fore-?most|"
             rf"back-?most|rear-?most|hind-?most)\s+{_SIZE}(?:(?P<col>{_C})\s+)?{_NOUN}?"
-        ),
-        _superlative,
-    ),
-    # "the block furthest to the left", "the one on the far right", "the cube most to the left"
-    (
-        re.compile(
-            rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?:(?:farthest|furthest|most)\s+(?:to\s+the\s+)?|"
-            rf"(?:on|at)\s+the\s+(?:far|very)\s+|(?:on|at|to)\s+the\s+extreme\s+)"
-            rf"(?P<sup>left|right|front|back)"
         ),
         _superlative,
     ),

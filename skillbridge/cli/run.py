@@ -33,8 +33,9 @@ def run(
     llm: str = typer.Option(
         None,
         "--llm",
-        help="Planner: PROVIDER:MODEL (openai:, ollama:, anthropic:, "
-        "local:PATH.gguf) or rules; default: $SKILLBRIDGE_LLM, the config file, else rules.",
+        help="Planner: PROVIDER:MODEL (embedded[:ADAPTER_DIR|URL], openai:, ollama:, "
+        "anthropic:, local:PATH.gguf) or rules; default: $SKILLBRIDGE_LLM, the config file, "
+        "else the embedded model where it is installed, else rules.",
     ),
     seed: int = typer.Option(0, "--seed", help="Scene seed (same seed, same episode)."),
     video_path: str = typer.Argument(
@@ -103,7 +104,15 @@ def run(
         **run_scene(spec),  # the scene `plan` builds for the same flags
     )
     ui = None if as_json else _Progress(console)
-    runner = Runner(cfg, on_event=ui.event if ui else None)
+    plans: list[dict] = []  # each negotiation, to say so when the model never answered
+
+    def on_event(kind: str, d: dict) -> None:
+        if kind == "plan":
+            plans.append(d)
+        if ui is not None:
+            ui.event(kind, d)
+
+    runner = Runner(cfg, on_event=on_event)
     runner.prepare()
     try:
         result = runner.run()
@@ -114,9 +123,42 @@ def run(
         echo(json.dumps(result.to_dict(), indent=2, default=str))
     else:
         _summary(console, result)
+    _model_unused(runner, plans)
     if result.video_error:
         raise UserError(f"the run finished but the video failed: {result.video_error}", 1)
     exit_with(result.exit_code)
+
+
+def _model_unused(runner, plans: list[dict]) -> None:
+    """One line when the model never answered (unreachable, failing, not loadable): a
+    warning when another planner planned instead, exit 2 when nothing could."""
+    from planner.llm import model_unused
+
+    name = getattr(getattr(runner.planner, "llm", None), "name", None)
+    notices = [
+        model_unused(p.get("attempt_records") or [], p["decision"], p.get("source"), name)
+        for p in plans
+    ]
+    last = next((n for n in reversed(notices) if n is not None), None)
+    if last is None:
+        return
+    if notices[-1] is not None and notices[-1].fatal:
+        raise UserError(notices[-1].text, 2)
+    from skillbridge.errors import plain
+
+    typer.echo(f"warning: {plain(last.text)}", err=True)
+
+
+def _no_op(s: dict) -> bool:
+    """A ``home`` that had nothing to do (the safe stop from the home pose): not a failure."""
+    from skills.base import NO_EFFECT
+
+    skill = (s.get("subgoal") or {}).get("skill") or s.get("skill")
+    return (
+        not s.get("success")
+        and skill == "home"
+        and any(v.get("code") == NO_EFFECT for v in s.get("violations") or [])
+    )
 
 
 class _Progress:
@@ -172,6 +214,11 @@ class _Progress:
             self.status.update(f"{self._label} running… {d['steps']} steps")
         elif kind == RunEvent.SUBGOAL_END:
             self.stop()
+            if _no_op(d):
+                c.print(
+                    f"  · {self._label} not needed: the arm is already at home", highlight=False
+                )
+                return
             mark = "[green]✓[/green]" if d["success"] else "[red]✗[/red]"
             why = "" if d["success"] else f" ({safe(d.get('reason'))})"
             c.print(
@@ -211,10 +258,11 @@ def _summary(c, r) -> None:
         t.add_column(col, justify="right" if col in ("#", "steps", "sim s", "wall s") else "left")
     for s in r.subgoals:
         ok = s.get("success")
+        failed = f"[red]failed[/red] {safe(s.get('reason') or '')}"
         t.add_row(
             str(s["index"] + 1),
             safe(format_subgoal(s["subgoal"])),
-            "[green]success[/green]" if ok else f"[red]failed[/red] {safe(s.get('reason') or '')}",
+            "[green]success[/green]" if ok else "not needed (at home)" if _no_op(s) else failed,
             str(s.get("steps", 0)),
             f"{s.get('sim_time_s', 0):.2f}",
             f"{s.get('wall_s', 0):.2f}",
@@ -227,8 +275,12 @@ def _summary(c, r) -> None:
         for k in ("planning", "bridge", "policy", "physics", "world", "recording")
     )
     ok = sum(1 for s in r.subgoals if s.get("success"))
-    colour = "green" if r.success else "red"
+    colour = "green" if r.success else "cyan" if r.exit_code != 1 else "red"
     c.print(f"[bold {colour}]{safe(r.status)}[/bold {colour}]: {safe(r.message)}", highlight=False)
+    if r.question:
+        c.print(f"robot asks: {safe(r.question)}", highlight=False)
+    elif r.answer:
+        c.print(f"robot says: {safe(r.answer)}", highlight=False)
     if r.goal_evaluation is not None:
         c.print(
             f"goal ({safe(r.goal_source)}), checked in the world after settling:", highlight=False

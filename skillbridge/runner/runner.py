@@ -510,7 +510,7 @@ class Runner:
             "route": out.route,
             "steps": out.steps(),
             "refusal": out.refusal,
-            "kind": getattr(out, "kind", None),
+            "utterance": getattr(out, "kind", None),
             "reason": getattr(out, "reason", None),
             "understanding": (
                 out.understanding.to_dict() if getattr(out, "understanding", None) else None
