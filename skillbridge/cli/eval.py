@@ -47,8 +47,8 @@ def eval_suite(
     llm: str = typer.Option(
         None,
         "--llm",
-        help="Planner: PROVIDER:MODEL or rules; default: "
-        "$SKILLBRIDGE_LLM, the config file, else rules.",
+        help="Planner: PROVIDER:MODEL or rules; default: $SKILLBRIDGE_LLM, the config "
+        "file, else the embedded model where it is installed, else rules.",
     ),
     route: str = typer.Option(
         "hybrid", "--route", help="hybrid (rules first, the model when unsure), rules, or model."
