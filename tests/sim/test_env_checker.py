@@ -15,12 +15,13 @@ HEADLESS = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND
 HEADLESS["MUJOCO_GL"] = os.environ.get("MUJOCO_GL", "egl")
 
 CHECK_ENV = """
+import sys
 import warnings
 import gymnasium
 import sim
 from gymnasium.utils.env_checker import check_env
 
-env = gymnasium.make(sim.ENV_ID)
+env = gymnasium.make(getattr(sim, sys.argv[1]))
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # the unbounded Box limits are only warnings
     check_env(env.unwrapped)
@@ -43,9 +44,9 @@ else:
 """
 
 
-def _run(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+def _run(code: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
+        [sys.executable, "-c", textwrap.dedent(code), *args],
         capture_output=True,
         text=True,
         timeout=120,
@@ -54,8 +55,9 @@ def _run(code: str, env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.skipif(sys.platform in ("darwin", "win32"), reason="a display is assumed there")
-def test_check_env_passes_on_a_headless_machine():
-    p = _run(CHECK_ENV, HEADLESS)
+@pytest.mark.parametrize("env_id", ["ENV_ID", "ARTICULATED_ENV_ID"])
+def test_check_env_passes_on_a_headless_machine(env_id):
+    p = _run(CHECK_ENV, HEADLESS, env_id)
     assert p.returncode == 0 and "CHECK_ENV_PASSED" in p.stdout, p.stdout + p.stderr[-2000:]
     assert "render modes ['rgb_array']" in p.stdout
 
