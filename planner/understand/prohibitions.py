@@ -43,7 +43,8 @@ _ANYWHERE_BUT = re.compile(
     rf"\b(?:anywhere|somewhere|any\s+bin|any\s+other\s+bin|another\s+bin|a\s+bin|one\s+of\s+the\s+bins)"
     rf"\s+(?:but|except|other\s+than|apart\s+from|besides|aside\s+from|that\s+is\s+not|that's\s+not)"
     rf"\s+(?:the\s+)?(?P<c>{_C})(?:\s+(?:one|{_BIN}))?"
-    rf"|\b(?:in|into)\s+(?:a|any)\s+bin\s*,?\s+(?:but\s+)?not\s+(?:in\s+|into\s+)?the\s+(?P<c2>{_C})"
+    rf"|\b(?:in|into)\s+(?:a|any)\s+bin\s*,?\s+(?:but\s+|just\s+|only\s+)?not\s+(?:in\s+|into\s+)?"
+    rf"the\s+(?P<c2>{_C})"
     rf"(?:\s+(?:one|{_BIN}))?"
 )
 
@@ -138,6 +139,15 @@ def read(text: str, world: WorldState) -> Reading:
         if pre:
             start = pre.start()
         t = t[:start] + _allowed_bin(world, targets) + t[m.end() :]
+    # "hands off X", "keep your hands off X", "stay away from X"
+    t = re.sub(
+        r"\b(?:keep\s+(?:your\s+)?hands\s+off|hands\s+off|stay\s+away\s+from|keep\s+away\s+from)\b",
+        "don't touch",
+        t,
+    )
+    t = re.sub(r"\bwhatever\s+you\s+do\s*,?\s*", "", t)
+    t = re.sub(r"\s+though\s*([.!]?)$", r"\1", t)
+    t = re.sub(r"\s+(?=without\s+(?:touching|moving|disturbing|using)\b)", ", ", t)
     # "leave X alone", "keep X where it is"
     for m in list(re.finditer(_PROTECT, t))[::-1]:
         cubes, bins, every = _names(m.group("what"), world)
@@ -171,7 +181,9 @@ def read(text: str, world: WorldState) -> Reading:
     t = re.sub(r"^[\s,;.]*(?:and|but|then|so)\b", "", t.strip())
     t = re.sub(r"(?:\s*[,;]\s*(?:and|but|then)?\s*)+$", "", t).strip(" ,;.")
     t = re.sub(r"\s*,\s*(?:,\s*)+", ", ", t)
-    if objects and re.search(r"\b(?:all|every|each|everything|the\s+rest|the\s+others)\b", t):
+    if objects and re.search(
+        r"\b(?:all|every|each|everything|the\s+rest|the\s+others|the\s+blocks|the\s+cubes)\b", t
+    ):
         t = _exclude(t, objects)
     return Reading(
         t, Constraints(frozenset(objects), frozenset(targets), frozenset(pairs)), negated
@@ -192,7 +204,7 @@ def _exclude(text: str, objects: set[str]) -> str:
         return re.sub(r"\bexcept\b", f"except {extra} and", text, count=1)
     m = re.search(
         r"\b(?:all|every|each|everything)\b(?:\s+(?:of\s+)?(?:the\s+)?(?:other\s+)?"
-        r"(?:blocks?|cubes?|bricks?|ones?))?|\bthe\s+(?:rest|others)\b",
+        r"(?:blocks?|cubes?|bricks?|ones?))?|\bthe\s+(?:rest|others|blocks|cubes)\b",
         text,
     )
     if m is None:
