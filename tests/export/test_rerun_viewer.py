@@ -40,6 +40,25 @@ def _column(path: Path, entity: str, component: str) -> list:
     return values
 
 
+def _blueprint(path: Path) -> tuple[set[tuple[str, str]], list]:
+    """The blueprint's views as (kind, origin) and the time panel's timeline."""
+    from rerun.chunk import RrdReader
+
+    reader = RrdReader(path)
+    views, timeline = set(), []
+    for entry in reader.blueprints():
+        for chunk in reader.stream(store=entry):
+            batch = chunk.to_record_batch()
+            names = batch.schema.names
+            if "ViewBlueprint:class_identifier" in names:
+                kinds = batch.column("ViewBlueprint:class_identifier").to_pylist()
+                origins = batch.column("ViewBlueprint:space_origin").to_pylist()
+                views |= {(k[0], o[0]) for k, o in zip(kinds, origins, strict=True)}
+            if "TimePanelBlueprint:timeline" in names:
+                timeline += batch.column("TimePanelBlueprint:timeline").to_pylist()
+    return views, timeline
+
+
 def test_replay_rerun_saves_a_compact_rrd_that_reads_back(episodes, tmp_path, monkeypatch, capsys):
     from skillbridge.episodes import viewer
     from skillbridge.episodes.episode import load
@@ -83,6 +102,15 @@ def test_replay_rerun_saves_a_compact_rrd_that_reads_back(episodes, tmp_path, mo
     assert _column(rrd, "/instruction", "TextDocument:text") == [[ep.meta["task"]]]
     names = _column(rrd, "/world_state", "SeriesLines:names")[0]
     assert "home" in names and any(x.startswith("on_table(") for x in names)
+    # the layout: a 3D scene, each camera, plots, documents and the text log, over what is there
+    views, timeline = _blueprint(rrd)
+    kinds = {k for k, _ in views}
+    assert {"3D", "2D", "TimeSeries", "TextDocument", "TextLog"} <= kinds
+    assert ("2D", "/world/cameras/wrist") in views and ("TimeSeries", "/robot/joints") in views
+    logged = set(back.rows[tl])
+    for _, origin in views:
+        assert origin == "/" or any(e == origin or e.startswith(origin + "/") for e in logged)
+    assert timeline == [[tl]]
     # compact: a chunk per entity and kind of data (images in ~2 MiB chunks), not per row
     entities = sum(len(kinds) for per in back.rows.values() for kinds in per.values())
     assert back.chunks <= entities + 2, (back.chunks, entities)
