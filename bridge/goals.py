@@ -12,7 +12,8 @@ Literals are ``[not] PREDICATE(ARG, ...)`` over :class:`sim.world.WorldState`:
 ``on(OBJ, OBJ)``            the first cube rests on the second
 ``held(OBJ)``               the gripper holds the cube
 ``on_table(OBJ)``           the cube rests on the table (not in a bin, not stacked)
-``at(OBJ, REGION)``         on the table, within the named region's radius
+``at(OBJ, REGION)``         on the table, within the named region's radius, or beside a
+                            cube that is (a region holds blocks side by side)
 ``in_region(OBJ, REGION)``  the same as ``at`` (the suite's older spelling)
 ``reachable(OBJ)``          the arm can reach the cube
 ``home``                    the gripper is empty and the arm at its rest pose

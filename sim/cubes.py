@@ -20,10 +20,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim import scene
-from sim.world import REACH_MAX_R, REACH_MIN_R, REGION_BESIDE, reachable_xy
+from sim.world import FINGER_X_HALF, REACH_MAX_R, REACH_MIN_R, REGION_BESIDE, reachable_xy
+
+if TYPE_CHECKING:
+    from sim.world import WorldState
 
 POSE_FORMS = "[x, y], [x, y, yaw] or [x, y, z, yaw]"
 #: Lowest and highest centre height of a cube given a z (m): resting on the table up to the
@@ -150,6 +153,16 @@ SPOT_CLEAR = 2 * scene.CUBE_HALF + 0.01
 #: A spot chosen inside a region's radius stays this far inside it (m), and one beside a
 #: block there this far inside REGION_BESIDE: room for where the cube actually comes to rest.
 SPOT_MARGIN = 0.008
+#: Where no other cube may stand around a release point (half sizes along x and y, m): the
+#: fingers of the hand at rest (along y, as place turns it for a bin or a region) open there
+#: to their full travel, and a cube under one is pushed away as the cube is let go.
+RELEASE_BAND = (
+    FINGER_X_HALF + scene.CUBE_HALF + 0.008,
+    scene.FINGER_OPEN + 0.008 + scene.CUBE_HALF + 0.004,
+)
+#: How close beside a block in a region a pushed cube comes before the push stops (m): inside
+#: REGION_BESIDE by SPOT_MARGIN, as far as a cube slides on once the fingers stop.
+PUSH_BESIDE = REGION_BESIDE - SPOT_MARGIN
 _RING_RADII = (0.015, 0.025, 0.035)
 _ANGLES = tuple(2 * math.pi * k / 16 for k in range(16))
 
@@ -161,18 +174,24 @@ def free_spot(
     radius: float,
     others: Iterable[Sequence[float]],
     toward: Sequence[float] | None = None,
+    band: tuple[float, float] | None = None,
 ) -> XY | None:
     """Where a cube goes in the region at ``centre``: the centre when nothing is near; else a
     spot inside the radius clear of ``others`` (xy of every other cube), else one beside a
     block already within the radius (so :meth:`sim.world.WorldState.in_region` holds there
     too), or None when the region is full. Among the candidates of the first kind that has
     one, the one nearest ``toward`` (a pushed cube's position: it then need not pass the
-    others) or, without it, nearest the centre."""
+    others) or, without it, nearest the centre. With ``band`` (RELEASE_BAND), no other cube
+    may stand within that box around the spot either (the fingers open there)."""
     c = (float(centre[0]), float(centre[1]))
     rest = [(float(p[0]), float(p[1])) for p in others]
 
     def free(p: XY) -> bool:
-        return reachable_xy(*p) and all(math.dist(p, q) >= SPOT_CLEAR for q in rest)
+        return reachable_xy(*p) and all(
+            math.dist(p, q) >= SPOT_CLEAR
+            and (band is None or abs(p[0] - q[0]) >= band[0] or abs(p[1] - q[1]) >= band[1])
+            for q in rest
+        )
 
     if free(c):
         return c
@@ -183,7 +202,7 @@ def free_spot(
         for a in _ANGLES
     ]
     members = [q for q in rest if math.dist(q, c) <= radius]
-    step = min(SPOT_CLEAR + 0.002, REGION_BESIDE - SPOT_MARGIN)
+    step = min(SPOT_CLEAR + 0.001, PUSH_BESIDE)
     beside = [
         (m[0] + step * math.cos(a), m[1] + step * math.sin(a)) for m in members for a in _ANGLES
     ]
@@ -309,7 +328,7 @@ def _fill_spots(
             centre = scene.REGIONS[where]
             for n in names:
                 taken = [p[:2] for m, p in out.items() if p is not None and m != n]
-                spot = free_spot(centre, scene.REGION_RADIUS, taken)
+                spot = free_spot(centre, scene.REGION_RADIUS, taken, band=RELEASE_BAND)
                 if spot is None:
                     raise ValueError(f"{where} has no room left for {n}")
                 out[n] = [spot[0], spot[1]]
@@ -390,3 +409,21 @@ def _in_drawer_pose(vals: list[float]) -> bool:
         and abs(vals[1] - y0) <= hy - half
         and scene.DRAWER_FLOOR_Z + half - 0.002 <= vals[2] <= scene.DRAWER_FLOOR_Z + half + 0.01
     )
+
+
+def region_spot(
+    world: WorldState,
+    region: str,
+    moving: str | None = None,
+    toward: Sequence[float] | None = None,
+    band: tuple[float, float] | None = None,
+) -> XY | None:
+    """Where ``moving`` goes at ``region`` in ``world`` (:func:`free_spot` among the other
+    cubes still in the scene): the place skill's release point and the push skill's goal, and
+    both skills' predicted effect, so plan, prediction and motion agree. None: the region is
+    full, or there is no such region."""
+    r = world.region(region)
+    if r is None:
+        return None
+    others = [o.pos[:2] for o in world.objects if o.name != moving and not o.held and not o.fallen]
+    return free_spot(r.pos, r.radius, others, toward, band)

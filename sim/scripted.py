@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from sim import scene
+from sim.cubes import RELEASE_BAND, region_spot
 from sim.world import yaw_of
 
 GAIN = 1.0 / (scene.MAX_EE_SPEED * scene.CONTROL_DT)  # metres -> action units per step
@@ -108,7 +109,8 @@ def release_point(world, target: str) -> np.ndarray:
     """Grip-site point from which dropping a held cube lands it on/in ``target``.
 
     In a bin that already holds cubes, the drop spot is the one farthest from them, so
-    several cubes can share a bin without landing on each other.
+    several cubes can share a bin without landing on each other; at a table region, the
+    spot :func:`sim.cubes.region_spot` chooses (beside the cubes there).
     """
     b = world.bin(target)
     if b is not None:
@@ -125,8 +127,9 @@ def release_point(world, target: str) -> np.ndarray:
             spot = spots[int(np.argmax(clearance))]
         return np.array([spot[0], spot[1], BIN_RELEASE_Z])
     r = world.region(target)
-    if r is not None:
-        return np.array([r.pos[0], r.pos[1], TABLE_RELEASE_Z])
+    if r is not None:  # beside the cubes already there (a region is an area)
+        x, y = region_spot(world, target, world.held_object, band=RELEASE_BAND) or r.pos
+        return np.array([x, y, TABLE_RELEASE_Z])
     o = world.object(target)
     if o is not None:
         return np.array([o.pos[0], o.pos[1], o.pos[2] + STACK_RELEASE_DZ])

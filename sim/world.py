@@ -285,21 +285,22 @@ class WorldState(BaseModel):
         """The cube stacked on ``name``, if any."""
         return next((o.name for o in self.objects if o.on == name), None)
 
-    def in_region(self, name: str, region: str) -> bool:
+    def in_region(self, name: str, region: str, beside: float = REGION_BESIDE) -> bool:
         """``at(name, region)``: on the table within the region's radius, or beside (centres
-        at most ``REGION_BESIDE`` apart) another cube on the table within it. A region is an
-        area: a second block set down or pushed there stands beside the first."""
+        at most ``beside`` apart) another cube on the table within it. A region is an area: a
+        second block set down or pushed there stands beside the first. (A push asks for a
+        little less than ``REGION_BESIDE``, so the cube's slide after it stops keeps it there.)"""
         o, r = self.object(name), self.region(region)
         if o is None or r is None or not o.on_table:
             return False
         d = math.dist(o.pos[:2], r.pos)
         if d <= r.radius:
             return True
-        return d <= r.radius + REGION_BESIDE and any(
+        return d <= r.radius + beside and any(
             p.name != name
             and p.on_table
             and math.dist(p.pos[:2], r.pos) <= r.radius
-            and math.dist(p.pos[:2], o.pos[:2]) <= REGION_BESIDE
+            and math.dist(p.pos[:2], o.pos[:2]) <= beside
             for p in self.objects
         )
 

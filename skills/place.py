@@ -9,6 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from sim import scene, scripted
+from sim.cubes import RELEASE_BAND, region_spot
 from sim.world import ObjectState, WorldState
 from skills.base import (
     DOMAIN_PLACE_TARGET,
@@ -219,6 +220,23 @@ def upright(world: WorldState, names: list[str], tol: float = UPRIGHT_TOL) -> bo
     return all(np.hypot(a[0] - b[0], a[1] - b[1]) <= tol for a, b in pairs)
 
 
+def region_full(world: WorldState, region: str, moving: str | None) -> list[Violation]:
+    """Why ``moving`` cannot be set down or pushed at ``region``: no spot there is clear of
+    the cubes already in it (:func:`sim.cubes.region_spot`); none when one is."""
+    band = RELEASE_BAND if world.held_object == moving else None  # placed, or pushed
+    if region_spot(world, region, moving, band=band) is not None:
+        return []
+    there = [o.name for o in world.objects if o.name != moving and world.in_region(o.name, region)]
+    return [
+        Violation(
+            PRECONDITION,
+            f"{region} is full: no room beside {', '.join(there) or 'the cubes there'}",
+            "choose another table region or a bin",
+            "target",
+        )
+    ]
+
+
 def placed_ok(world: WorldState, obj: str, target: str) -> bool:
     """Whether ``obj`` rests in/on ``target`` with the gripper empty and clear of it."""
     o = world.object(obj)
@@ -252,7 +270,9 @@ class Place(Skill[PlaceParams]):
         t = params.target
         if world.held_object is None:
             return [Violation(PRECONDITION, "the gripper is empty", "pick a cube first", "target")]
-        if world.bin(t) is not None or world.region(t) is not None:
+        if world.region(t) is not None:
+            return region_full(world, t, world.held_object)
+        if world.bin(t) is not None:
             return []
         if t == scene.DRAWER_NAME:
             return drawer_violations(world)
@@ -284,8 +304,9 @@ class Place(Skill[PlaceParams]):
         t = params.target
         if (b := world.bin(t)) is not None:
             new = moved(h, in_bin=t, pos=(b.pos[0], b.pos[1], 0.025))
-        elif (r := world.region(t)) is not None:
-            new = moved(h, on_table=True, pos=(r.pos[0], r.pos[1], scene.CUBE_HALF))
+        elif world.region(t) is not None:  # where the release point is: beside the others
+            x, y = scripted.release_point(world, t)[:2]
+            new = moved(h, on_table=True, pos=(float(x), float(y), scene.CUBE_HALF))
         elif t == scene.DRAWER_NAME:
             return self._into_drawer(world, h)
         else:

@@ -8,6 +8,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from sim import scene, scripted
+from sim.cubes import PUSH_BESIDE, region_spot
 from sim.world import WorldState, bin_walls, polygons_overlap, square_footprint
 from skills.base import (
     DOMAIN_OBJECT,
@@ -30,9 +31,9 @@ from skills.base import (
     proprio_features,
     random_cubes,
     replace_object,
-    resolve_xy,
     sample_arm_start,
 )
+from skills.place import region_full
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -171,10 +172,17 @@ class PushParams(SkillParams):
         return v
 
 
-def _goal(world: WorldState, target: str | tuple[float, float]) -> tuple[np.ndarray | None, float]:
+def _goal(
+    world: WorldState, target: str | tuple[float, float], obj: str | None = None
+) -> tuple[np.ndarray | None, float]:
+    """The point a push of ``obj`` aims at and its tolerance. At a region: beside the cubes
+    already there, on ``obj``'s side (:func:`sim.cubes.region_spot`; the centre when the
+    region is empty or the region is full)."""
     r = world.region(target) if isinstance(target, str) else None
     if r is not None:
-        return np.asarray(r.pos), r.radius
+        o = world.object(obj) if obj is not None else None
+        spot = region_spot(world, r.name, obj, o.pos[:2]) if o is not None else None
+        return np.asarray(spot if spot is not None else r.pos), r.radius
     if isinstance(target, str):
         return None, 0.0
     return np.asarray(target, dtype=np.float64), POINT_TOLERANCE
@@ -237,6 +245,9 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
 
 
 def pushed_ok(world: WorldState, obj: str, target: str | tuple[float, float]) -> bool:
+    if isinstance(target, str) and world.region(target) is not None:
+        # at(obj, region), beside the cubes there too, with a margin for its slide
+        return world.in_region(obj, target, beside=PUSH_BESIDE)
     goal, tol = _goal(world, target)
     o = world.object(obj)
     if goal is None or o is None or not o.on_table:
@@ -260,7 +271,7 @@ class Push(Skill[PushParams]):
         if v:
             return v
         out = []
-        goal, _ = _goal(world, params.target)
+        goal, _ = _goal(world, params.target, params.object)
         if goal is None:
             out.append(
                 Violation(
@@ -291,6 +302,8 @@ class Push(Skill[PushParams]):
             out.append(
                 Violation(NO_EFFECT, f"{o.name} is already at {params.target}", "", "target")
             )
+        if not out and isinstance(params.target, str):
+            out += region_full(world, params.target, o.name)
         if not out and goal is not None:
             wall = landing_wall(world, o.name, goal)
             if wall is not None:
@@ -312,7 +325,7 @@ class Push(Skill[PushParams]):
 
     def effect(self, world: WorldState, params: PushParams) -> WorldState:
         o = cube_of(world, params.object)
-        goal = resolve_xy(world, params.target)
+        goal, _ = _goal(world, params.target, params.object)  # where bind aims it
         # the preconditions held: the target is a table region or a point, so it resolves
         assert goal is not None, f"push target {params.target} does not resolve"
         new = moved(o, on_table=True, pos=(float(goal[0]), float(goal[1]), scene.CUBE_HALF))
@@ -349,7 +362,7 @@ class Push(Skill[PushParams]):
     obs_dim = 14
 
     def bind(self, world: WorldState, params: PushParams) -> Binding:
-        goal, _ = _goal(world, params.target)
+        goal, _ = _goal(world, params.target, params.object)
         # the preconditions held: the target is a table region or a point
         assert goal is not None, f"no table region {params.target}"
         kind = "region" if isinstance(params.target, str) else "point"
