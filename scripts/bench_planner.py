@@ -20,7 +20,9 @@ no steps is right), never pick or push an ``unmoved`` cube and meet every ``coun
 right/total with a Wilson interval per category, kind and language, and "motions where none
 allowed: N of M" over the entries whose kind forbids motion. The outcome's kind comes from
 ``PlanOutcome.to_dict()["kind"]``; where that is absent it is derived from the older fields
-(steps: plan; a safe stop: refuse; "nothing to do": nothing_to_do; otherwise refuse).
+(steps: plan; a safe stop: refuse; "nothing to do": nothing_to_do; otherwise refuse). An
+outcome that names its kind ``safe_stop`` is no refusal: an impossible request is refused
+before anything moves. "expected X got ..." lines count the kinds given for each expected one.
 
     python scripts/bench_planner.py [--routes rules,model,hybrid] [--limit N] [--json]
 """
@@ -249,6 +251,10 @@ def summarise_understanding(rows: list[dict]) -> dict:
         return {g: _rate(rs) for g, rs in groups.items()}
 
     still = [r for r in rows if r["expected_kind"] in STILL_KINDS]
+    confusion: dict[str, dict[str, int]] = {}
+    for r in rows:
+        got = confusion.setdefault(r["expected_kind"], {})
+        got[r["kind"]] = got.get(r["kind"], 0) + 1
     return {
         "overall": _rate(rows),
         "by_category": by("category"),
@@ -256,6 +262,7 @@ def summarise_understanding(rows: list[dict]) -> dict:
         "by_lang": by("lang"),
         "motions_where_none_allowed": sum(r["motion"] for r in still),
         "still_n": len(still),
+        "kinds_given": confusion,
     }
 
 
@@ -308,6 +315,9 @@ def print_understanding(u: dict) -> None:
     for title, key in (("category", "by_category"), ("kind", "by_kind"), ("lang", "by_lang")):
         for name, c in u[key].items():
             print(f"   {title:8s} {name:13s} {c['ok']}/{c['n']} ({c['rate']}, 95% CI {c['ci95']})")
+    for want, got in u["kinds_given"].items():
+        given = ", ".join(f"{k} {n}" for k, n in sorted(got.items()))
+        print(f"   expected {want:13s} got {given}")
     o = u["overall"]
     print(f"   overall {o['ok']}/{o['n']} ({o['rate']}, 95% CI {o['ci95']})")
     print(f"   motions where none allowed: {u['motions_where_none_allowed']} of {u['still_n']}")
