@@ -118,6 +118,8 @@ def run_json(cmd: list[str], timeout: float) -> tuple[dict | None, str, float]:
             break
         except (json.JSONDecodeError, ValueError):
             continue
+    if isinstance(data, dict) and set(data) == {"error", "exit_code"}:
+        data = None  # a --json verb's error document: nothing was measured
     if p.returncode != 0 or not isinstance(data, dict):
         err = p.stderr.strip().splitlines() or p.stdout.strip().splitlines() or ["no output"]
         return (

@@ -76,3 +76,16 @@ def test_an_error_after_the_result_adds_no_second_document(monkeypatch, capsys):
     finally:
         cli.app.registered_commands.pop()
     assert code == 1 and _one_document(out) == {"result": 1} and "video failed" in err
+
+
+def test_the_benchmark_page_reads_an_error_document_as_not_measured():
+    """scripts/make_benchmarks.py parses a section's stdout: the error document of a
+    refused command is no measurement."""
+    import sys
+
+    from tests.scripts import load_script
+
+    mb = load_script("make_benchmarks")
+    cmd = [sys.executable, "-c", "from skillbridge.cli import run; run()", "skills", "--json", "-x"]
+    data, err, _ = mb.run_json(cmd, 120)
+    assert data is None and err.startswith("exit 2:") and "-x" in err

@@ -59,7 +59,7 @@ def test_eval_rejects_seeds_out_of_range(monkeypatch, capsys, tmp_path, args):
         *args,
     )
     assert code == 2
-    assert "--seed-base" in _one_line(err) and stdout == ""
+    assert "--seed-base" in _one_line(err) and json.loads(stdout)["exit_code"] == 2
     assert not out.exists()  # nothing ran
 
 
@@ -67,7 +67,7 @@ def test_eval_skill_rejects_a_negative_seed(monkeypatch, capsys):
     code, stdout, err = run_cli(
         monkeypatch, capsys, "eval-skill", "pick", "-n", "1", "--seed", "-1", "--json"
     )
-    assert code == 2 and "--seed" in _one_line(err) and stdout == ""
+    assert code == 2 and "--seed" in _one_line(err) and json.loads(stdout)["exit_code"] == 2
 
 
 @pytest.mark.parametrize(
@@ -80,7 +80,7 @@ def test_eval_skill_rejects_a_negative_seed(monkeypatch, capsys):
 )
 def test_eval_skill_rejects_a_scene_it_cannot_use(monkeypatch, capsys, args, words):
     code, stdout, err = run_cli(monkeypatch, capsys, "eval-skill", *args, "-n", "1", "--json")
-    assert code == 2 and words in _one_line(err) and stdout == ""
+    assert code == 2 and words in _one_line(err) and json.loads(stdout)["exit_code"] == 2
 
 
 def test_eval_skill_runs_a_tabletop_skill_in_the_articulated_scene(monkeypatch, capsys):
@@ -259,3 +259,21 @@ def test_record_does_not_clobber_recorded_figures_unasked(monkeypatch, capsys, t
     assert new["episodes"] == 2 and new["command"].endswith(f"-f {d}")
     load_policy(d, "pick")  # still a loadable policy
     assert not list(d.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--scene", "articulated"], "--scene goes with --chains"),
+        (["--video"], "--video goes with --chains"),
+        (["--scene", "tabletop", "--video"], "--scene and --video go with --chains"),
+    ],
+)
+def test_chain_options_without_chains_are_one_line(monkeypatch, capsys, tmp_path, extra, words):
+    """They used to be ignored without a word: a suite ran on its own scenes, unfilmed."""
+    out = tmp_path / "rep"
+    code, _, err = run_cli(
+        monkeypatch, capsys, "eval", "--suite", str(_suite(tmp_path)), "--out", str(out), *extra
+    )
+    assert code == 2 and words in _one_line(err)
+    assert not out.exists()  # refused before any work

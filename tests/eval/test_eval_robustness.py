@@ -137,7 +137,7 @@ def test_out_folder_in_use_by_another_eval_is_refused(monkeypatch, capsys, tmp_p
     assert code == 2, err
     assert "in use by another eval" in err and len(err.strip().splitlines()) == 1
     assert not (out / "report.json").exists() and not (out / "results.jsonl").exists()
-    assert stdout == ""
+    assert json.loads(stdout)["exit_code"] == 2  # --json: stdout is the error's one document
 
 
 def test_two_evals_into_one_folder_at_once(tmp_path, suite):
