@@ -168,17 +168,15 @@ def _log_trace(rr, rec, ep: Episode, tl: str) -> None:
         texts.append(f"{kind}: {detail}")
         levels.append(_level(r))
         if kind == "planner_call":
-            doc = str(r.get("raw") or "")
-            docs.setdefault("planner/raw", ([], []))
+            path, doc = "planner/raw", str(r.get("raw") or "")
         elif kind == "bridge_decision":
             reasons = r.get("reasons") if isinstance(r.get("reasons"), list) else []
-            doc = json.dumps(reasons, indent=2, default=str)
-            docs.setdefault("bridge/reasons", ([], []))
+            path, doc = "bridge/reasons", json.dumps(reasons, indent=2, default=str)
         else:
             continue
-        path = "planner/raw" if kind == "planner_call" else "bridge/reasons"
-        docs[path][0].append(k)
-        docs[path][1].append(doc)
+        doc_steps, doc_texts = docs.setdefault(path, ([], []))
+        doc_steps.append(k)
+        doc_texts.append(doc)
     for path, (steps, texts, levels) in logs.items():
         _send(rr, rec, path, tl, steps, rr.TextLog.columns(text=texts, level=levels))
     for path, (steps, texts) in docs.items():
