@@ -15,6 +15,7 @@ from tests.planner.freeform import DEFAULT_PATH as FREEFORM_PATH
 from tests.planner.freeform import FreeformError, load_freeform
 from tests.planner.understanding_set import (
     CATEGORIES,
+    DEFAULT_PATH,
     KINDS,
     UnderstandingError,
     answer_matches,
@@ -80,7 +81,7 @@ def test_every_utterance_in_its_scene_is_distinct_and_new(entries):
     assert not {k[0] for k in keys} & others
 
 
-def test_every_scene_builds_as_written(entries, worlds):
+def _scenes_build_as_written(entries, worlds) -> None:
     assert len(worlds) == len(entries)
     for e, w in zip(entries, worlds, strict=True):
         assert sorted(w.object_names) == sorted(e["scene"].names), e["id"]
@@ -99,6 +100,10 @@ def test_every_scene_builds_as_written(entries, worlds):
                 assert o.on is not None, (e["id"], name)
 
 
+def test_every_scene_builds_as_written(entries, worlds):
+    _scenes_build_as_written(entries, worlds)
+
+
 def test_positional_entries_fix_every_cube(entries):
     """Where the answer depends on where things are, no cube is placed at random."""
     for e in entries:
@@ -107,7 +112,7 @@ def test_positional_entries_fix_every_cube(entries):
             assert poses and all(p is not None for p in poses.values()), e["id"]
 
 
-def test_a_plan_has_something_left_to_do_or_says_what_stays(entries, worlds):
+def _plans_have_something_to_do(entries, worlds) -> None:
     """Doing nothing fails every plan entry, except the ones whose meaning is to leave
     things be; those name the cubes that must stay put."""
     for e, w in zip(entries, worlds, strict=True):
@@ -115,6 +120,10 @@ def test_a_plan_has_something_left_to_do_or_says_what_stays(entries, worlds):
             continue
         done = goal_holds(e["literals"], w) and all(count_holds(c, w) for c in e["count"])
         assert not done or e["unmoved"], e["id"]
+
+
+def test_a_plan_has_something_left_to_do_or_says_what_stays(entries, worlds):
+    _plans_have_something_to_do(entries, worlds)
 
 
 def test_clarify_candidates_are_there_and_really_several(entries, worlds):
@@ -224,8 +233,6 @@ def test_malformed_entries_are_named(tmp_path, body, match):
 
 
 def test_the_loaders_tell_the_two_formats_apart(tmp_path):
-    from tests.planner.understanding_set import DEFAULT_PATH
-
     with pytest.raises(FreeformError, match="understanding set"):
         load_freeform(DEFAULT_PATH)
     with pytest.raises(UnderstandingError, match="not an understanding set"):
@@ -284,3 +291,21 @@ def test_the_bench_judges_by_kind(entries, worlds, bench):
     e, w = by_id["u-st-stop"]
     assert judge(e, {"kind": "stop", "steps": []}, w)[0]
     assert not judge(e, {"decision": "refused", "refuse": "no button", "steps": []}, w)[0]
+
+
+def test_the_second_set_is_well_formed_and_apart(entries, bench):
+    second = load_understanding(DEFAULT_PATH.with_name("understanding_b.yaml"))
+    assert len(second) >= 60
+    assert {e["category"] for e in second} == set(CATEGORIES)
+    assert {e["kind"] for e in second} == set(KINDS)
+    assert not {e["id"] for e in entries} & {e["id"] for e in second}
+    assert not {_norm(e["instruction"]) for e in entries} & {
+        _norm(e["instruction"]) for e in second
+    }
+    others = set()
+    for name in ("freeform.yaml", "freeform_b.yaml", "freeform_articulated.yaml"):
+        others |= {_norm(e["instruction"]) for e in load_freeform(FREEFORM_PATH.with_name(name))}
+    assert not {_norm(e["instruction"]) for e in second} & others
+    worlds = bench.worlds_for(second, 0)
+    _scenes_build_as_written(second, worlds)
+    _plans_have_something_to_do(second, worlds)
