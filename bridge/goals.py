@@ -205,7 +205,7 @@ def _atom(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
     if pred == "on_table":
         return world.on_table(*args)
     if pred in ("in_region", "at"):
-        return world.in_region(*args)
+        return world.in_region(args[0], args[1])
     if pred == "reachable":
         return world.reachable(*args)
     if pred == "home":
