@@ -44,6 +44,10 @@ def finished(tmp_path_factory) -> Path:
         cfg = finetune.TuneConfig(corpus_size=60, epochs=0.5, layers=2, eval_every=1, threads=1)
         result = finetune.Tuner(cfg, root / RUN).run()
         finetune.export(result, cfg, root / RUN / "export")
+        from skillbridge.cli.train_planner import _plot
+
+        _plot(result["history"], root / RUN / "learning_curve.png")
+        (root / RUN / ".lock").write_text("4242")
     finally:
         mp.undo()
     assert (root / RUN / "checkpoint" / "optim.safetensors").is_file()
@@ -73,7 +77,13 @@ FILES = (
     "checkpoint/adapter.safetensors",
     "checkpoint/optim.safetensors",
     "checkpoint/state.json",
+    # written anew by every run, never read by --resume
+    "export/adapter.safetensors",
+    "export/manifest.json",
+    "learning_curve.png",
+    ".lock",
 )
+REWRITTEN = ("export/", "learning_curve.png", ".lock")
 
 
 @pytest.mark.parametrize("damage", [_truncate, _garbage], ids=["truncated", "garbage"])
@@ -90,6 +100,10 @@ def test_resume_on_a_damaged_file_is_one_line(
         assert code == 0, err
         with safe_open(str(tmp_path / RUN / name), framework="pt") as f:
             assert f.metadata()["corpus"]
+    elif name.startswith(REWRITTEN):
+        assert code == 0, err
+        export = tmp_path / RUN / "export"
+        assert _complete(export) and em.read_manifest(export).lora.first_layer == 2
     else:
         assert code == 2, err
         line = _one_error(err)
