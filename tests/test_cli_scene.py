@@ -81,6 +81,9 @@ def test_scene_file_and_flags_win(tmp_path):
     assert all(got.values()), got
     w = world_of(scene_file=f, light="off", drawer="shut")
     assert all(holds(w, "not light_on", "closed(drawer)", "in(red_block, drawer)").values())
+    # the cubes as --cubes writes them
+    f.write_text("cubes: red@green_bin, blue@red\n")
+    assert all(holds(world_of(scene_file=f), "in(red_block, green_bin)").values())
     # a suite task's scene block, as it is
     f.write_text("model: articulated\ndrawer: 0.15\ncubes: [red_block, blue_block]\n")
     spec = build_scene(seed=0, scene_file=f)

@@ -298,6 +298,8 @@ def build_scene(
             2,
         )
     spec = fields.get("cubes")
+    if isinstance(spec, str):  # a scene file's `cubes: red@green_bin, blue` as on the command line
+        spec = parse_cubes(spec)
     try:
         if spec is not None:
             spec = check_cubes(
