@@ -26,17 +26,20 @@ class Constraints:
     objects: frozenset[str] = field(default_factory=frozenset)
     targets: frozenset[str] = field(default_factory=frozenset)
     pairs: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    #: skills that must not run ("don't open the drawer", "leave the light alone")
+    skills: frozenset[str] = field(default_factory=frozenset)
 
     ANY = "*"
 
     def __bool__(self) -> bool:
-        return bool(self.objects or self.targets or self.pairs)
+        return bool(self.objects or self.targets or self.pairs or self.skills)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "objects": sorted(self.objects),
             "targets": sorted(self.targets),
             "pairs": sorted([list(p) for p in self.pairs]),
+            "skills": sorted(self.skills),
         }
 
     def describe(self) -> str:
@@ -49,6 +52,7 @@ class Constraints:
             else f"put nothing on or in {_said(t)}"
             for o, t in sorted(self.pairs)
         ]
+        parts += [f"do not {s.replace('_', ' the ')}" for s in sorted(self.skills)]
         return "; ".join(parts)
 
     def check(self, steps: list[dict[str, Any]]) -> list[Reason]:
@@ -59,6 +63,8 @@ class Constraints:
             skill, obj = s.get("skill"), s.get("object")
             target = s.get("target")
             where = f"steps[{i}]"
+            if skill in self.skills:
+                out.append(self._reason(where, f"the instruction forbids {skill}"))
             if skill == "pick":
                 held = obj if isinstance(obj, str) else None
             moved = obj if skill in ("pick", "push") else held if skill == "place" else None

@@ -222,6 +222,41 @@ ACTION_VERBS = frozenset(
     place go return home stow store toss throw chuck pop load unload empty fill carry
     dump deposit insert hand give return remove hit click tap flip""".split()
 )
+#: Verbs for things this robot cannot do to a block (refused, never guessed by a model).
+IMPOSSIBLE_VERBS = frozenset(
+    """paint colour color recolour recolor dye cut slice break smash crush melt burn eat
+    wash clean polish fold bend glue weld drill spin juggle throw_away draw write
+    shrink enlarge resize split""".split()
+)
+#: Social remarks that are not requests ("thanks", "nice job"): answered, nothing moves.
+REMARKS = (
+    "thanks",
+    "thank you",
+    "nice job",
+    "good job",
+    "great job",
+    "well done",
+    "nice work",
+    "good work",
+    "awesome",
+    "perfect",
+    "great",
+    "cool",
+    "ok",
+    "okay",
+    "hello",
+    "hi",
+    "hey",
+    "good morning",
+    "good evening",
+    "good night",
+    "bye",
+    "goodbye",
+    "see you",
+    "you're doing great",
+    "nice",
+    "lovely",
+)
 #: Number words for counts ("two blocks", "a couple of cubes").
 NUMBERS: dict[str, int] = {
     "one": 1,
@@ -481,6 +516,11 @@ FOREIGN: dict[str, dict[str, str]] = {
         "favor": "",
         "vuelve a casa": "go home",
         "vuelve a la posición inicial": "go home",
+        "pero": "but",
+        "hacia": "toward",
+        "que está más a la izquierda": "that is leftmost",
+        "que está más a la derecha": "that is rightmost",
+        "el más cercano": "the closest",
     },
     "fr": {
         "mets": "put",
@@ -648,6 +688,12 @@ FOREIGN: dict[str, dict[str, str]] = {
         "retourne à la maison": "go home",
         "retourne à la position initiale": "go home",
         "reviens à ta position": "go home",
+        "mais": "but",
+        "vers": "toward",
+        "te": "",
+        "moi": "",
+        "le plus à gauche": "leftmost",
+        "le plus à droite": "rightmost",
     },
     "de": {
         "leg": "put",
@@ -830,6 +876,14 @@ FOREIGN: dict[str, dict[str, str]] = {
         "grundstellung": "home",
         "startposition": "home",
         "hause": "home",
+        "aber": "but",
+        "ihn": "it",
+        "in die mitte": "to the middle",
+        "in die mitte vom tisch": "to the middle of the table",
+        "der am weitesten links liegt": "that is leftmost",
+        "der am weitesten rechts liegt": "that is rightmost",
+        "am weitesten links": "leftmost",
+        "am weitesten rechts": "rightmost",
     },
 }
 #: Chinese and Japanese have no spaces: these are matched longest first over the raw text.
@@ -962,7 +1016,17 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "最左边": "leftmost",
         "最右边": "rightmost",
         "最近": "closest",
-        "离你最近": "closest to you",
+        "离你最近": " the closest ",
+        "离你最近的": " the closest ",
+        "最近的": " the closest ",
+        "其他": " the other ",
+        "其它": " the other ",
+        "都": "",
+        "把灯打开": "turn on the light",
+        "把灯关掉": "turn off the light",
+        "把灯关上": "turn off the light",
+        "打开灯": "turn on the light",
+        "关掉灯": "turn off the light",
         "旁边": "next to",
         "两个": "two ",
         "三个": "three ",
@@ -1035,7 +1099,7 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "すべて": "all ",
         "全ての": "all ",
         "の": " ",
-        "は": " ",
+        "は": " <TOP> ",
         "ください": "",
         "してください": "",
         "て": "",
@@ -1044,5 +1108,9 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "？": " ?",
         "ホームに戻って": "go home",
         "戻って": "go home",
+        "の中にありますか": " <IN?> ",
+        "にありますか": " <IN?> ",
+        "の上にありますか": " <ON?> ",
+        "ありますか": " <IN?> ",
     },
 }

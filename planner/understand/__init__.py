@@ -289,7 +289,6 @@ _AMBIG_NOTES = {
 def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | None:
     """(kind, candidates, phrase) when the rules find a reference that fits several things
     and nothing in the text (no shade, no thing of a colour, no relation) could narrow it."""
-    from bridge.grounding import colours_named
     from planner.rules import RulesPlanner
 
     r = RulesPlanner().parse(text, world)
@@ -305,7 +304,8 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
             where = [b.name for b in world.bins]
             return "place", where, "there"
         return None
-    named = colours_named(text)
+    words = set(re.findall(r"[a-z]+", text))
+    named = {c for c, cues in L.COLOUR_CUES.items() if words & cues}
     plain = {w for w in re.findall(r"[a-z]+", text) if w in L.COLOURS}
     as_block = {
         m.group(1)

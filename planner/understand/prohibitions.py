@@ -24,7 +24,7 @@ _BIN = (
 )
 _BLOCK = r"(?:block|blocks|cube|cubes|brick|bricks|one|ones)"
 _NEG = (
-    r"(?:don't|dont|do\s+not|never|please\s+don't|please\s+do\s+not|no\s+need\s+to|"
+    r"(?:no\s+(?=\w+ing\b)|don't|dont|do\s+not|never|please\s+don't|please\s+do\s+not|no\s+need\s+to|"
     r"avoid|refrain\s+from|you\s+(?:must|should|may)\s*(?:not|n't)|you\s+mustn't|you\s+shouldn't|"
     r"make\s+sure\s+(?:you\s+)?(?:don't|do\s+not|not\s+to)|be\s+careful\s+not\s+to|try\s+not\s+to|"
     r"without(?:\s+(?:touching|moving|disturbing|using))?|not)"
@@ -129,6 +129,7 @@ def read(text: str, world: WorldState) -> Reading:
     objects: set[str] = set()
     targets: set[str] = set()
     pairs: set[tuple[str, str]] = set()
+    skills: set[str] = set()
     # "anywhere but the green bin": forbid the bin, let the positive text keep a bin
     for m in list(_ANYWHERE_BUT.finditer(t))[::-1]:
         c = m.group("c") or m.group("c2")
@@ -151,6 +152,12 @@ def read(text: str, world: WorldState) -> Reading:
     # "leave X alone", "keep X where it is"
     for m in list(re.finditer(_PROTECT, t))[::-1]:
         cubes, bins, every = _names(m.group("what"), world)
+        dev = _device_skills(m.group("what"), "")
+        if dev:
+            skills |= dev
+            negated.append(m.group(0))
+            t = t[: m.start()] + " " + t[m.end() :]
+            continue
         if not (cubes or bins or every):
             continue
         objects |= cubes | ({o.name for o in world.objects} if every else set())
@@ -163,6 +170,12 @@ def read(text: str, world: WorldState) -> Reading:
     )
     for m in list(pattern.finditer(t))[::-1]:
         body = m.group("body")
+        dev = _device_skills(body, body)
+        if dev and not re.search(rf"\b(?:{_C})\b", body):
+            skills |= dev
+            negated.append(m.group(0).strip())
+            t = t[: m.start()] + " " + t[m.end() :]
+            continue
         if not re.search(
             rf"\b(?:{_C}|anything|everything|any|blocks?|cubes?|bins?|others?|it|them)\b", body
         ):
@@ -179,15 +192,30 @@ def read(text: str, world: WorldState) -> Reading:
         t = t[: m.start()] + " " + t[m.end() :]
     t = re.sub(r"\s+", " ", t)
     t = re.sub(r"^[\s,;.]*(?:and|but|then|so)\b", "", t.strip())
+    t = re.sub(r"(?:\s*[,;]?\s*\b(?:and|but|then|though)\b\s*)+$", "", t)
     t = re.sub(r"(?:\s*[,;]\s*(?:and|but|then)?\s*)+$", "", t).strip(" ,;.")
     t = re.sub(r"\s*,\s*(?:,\s*)+", ", ", t)
     if objects and re.search(
         r"\b(?:all|every|each|everything|the\s+rest|the\s+others|the\s+blocks|the\s+cubes)\b", t
     ):
         t = _exclude(t, objects)
-    return Reading(
-        t, Constraints(frozenset(objects), frozenset(targets), frozenset(pairs)), negated
-    )
+    cons = Constraints(frozenset(objects), frozenset(targets), frozenset(pairs), frozenset(skills))
+    return Reading(t, cons, negated)
+
+
+def _device_skills(what: str, verb_text: str) -> set[str]:
+    """The skills a prohibition about the drawer, the light or the button forbids."""
+    out: set[str] = set()
+    if re.search(r"\bdrawer\b", what):
+        if re.search(r"\bopen", verb_text):
+            out.add("open_drawer")
+        elif re.search(r"\b(?:close|shut)", verb_text):
+            out.add("close_drawer")
+        else:
+            out |= {"open_drawer", "close_drawer"}
+    if re.search(r"\b(?:light|lamp|button|switch)\b", what):
+        out.add("press_button")
+    return out
 
 
 def _allowed_bin(world: WorldState, forbidden: set[str]) -> str:

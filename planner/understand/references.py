@@ -219,6 +219,53 @@ def _middle(world: WorldState, m: re.Match[str]) -> str:
     return ordered[len(ordered) // 2]
 
 
+def _corner(world: WorldState, m: re.Match[str]) -> str:
+    dx = 1 if m.group("d") in ("front", "far") else -1
+    dy = 1 if m.group("s") == "left" else -1
+    scored = [(dx * o.pos[0] + dy * o.pos[1], o.name) for o in world.objects]
+    return _pick_best(scored, m.group(0), "block")
+
+
+def _beside(world: WorldState, m: re.Match[str]) -> str:
+    """The nearest cube on that side of the reference (as seen from the robot)."""
+    point = _ref_point(world, m.group("ref"))
+    if point is None:
+        raise Unresolvable(f"I cannot tell what {m.group('ref')!r} is")
+    rel = re.sub(r"^to\s+the\s+", "", m.group("rel"))
+    axis, sign = {"in front of": (0, 1), "behind": (1, -1), "left of": (1, 1), "right of": (1, -1)}[
+        re.sub(r"\s+", " ", rel)
+    ]
+    if rel == "behind":
+        axis = 0
+    skip = _named_in(m.group("ref"), world)
+    scored = []
+    for o in world.objects:
+        if o.name in skip:
+            continue
+        if sign * (o.pos[axis] - point[axis]) <= 0.01:
+            continue
+        scored.append((-math.dist((o.pos[0], o.pos[1]), point), o.name))
+    return _pick_best(scored, m.group(0), "block")
+
+
+def _empty_bin(world: WorldState, m: re.Match[str]) -> str:
+    empty = [b.name for b in world.bins if not any(o.in_bin == b.name for o in world.objects)]
+    if not empty:
+        raise Unresolvable("no bin is empty")
+    if len(empty) > 1:
+        raise Ambiguous(m.group(0), empty, "bin")
+    return empty[0]
+
+
+def _in_drawer(world: WorldState, m: re.Match[str]) -> str:
+    inside = list(world.drawer.contents) if world.drawer is not None else []
+    if not inside:
+        raise Unresolvable("there is nothing in the drawer")
+    if len(inside) > 1:
+        raise Ambiguous(m.group(0), inside, "block")
+    return inside[0]
+
+
 def _relation(world: WorldState, m: re.Match[str]) -> str:
     rel, col = m.group("rel"), m.group("col")
     noun = m.group("coln") or ""
@@ -280,6 +327,7 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
     (
         re.compile(
             rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?P<dist>closest|nearest|farthest|furthest)"
+            rf"(?!\s+(?:to\s+the\s+)?(?:left|right|front|back)\b)"
             rf"(?:\s+(?:(?:to|from|away\s+from)\s+)?(?P<ref>{_ROBOT}|(?:the\s+)?(?:{_C})"
             rf"(?:\s+(?:{_BLOCK}|{_BIN}))?|the\s+(?:left|right|front|back|center|centre|middle)"
             rf"(?:\s+of\s+the\s+table)?))?(?:\s+away)?"
@@ -310,6 +358,44 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
             rf"back-?most|rear-?most|hind-?most)\s+{_SIZE}(?:(?P<col>{_C})\s+)?{_NOUN}?"
         ),
         _superlative,
+    ),
+    # "the block that is leftmost", "the block, that is rightmost,"
+    (
+        re.compile(
+            rf"{_PREFIX}{_SIZE}{_NOUN},?\s+(?:that\s+is|that's|which\s+is)\s+(?:the\s+)?"
+            rf"(?P<sup>left-?most|right-?most|front-?most|back-?most)(?:\s+one)?,?"
+        ),
+        _superlative,
+    ),
+    # "the block in the back left corner", "the front right one"
+    (
+        re.compile(
+            rf"{_PREFIX}(?:{_BLOCK}\s+(?:in|at)\s+the\s+)?(?P<d>front|back|far|near)[\s-]+(?P<s>left|right)"
+            rf"(?:\s+(?:corner|one|block|cube))?(?:\s+(?:corner|one|block|cube))?"
+        ),
+        lambda world, m: _corner(world, m),
+    ),
+    # "the block in front of the green one", "the cube right behind blue", "just left of"
+    (
+        re.compile(
+            rf"{_PREFIX}{_SIZE}{_BLOCK}{_THAT}\s+(?:(?:just|right|directly|immediately)\s+)?"
+            rf"(?P<rel>in\s+front\s+of|behind|(?:to\s+the\s+)?left\s+of|(?:to\s+the\s+)?right\s+of)"
+            rf"\s+(?P<ref>(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?)"
+        ),
+        lambda world, m: _beside(world, m),
+    ),
+    # "whichever bin is (still) empty", "the empty bin"
+    (
+        re.compile(
+            rf"(?:\bwhichever\s+{_BIN}\s+is\s+(?:still\s+)?empty|{_PREFIX}(?:only\s+)?empty\s+{_BIN}|"
+            rf"{_PREFIX}{_BIN}\s+(?:that\s+is|that's|which\s+is)\s+(?:still\s+)?empty)"
+        ),
+        lambda world, m: _empty_bin(world, m),
+    ),
+    # "whatever is in the drawer", "the block in the drawer"
+    (
+        re.compile(rf"(?:\bwhatever\s+is|{_PREFIX}{_BLOCK}{_THAT})\s+in\s+the\s+drawer"),
+        lambda world, m: _in_drawer(world, m),
     ),
     # "the left block", "the front cube" (colourless)
     (
@@ -372,12 +458,23 @@ def _relation_is_selector(text: str, m: re.Match[str]) -> bool:
 
 # --------------------------------------------------------------------------- counting
 _COUNT = re.compile(
-    rf"\b(?P<num>two|three|four|[234]|a\s+couple\s+of|a\s+couple|a\s+pair\s+of|couple\s+of)"
-    rf"\s+(?:of\s+the\s+|of\s+)?(?:(?:the|your)\s+)?{_SIZE}(?:blocks|cubes|bricks|ones|things)\b"
+    rf"\b(?:at\s+least\s+|exactly\s+|just\s+)?(?P<num>two|three|four|[234]|a\s+couple\s+of|a\s+couple|"
+    rf"a\s+pair\s+of|couple\s+of)\s+(?:of\s+the\s+|of\s+)?(?:(?:the|your)\s+)?"
+    rf"(?:(?:two|three|four|[234])\s+)?{_SIZE}(?:blocks|cubes|bricks|ones|things)\b"
+)
+#: "the two blocks closest to you", "the two leftmost cubes"
+_COUNT_SUP = re.compile(
+    rf"\bthe\s+(?P<num>two|three|[23])\s+(?:(?P<sup>leftmost|rightmost|frontmost|backmost)\s+)?"
+    rf"(?:blocks|cubes|bricks|ones)(?:\s+(?P<dist>closest|nearest|farthest|furthest)"
+    rf"(?:\s+(?:to|from)\s+(?P<ref>{_ROBOT}|(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?))?)?"
+)
+_ALL_BUT = re.compile(
+    r"\ball\s+but\s+(?P<num>one|two|1|2)\s+(?:of\s+)?(?:the\s+)?(?:blocks|cubes|bricks)\b"
+    r"|\bhalf\s+(?:of\s+)?(?:the\s+)?(?:blocks|cubes|bricks)\b"
 )
 _ANY = re.compile(
     rf"\b(?:any\s+one\s+of\s+the|one\s+of\s+the|any\s+of\s+the|any\s+one|any|a\s+random|"
-    rf"some|whichever|a|one)\s+{_SIZE}(?:block|cube|brick|blocks|cubes|bricks)\b"
+    rf"some|whichever|a\s+single|a|one)\s+{_SIZE}(?:block|cube|brick|blocks|cubes|bricks)\b"
     rf"(?!\s+(?:of|that|which|from|under|next|closest|nearest|between))"
 )
 _EACH_BIN = re.compile(
@@ -432,56 +529,113 @@ def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:
     The robot chooses (the request says any will do): cubes not forbidden, clear, not
     already at the destination, nearest the destination first; "one in each bin" gives each
     bin the cube of its colour where there is one, then the nearest left over."""
-    notes: list[str] = []
+    for fn in (_each_bin, _count_ranked, _all_but, _count, _any_one):
+        r = fn(text, world, forbidden)
+        if r is not None:
+            return r
+    return Resolution(text, [])
+
+
+def _chosen(text: str, m: re.Match[str], chosen: list[str], note: str) -> Resolution:
+    said = _join(chosen)
+    return Resolution(text[: m.start()] + said + text[m.end() :], [f"{m.group(0)!r} {note} {said}"])
+
+
+def _each_bin(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
     m = _EACH_BIN.search(text)
-    if m:
-        bins = list(world.bin_names)
-        pool = _movable(world, forbidden, None)
-        pairs: list[tuple[str, str]] = []
-        for b in bins:
-            same = [n for n in pool if _colour(n) == _colour(b)]
-            if same:
-                pairs.append((same[0], b))
-                pool.remove(same[0])
-        for b in bins:
-            if any(p[1] == b for p in pairs):
-                continue
-            if not pool:
-                raise Unresolvable(f"there are not enough blocks for {len(bins)} bins")
-            n = _by_distance(world, pool, b)[0]
-            pairs.append((n, b))
-            pool.remove(n)
-        pairs.sort(key=lambda p: bins.index(p[1]))
-        verb = re.search(_VERB, text)
-        said = ", then ".join(
-            f"{verb.group(0) if verb else 'put'} {_say(o)} in {_say(b)}" for o, b in pairs
-        )
-        notes.append(f"{m.group(0)!r}: " + "; ".join(f"{o} -> {b}" for o, b in pairs))
-        # the whole clause becomes the list of moves
-        clause = re.search(rf"(?:\b{_VERB}\b[^,;.]*)?{re.escape(m.group(0))}", text)
-        span = clause.span() if clause else m.span()
-        return Resolution(text[: span[0]] + said + text[span[1] :], notes)
-    m = _COUNT.search(text)
-    if m:
-        word = re.sub(r"\s+", " ", m.group("num"))
-        count = L.NUMBERS.get(word, L.NUMBERS.get(word.replace(" of", ""), 2))
-        dest = _destination(text[m.end() :], world)
-        pool = _by_distance(world, _movable(world, forbidden, dest), dest)
-        if len(pool) < count:
-            raise Unresolvable(
-                f"only {len(pool)} block{'s' if len(pool) != 1 else ''} can be moved there"
-            )
-        chosen = pool[:count]
-        notes.append(f"{m.group(0)!r} are {_join(chosen)}")
-        return Resolution(text[: m.start()] + _join(chosen) + text[m.end() :], notes)
-    m = _ANY.search(text)
-    if m and re.search(_VERB + r"|\bpick\b|\bgrab\b|\btake\b", text[: m.start()]):
-        dest = _destination(text[m.end() :], world)
-        pool = _by_distance(world, _movable(world, forbidden, dest), dest)
-        if m.group(0).split()[0] in ("a", "one") and re.search(r"s\b", m.group(0)):
-            return Resolution(text, notes)
+    if m is None:
+        return None
+    bins = list(world.bin_names)
+    pool = _movable(world, forbidden, None)
+    pairs: list[tuple[str, str]] = []
+    for b in bins:
+        same = [c for c in pool if _colour(c) == _colour(b)]
+        if same:
+            pairs.append((same[0], b))
+            pool.remove(same[0])
+    for b in bins:
+        if any(p[1] == b for p in pairs):
+            continue
         if not pool:
-            raise Unresolvable("no block can be moved there")
-        notes.append(f"{m.group(0)!r} is {_say(pool[0])} (any one will do)")
-        return Resolution(text[: m.start()] + _say(pool[0]) + text[m.end() :], notes)
-    return Resolution(text, notes)
+            raise Unresolvable(f"there are not enough blocks for {len(bins)} bins")
+        cube = _by_distance(world, pool, b)[0]
+        pairs.append((cube, b))
+        pool.remove(cube)
+    pairs.sort(key=lambda p: bins.index(p[1]))
+    verb = re.search(_VERB, text)
+    said = ", then ".join(
+        f"{verb.group(0) if verb else 'put'} {_say(o)} in {_say(b)}" for o, b in pairs
+    )
+    note = f"{m.group(0)!r}: " + "; ".join(f"{o} -> {b}" for o, b in pairs)
+    # the whole clause becomes the list of moves
+    clause = re.search(rf"(?:\b{_VERB}\b[^,;.]*)?{re.escape(m.group(0))}", text)
+    span = clause.span() if clause else m.span()
+    return Resolution(text[: span[0]] + said + text[span[1] :], [note])
+
+
+def _count_ranked(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "the two blocks closest to you", "the two leftmost cubes"."""
+    m = _COUNT_SUP.search(text)
+    if m is None or not (m.group("sup") or m.group("dist")):
+        return None
+    count = L.NUMBERS[m.group("num")]
+    names = [o.name for o in world.objects if o.name not in forbidden]
+    if m.group("sup"):
+        axis, sign = L.SUPERLATIVES[m.group("sup")]
+        i = 0 if axis == "x" else 1
+        ordered = sorted(names, key=lambda x: -sign * _xy(world, x)[i])
+    else:
+        point = _ref_point(world, m.group("ref")) or _ref_point(world, None)
+        assert point is not None
+        far = L.DISTANCE_WORDS[m.group("dist")] < 0
+        ordered = sorted(names, key=lambda x: math.dist(_xy(world, x), point), reverse=far)
+    return _chosen(text, m, ordered[:count], "are")
+
+
+def _all_but(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "all but one of the blocks", "half of the blocks"."""
+    m = _ALL_BUT.search(text)
+    if m is None:
+        return None
+    dest = _destination(text[m.end() :], world)
+    pool = _by_distance(world, _movable(world, forbidden, dest), dest)
+    total = len(world.objects)
+    if m.group(0).startswith("half"):
+        count = total // 2
+    else:
+        count = max(0, total - L.NUMBERS[m.group("num")])
+    if count == 0 or len(pool) < count:
+        raise Unresolvable(f"only {len(pool)} blocks can be moved there")
+    return _chosen(text, m, pool[:count], "are")
+
+
+def _count(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "two blocks", "a couple of cubes", "two of the three cubes"."""
+    m = _COUNT.search(text)
+    if m is None:
+        return None
+    word = re.sub(r"\s+", " ", m.group("num"))
+    count = L.NUMBERS.get(word, L.NUMBERS.get(word.replace(" of", ""), 2))
+    dest = _destination(text[m.end() :], world)
+    pool = _by_distance(world, _movable(world, forbidden, dest), dest)
+    if len(pool) < count:
+        raise Unresolvable(
+            f"only {len(pool)} block{'s' if len(pool) != 1 else ''} can be moved there"
+        )
+    return _chosen(text, m, pool[:count], "are")
+
+
+def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "any block", "a block", "one of the blocks": the robot picks one."""
+    m = _ANY.search(text)
+    if m is None or not re.search(_VERB + r"|\bpick\b|\bgrab\b|\btake\b", text[: m.start()]):
+        return None
+    if m.group(0).split()[0] in ("a", "one") and re.search(r"s\b", m.group(0)):
+        return None
+    dest = _destination(text[m.end() :], world)
+    pool = _by_distance(world, _movable(world, forbidden, dest), dest)
+    if not pool:
+        raise Unresolvable("no block can be moved there")
+    r = _chosen(text, m, pool[:1], "is")
+    r.notes[0] += " (any one will do)"
+    return r

@@ -104,13 +104,15 @@ def _western(text: str, lang: str) -> str:
     table = L.FOREIGN[lang]
     folded = {_fold(k): v for k, v in table.items()}
     s = text.lower().replace("’", "'")
-    if lang == "fr":
-        s = re.sub(r"\b([ldnsjm]|qu)'", r"\1 ", s)  # l'arbre -> l arbre
     s = s.replace("¿", " ").replace("¡", " ")
-    # multi-word entries first, longest first
-    phrases = sorted((k for k in table if " " in k or "-" in k), key=len, reverse=True)
+    if lang == "de":
+        s = re.sub(r"\bzu\s*\?", " closed ?", s)  # "ist die Schublade zu?"
+    # multi-word entries first, longest first (before French elision splits "s'il")
+    phrases = sorted((k for k in table if " " in k or "-" in k or "'" in k), key=len, reverse=True)
     for p in phrases:
         s = re.sub(rf"(?<![\w]){re.escape(p)}(?![\w])", f" {table[p]} ", s)
+    if lang == "fr":
+        s = re.sub(r"\b([ldnsjm]|qu)'", r"\1 ", s)  # l'arbre -> l arbre
     out: list[str] = []
     for w in _WORD.findall(s):
         if w in table:
@@ -210,6 +212,12 @@ def _cjk(text: str, lang: str) -> str:
     english = " ".join(w for w in words if not w.startswith("<"))
     english = _zh_questions(english) if lang == "zh" else english
     english = re.sub(r"\s+([?,.!;:])", r"\1", english)
+    english = re.sub(r"\?+", "?", english)
+    m = re.match(r"^except\s+(?:the\s+)?(\w+)(?:\s+block)?\s*,\s*(.*)$", english)
+    if m:  # 除了红色的，把其他方块都放进绿色箱子: the exclusion comes first
+        rest = re.sub(r"\bthe\s+other\s+blocks?\b", "all the blocks", m.group(2))
+        rest = re.sub(r"\ball the blocks\b", f"all the blocks except the {m.group(1)} block", rest)
+        english = rest
     return re.sub(r"\s+", " ", english).strip()
 
 
@@ -237,7 +245,15 @@ def _ba_order(words: list[str]) -> list[str]:
             i = j
             continue
         if v := _verb(w):
-            out += [v[0]] + ([v[1]] if v[1] else [])
+            # "绿色方块放到红色箱子里": the object came first without 把
+            k = len(out)
+            while k > 0 and out[k - 1] not in ("then", ",", "please"):
+                k -= 1
+            obj = out[k:]
+            if obj and any(x in ("block", "bin") for x in obj):
+                out[k:] = [v[0], *obj] + ([v[1]] if v[1] else [])
+            else:
+                out += [v[0]] + ([v[1]] if v[1] else [])
         else:
             out.append(w)
         i += 1
@@ -255,6 +271,14 @@ def _wo_order(words: list[str]) -> list[str]:
     out: list[str] = []
     for c in clauses:
         lead = [c.pop(0)] if c and c[0] in ("then", ",") else []
+        if "<TOP>" in c and ("<IN?>" in c or "<ON?>" in c):
+            k = c.index("<TOP>")
+            q = "<IN?>" if "<IN?>" in c else "<ON?>"
+            j = c.index(q)
+            subj, place = c[:k], [x for x in c[k + 1 : j] if not x.startswith("<")]
+            out += lead + ["is", "the", *subj, "in" if q == "<IN?>" else "on", "the", *place, "?"]
+            continue
+        c = [x for x in c if x != "<TOP>"]
         verbs = [x for x in c if _verb(x)]
         negs = [x for x in c if x.startswith("<NEG:")]
         body = [x for x in c if not _verb(x) and not x.startswith("<NEG:")]

@@ -537,12 +537,26 @@ def test_go_home_when_already_home_is_nothing_to_do():
     "text,fragment",
     [
         ("put the red block in the green bin and put the red block in the blue bin", "two places"),
-        (
-            "push the red block to the left, then put the blue block on the table left",
-            "room for one",
-        ),
     ],
 )
 def test_contradictory_instructions_are_declined(text, fragment):
     r = parse(text, ALL4)
     assert r.confident and not r.steps and fragment in r.refuse
+
+
+def test_two_blocks_at_one_region_stand_side_by_side():
+    """Issue 23 item 10: a region is an area, not a point."""
+    import bridge
+    from bridge.goals import goal_holds
+    from bridge.validate import simulate
+
+    text = "push the red block to the table left, then put the blue block on the table left"
+    r = parse(text, ALL4)
+    assert r.confident and [s["skill"] for s in r.steps] == ["push", "pick", "place"], r
+    res = bridge.validate(r.to_json(), ALL4)
+    assert res.accepted, res.reasons
+    after, reasons = simulate(ALL4, res.plan_json())
+    assert not reasons
+    assert goal_holds(["at(red_block, table_left)", "at(blue_block, table_left)"], after)
+    red, blue = after.object("red_block").pos, after.object("blue_block").pos
+    assert abs(red[0] - blue[0]) + abs(red[1] - blue[1]) > 0.04
