@@ -8,7 +8,9 @@ cluster, whose nodes need skillbridge installed (``pip install 'skillbridge[ray]
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from skillbridge.errors import UserError
@@ -72,6 +74,24 @@ def command_class():
     return RayOptionalCommand
 
 
+@contextlib.contextmanager
+def _python_sigterm() -> Iterator[None]:
+    """Keep the SIGTERM handler Python had before ``ray.init``. Ray's core worker installs
+    its own crash handler for SIGTERM in the driver, which prints a stack dump and aborts
+    (exit 134): the eval's handler, which writes the partial report and exits 130, would
+    never run. Python still holds its handler, so setting it again restores it."""
+    import signal
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    finally:
+        if before is not None:
+            signal.signal(signal.SIGTERM, before)
+
+
 def start(address: str, workers: int) -> bool:
     """Connect to the cluster at ``address`` or start a local one; True if it was started
     here (and is to be stopped at the end)."""
@@ -85,10 +105,12 @@ def start(address: str, workers: int) -> bool:
         "logging_level": "warning",
     }
     try:
-        if address == LOCAL:
-            ray.init(num_cpus=workers, object_store_memory=LOCAL_OBJECT_STORE, **common)
-            return True
-        ray.init(address=address, **common)
+        with _python_sigterm():
+            if address == LOCAL:  # our own cluster: Ray's notes about its setup are noise
+                common["logging_level"] = "error"
+                ray.init(num_cpus=workers, object_store_memory=LOCAL_OBJECT_STORE, **common)
+                return True
+            ray.init(address=address, **common)
     except Exception as e:  # noqa: BLE001 - Ray's errors are long; the user gets one line
         first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
         where = "a local Ray cluster" if address == LOCAL else f"the Ray cluster at {address}"

@@ -99,7 +99,7 @@ def eval_suite(
         "reset (CALVIN's protocol); reports the average completed length.",
     ),
     scene: str = typer.Option(
-        "tabletop", "--scene", help="Scene of --chains: tabletop or articulated."
+        None, "--scene", help="Scene of --chains: tabletop (default) or articulated."
     ),
     video: bool = typer.Option(
         False,
@@ -140,7 +140,7 @@ def eval_suite(
             video,
             chains,
             seed_base,
-            scene,
+            scene or "tabletop",
             llm,
             route,
             base_url,
@@ -151,22 +151,7 @@ def eval_suite(
         )
         return
 
-    if seeds < 1 or seeds > 1000:
-        raise UserError("--seeds must be between 1 and 1000", EXIT_INPUT)
-    if seed_base < 0 or seed_base + seeds - 1 > SEED_MAX:
-        raise UserError(
-            f"--seed-base must be between 0 and {SEED_MAX - seeds + 1} "
-            f"(seeds are non-negative 32-bit numbers), not {seed_base}",
-            EXIT_INPUT,
-        )
-    if workers < 1 or workers > 64:
-        raise UserError("--workers must be between 1 and 64", EXIT_INPUT)
-    if ray is not None:  # Ray (issue 16): installed, before any work
-        from skillbridge.ray_cluster import check
-
-        check(ray)
-    if max_replans < 0:
-        raise UserError("--max-replans must be >= 0", EXIT_INPUT)
+    _check_suite_options(scene, video, seeds, seed_base, workers, ray, max_replans)
     if resume is not None:
         given = [
             name
@@ -245,6 +230,41 @@ def eval_suite(
     finally:
         lock.close()
     raise typer.Exit(exit_code(report))
+
+
+def _check_suite_options(
+    scene: str | None,
+    video: bool,
+    seeds: int,
+    seed_base: int,
+    workers: int,
+    ray: str | None,
+    max_replans: int,
+) -> None:
+    """The options of a suite eval, each bad one a line before any work."""
+    chain_only = [name for name, v in (("--scene", scene), ("--video", video or None)) if v]
+    if chain_only:  # a suite's tasks name their own scenes; only a chain is filmed
+        raise UserError(
+            f"{' and '.join(chain_only)} go{'es' if len(chain_only) == 1 else ''} with "
+            "--chains N (a suite's tasks name their own scenes)",
+            EXIT_INPUT,
+        )
+    if seeds < 1 or seeds > 1000:
+        raise UserError("--seeds must be between 1 and 1000", EXIT_INPUT)
+    if seed_base < 0 or seed_base + seeds - 1 > SEED_MAX:
+        raise UserError(
+            f"--seed-base must be between 0 and {SEED_MAX - seeds + 1} "
+            f"(seeds are non-negative 32-bit numbers), not {seed_base}",
+            EXIT_INPUT,
+        )
+    if workers < 1 or workers > 64:
+        raise UserError("--workers must be between 1 and 64", EXIT_INPUT)
+    if ray is not None:  # Ray (issue 16): installed, before any work
+        from skillbridge.ray_cluster import check
+
+        check(ray)
+    if max_replans < 0:
+        raise UserError("--max-replans must be >= 0", EXIT_INPUT)
 
 
 def exit_code(report: dict) -> int:
@@ -326,6 +346,18 @@ def _run(s, cfg, as_json: bool, resuming: bool) -> dict:
             highlight=False,
         )
         raise typer.Exit(130) from None
+    except ev.EvalAbandoned as e:
+        r = e.report
+        if as_json:
+            typer.echo(json.dumps(_summary(r), indent=2))
+        done = r["episodes"]
+        console.print(
+            f"error: {safe(e.why)}; {done} of {done + len(r['missing'])} episodes done; "
+            f"partial report {safe(r['files']['md'])}; continue with: skillbridge "
+            f"eval --resume {safe(str(out))}",
+            highlight=False,
+        )
+        raise typer.Exit(1) from None
     except OSError as e:  # a full disk, a folder removed under us: the episodes so far are
         # in results.jsonl, line by line, and --resume continues from them
         raise UserError(
@@ -441,9 +473,30 @@ def _check_planner(llm: str | None, base_url: str | None) -> str:
         raise UserError(str(e).splitlines()[0], EXIT_INPUT) from None
 
 
-def _claim_out(out: Path, resume: bool):
+class _OutLock:
+    """The open ``.eval.lock`` of an eval: the lock lasts as long as it is open (the OS drops
+    it when the process dies, however it dies); :meth:`close` also removes the file, so a
+    finished or interrupted eval leaves no lock file behind."""
+
+    def __init__(self, path: Path, f) -> None:
+        self.path, self.f = path, f
+
+    def close(self) -> None:
+        import os
+
+        if self.f.closed:
+            return
+        try:  # only our own file: another eval may have made a new one after an unlink
+            if os.path.samestat(os.fstat(self.f.fileno()), os.lstat(self.path)):
+                self.path.unlink()
+        except OSError:
+            pass
+        self.f.close()
+
+
+def _claim_out(out: Path, resume: bool) -> _OutLock:
     """Lock ``out`` for this eval (two evals into one folder would overwrite each other's
-    report) and check it can take one. Returns the open lock file: the lock lasts as long as
+    report) and check it can take one. Returns the held lock: the lock lasts as long as
     it is open, and the OS drops it when the process dies, however it dies."""
     import fcntl
     import os
@@ -454,26 +507,37 @@ def _claim_out(out: Path, resume: bool):
         raise UserError(f"--out {out} is a file; give a folder", EXIT_INPUT)
     if resume and not out.is_dir():
         raise UserError(f"--resume {out}: no such folder", EXIT_INPUT)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        lock = open(out / ".eval.lock", "a+", encoding="utf-8")  # noqa: SIM115 - held open
-    except OSError as e:
-        raise UserError(f"cannot write to --out {out}: {e.strerror or e}", EXIT_INPUT) from None
-    try:
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        lock.seek(0)
-        holder = lock.read().strip()[:20]
-        lock.close()
-        raise UserError(
-            f"{out} is in use by another eval{f' (pid {holder})' if holder else ''}"
-            f"; wait for it or choose another --out",
-            EXIT_INPUT,
-        ) from None
-    lock.seek(0)
-    lock.truncate()
-    lock.write(str(os.getpid()))
-    lock.flush()
+    path = out / ".eval.lock"
+    for _ in range(10):
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            f = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held open
+        except OSError as e:
+            raise UserError(f"cannot write to --out {out}: {e.strerror or e}", EXIT_INPUT) from None
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.seek(0)
+            holder = f.read().strip()[:20]
+            f.close()
+            raise UserError(
+                f"{out} is in use by another eval{f' (pid {holder})' if holder else ''}"
+                f"; wait for it or choose another --out",
+                EXIT_INPUT,
+            ) from None
+        try:  # the eval that held it may have removed it meanwhile: lock the new one
+            if os.path.samestat(os.fstat(f.fileno()), os.lstat(path)):
+                break
+        except OSError:
+            pass
+        f.close()
+    else:
+        raise UserError(f"cannot lock --out {out}: {path} keeps changing", EXIT_INPUT)
+    f.seek(0)
+    f.truncate()
+    f.write(str(os.getpid()))
+    f.flush()
+    lock = _OutLock(path, f)
     if not resume:
         if (out / "report.json").exists():
             lock.close()

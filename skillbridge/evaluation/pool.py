@@ -1,9 +1,11 @@
 """Running the jobs of an eval in worker processes, surviving the loss of a worker.
 
-A lost worker (``kill -9``, the OOM killer) is the machine failing, not the robot: its jobs
-run again in a fresh pool, a bounded number of times, and are then reported as lost, never as
-failed episodes. :class:`Collector` is where finished episodes go for every job runner (this
-pool and :mod:`skillbridge.evaluation.ray_jobs`).
+A lost worker (``kill -9``, the OOM killer) is the machine failing, not the robot: its job
+runs again, a bounded number of times, and is then reported as lost, never as a failed
+episode. The pool is pebble's: it replaces a dead worker by itself and fails exactly the
+job that worker was running (``ProcessExpired``), so the queued jobs lose nothing.
+:class:`Collector` is where finished episodes go for every job runner (this pool and
+:mod:`skillbridge.evaluation.ray_jobs`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 
 from skillbridge.evaluation import jobs as _jobs
 from skillbridge.evaluation.jobs import run_job
@@ -19,14 +21,18 @@ from skillbridge.evaluation.record import EvalRecord
 
 ProgressFn = Callable[[EvalRecord, int, int], None]
 
+#: Tries of one job whose worker keeps dying (a failure of the machine or the worker
 #: process rather than of the robot) before it is given up and reported as missing.
 MAX_ATTEMPTS = 3
-#: How often the worker pool, broken by a lost worker, may be rebuilt in one eval.
-MAX_POOL_RESTARTS = 10
 #: Seconds between a worker's checks that the eval that started it is still alive.
 PARENT_POLL_S = 0.5
 
 SinkFn = Callable[[int, EvalRecord], None]
+
+
+class JobsAbandoned(RuntimeError):
+    """The job runner cannot go on (a Ray cluster lost its node, no worker answers): the
+    finished jobs stand, the rest are missing. The message is one line for the user."""
 
 
 def _worker_init(parent_pid: int) -> None:
@@ -69,22 +75,6 @@ def _ignoring_sigint():
     return cm()
 
 
-def _stop_pool(pool: ProcessPoolExecutor) -> None:
-    """Stop every worker now (they ignore SIGINT): SIGTERM lets a running episode close as
-    incomplete, SIGKILL follows for any that do not exit."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    deadline = time.monotonic() + 5.0
-    for p in procs:
-        p.join(timeout=max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join(timeout=2.0)
-
-
 class Collector:
     """Where finished episodes go, in job order, for every job runner (the process pool
     here, Ray in :mod:`skillbridge.evaluation.ray_jobs`): the sink sees each at once, the progress
@@ -112,7 +102,7 @@ class Collector:
             self.progress(rec, self.done, self.total)
 
 
-def run_jobs(  # noqa: C901 - pool supervision: timeouts, crashes, restarts, resume
+def run_jobs(
     jobs: list[dict],
     workers: int,
     progress: ProgressFn | None = None,
@@ -123,12 +113,12 @@ def run_jobs(  # noqa: C901 - pool supervision: timeouts, crashes, restarts, res
 ) -> tuple[list[EvalRecord | None], dict[int, str]]:
     """Results in job order (None where a job was lost) and the lost jobs with the reason.
 
-    ``workers`` > 1: a spawn-context process pool. A worker that dies (``kill -9``, the OOM
-    killer) is the infrastructure failing, not the robot: its jobs are run again in a fresh
-    pool, at most :data:`MAX_ATTEMPTS` times each, and then reported as lost, never as
-    failed episodes. ``sink(i, rec)`` sees each result as it arrives, so a caller keeps the
-    finished episodes when a KeyboardInterrupt ends the run. ``stats`` (if given) counts
-    the jobs rerun after a lost worker and the pools rebuilt, for the report."""
+    ``workers`` > 1: a spawn-context process pool. A job whose worker dies is run again,
+    at most :data:`MAX_ATTEMPTS` times, then reported as lost. ``sink(i, rec)`` sees each
+    result as it arrives, so a caller keeps the finished episodes when a KeyboardInterrupt
+    ends the run (the workers are then stopped: SIGTERM lets a running episode close as
+    incomplete, SIGKILL follows). ``stats`` (if given) counts the jobs rerun and the
+    workers replaced, for the report."""
     collect = Collector(len(jobs), progress, sink, done_before, total)
     results, finish = collect.results, collect.finish
 
@@ -138,56 +128,41 @@ def run_jobs(  # noqa: C901 - pool supervision: timeouts, crashes, restarts, res
         return results, {}
     import multiprocessing as mp
 
+    from pebble import ProcessPool
+
+    stats = stats if stats is not None else {}
     attempts = [0] * len(jobs)
     lost: dict[int, str] = {}
-    todo = list(range(len(jobs)))
-    restarts = 0
-    while todo:
-        if restarts > MAX_POOL_RESTARTS:
-            for i in todo:
-                lost[i] = f"worker pool rebuilt {MAX_POOL_RESTARTS} times; giving up"
-            break
-        with _ignoring_sigint():
-            pool = ProcessPoolExecutor(
-                max_workers=min(workers, len(todo)),
-                mp_context=mp.get_context("spawn"),
-                initializer=_worker_init,
-                initargs=(os.getpid(),),
-            )
-            pending: dict[Future, int] = {pool.submit(run_job, jobs[i]): i for i in sorted(todo)}
-        todo = []
-        running: set[int] = set()  # last seen running: the jobs a lost worker may have held
-        try:
-            while pending:
-                finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-                broken = []
-                for fut in finished:
-                    i = pending.pop(fut)
-                    exc = fut.exception()  # run_job never raises: this is the process
-                    if exc is None:
-                        finish(i, fut.result())
-                    else:
-                        broken.append((i, exc))
-                # only the jobs that were running pay an attempt (the queued ones lost
-                # nothing), so one job that always kills its worker cannot use up the others
-                charged = [i for i, _ in broken if i in running] or [i for i, _ in broken]
-                if broken and stats is not None:
-                    stats["jobs_rerun"] = stats.get("jobs_rerun", 0) + len(broken)
-                for i, exc in broken:
-                    attempts[i] += i in charged
-                    if attempts[i] >= MAX_ATTEMPTS:
-                        lost[i] = f"worker lost {attempts[i]} times: {type(exc).__name__}"
-                    else:
-                        todo.append(i)
-                running = {i for f, i in pending.items() if f.running()}
-        except BaseException:
-            _stop_pool(pool)
-            raise
-        if todo:
-            _stop_pool(pool)
-            restarts += 1
-            if stats is not None:
-                stats["pool_restarts"] = restarts
-        else:
-            pool.shutdown(wait=True)
+    with _ignoring_sigint():  # the first workers are spawned by the first schedule
+        pool = ProcessPool(
+            max_workers=min(workers, len(jobs)),
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
+            context=mp.get_context("spawn"),
+        )
+        pending: dict[Future, int] = {
+            pool.schedule(run_job, (job,)): i for i, job in enumerate(jobs)
+        }
+    try:
+        while pending:
+            finished, _ = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                i = pending.pop(fut)
+                exc = fut.exception()  # run_job never raises: this is the process
+                if exc is None:
+                    finish(i, fut.result())
+                    continue
+                attempts[i] += 1
+                stats["jobs_rerun"] = stats.get("jobs_rerun", 0) + 1
+                stats["pool_restarts"] = stats.get("pool_restarts", 0) + 1
+                if attempts[i] >= MAX_ATTEMPTS:
+                    lost[i] = f"worker lost {attempts[i]} times: {type(exc).__name__}"
+                else:
+                    pending[pool.schedule(run_job, (jobs[i],))] = i
+    except BaseException:
+        pool.stop()
+        pool.join()
+        raise
+    pool.close()
+    pool.join()
     return results, lost

@@ -12,7 +12,7 @@ from pathlib import Path
 from skillbridge.evaluation.config import EvalConfig
 from skillbridge.evaluation.jobs import make_jobs
 from skillbridge.evaluation.pages import write_report
-from skillbridge.evaluation.pool import ProgressFn, run_jobs
+from skillbridge.evaluation.pool import JobsAbandoned, ProgressFn, run_jobs
 from skillbridge.evaluation.record import EvalRecord
 from skillbridge.evaluation.report import summarise
 from skillbridge.evaluation.state import (
@@ -32,13 +32,27 @@ class EvalInterrupted(KeyboardInterrupt):
         self.report = report
 
 
+class EvalAbandoned(RuntimeError):
+    """The job runner gave up (:class:`~skillbridge.evaluation.pool.JobsAbandoned`), after
+    the partial report was written; ``--resume`` continues it."""
+
+    def __init__(self, report: dict, why: str):
+        super().__init__(why)
+        self.report, self.why = report, why
+
+
+#: Where the cluster's own messages (a worker died, a node is dead...) go under ``eval --ray``:
+#: the terminal gets one line of ours, the details stay in the report folder.
+RAY_EVENTS = "ray-events.log"
+
+
 def _runner(cfg: EvalConfig):
     """:func:`run_jobs`, or its Ray counterpart for ``eval --ray`` (same jobs, same records)."""
     if not cfg.ray:
         return run_jobs
     from skillbridge.evaluation.ray_jobs import ray_runner
 
-    return ray_runner(cfg.ray, cfg.policy_source)
+    return ray_runner(cfg.ray, cfg.policy_source, events=Path(cfg.out) / RAY_EVENTS)
 
 
 def evaluate(
@@ -86,6 +100,7 @@ def evaluate(
     infra: dict = {}
     t0 = time.perf_counter()
     interrupted = False
+    abandoned: str | None = None
     try:
         _, lost_idx = _runner(cfg)(
             [jobs[i] for i in todo],
@@ -99,6 +114,8 @@ def evaluate(
         lost = {keys[todo[i]]: why for i, why in lost_idx.items()}
     except KeyboardInterrupt:
         interrupted = True
+    except JobsAbandoned as e:
+        abandoned = str(e)
     finally:
         if main:  # the partial report is written once, whatever else arrives meanwhile
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -111,7 +128,7 @@ def evaluate(
             {
                 "task": j["task"]["id"],
                 "seed": j["seed"],
-                "reason": "interrupted" if k not in lost else lost[k],
+                "reason": lost.get(k) or abandoned or "interrupted",
             }
             for j, k in zip(jobs, keys, strict=False)
             if k not in done
@@ -131,6 +148,8 @@ def evaluate(
             signal.signal(signal.SIGINT, old_int)
     if interrupted:
         raise EvalInterrupted(report)
+    if abandoned is not None:
+        raise EvalAbandoned(report, abandoned)
     return report
 
 

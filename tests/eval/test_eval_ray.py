@@ -134,8 +134,9 @@ def test_killed_worker_job_is_retried_elsewhere_never_lost_or_doubled(tmp_path, 
     assert stats["jobs_rerun"] == 1 + 3 and stats["pool_restarts"] == 4
 
 
-def _ray_workers_of(pid: int) -> list[int]:
-    """Processes running our actor's episodes, descendants of ``pid``."""
+def _ray_workers_of(pid: int, title: bytes = b"ray::EpisodeWorker") -> list[int]:
+    """Processes running our actor's episodes (or another Ray process title), descendants
+    of ``pid``."""
     parent: dict[int, int] = {}
     cmds: dict[int, bytes] = {}
     for d in Path("/proc").iterdir():
@@ -154,7 +155,7 @@ def _ray_workers_of(pid: int) -> list[int]:
                 return True
         return False
 
-    return [p for p, c in cmds.items() if b"ray::EpisodeWorker" in c and below(p)]
+    return [p for p, c in cmds.items() if title in c and below(p)]
 
 
 #: Seeds per task of the kill test (two tasks).
@@ -218,3 +219,72 @@ def test_a_worker_that_cannot_start_is_one_line_not_retried_forever():
     run = ray_jobs.ray_runner(LOCAL, "scripted", job_fn="no_such_module:run_job")
     with pytest.raises(UserError, match="cannot start: ModuleNotFoundError: No module named"):
         run([{"n": 0}, {"n": 1}], 1, stats={})
+
+
+def _start_and_wait_for_a_result(suite: Path, out: Path) -> subprocess.Popen:
+    """``eval --ray`` in a child process, returned once it has saved its first episode."""
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    p = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, *_args(suite, out, "--ray", "--seeds", "25")],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 240
+    res = out / "results.jsonl"
+    while time.monotonic() < deadline and p.poll() is None:
+        if res.exists() and res.read_text().count("\n") >= 1:
+            return p
+        time.sleep(0.2)
+    p.kill()
+    raise AssertionError(f"no episode saved: {p.communicate()[1][-2000:]}")
+
+
+@pytest.mark.slow
+def test_sigterm_during_eval_ray_is_130_one_line_partial_report_no_lock(suite, tmp_path):
+    """Ray's driver installs a crash handler for SIGTERM (a stack dump, abort, exit 134,
+    no report): the eval's own handler is put back after ray.init."""
+    out = tmp_path / "rep"
+    p = _start_and_wait_for_a_result(suite, out)
+    try:
+        p.send_signal(signal.SIGTERM)
+        stdout, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err[-3000:]
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith("interrupted:"), err[-3000:]
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["complete"] is False and rep["episodes"] >= 1
+    assert json.loads(stdout)["complete"] is False  # --json: still one document
+    assert not (out / ".eval.lock").exists()
+
+
+@pytest.mark.slow
+def test_dead_ray_system_process_ends_eval_in_bounded_time_with_one_line(suite, tmp_path):
+    """kill -9 of the runtime-env agent takes the raylet with it: the workers' restarts
+    wait for a node forever. The eval notices the dead node, says so, keeps what it has."""
+    out = tmp_path / "rep"
+    p = _start_and_wait_for_a_result(suite, out)
+    try:
+        agents = _ray_workers_of(p.pid, b"ray::RuntimeEnvAgent")
+        assert agents, "no runtime-env agent found"
+        os.kill(agents[0], signal.SIGKILL)
+        t0 = time.monotonic()
+        stdout, err = p.communicate(timeout=120)
+        waited = time.monotonic() - t0
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 1, err[-3000:]
+    assert waited < 60
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1 and "no live node" in lines[0] and "--resume" in lines[0], err[-3000:]
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["complete"] is False and rep["episodes"] >= 1
+    assert all("no live node" in m["reason"] for m in rep["missing"]), rep["missing"][:3]
+    assert (out / "ray-events.log").exists()  # Ray's own messages, kept off the terminal
+    assert not (out / ".eval.lock").exists()
