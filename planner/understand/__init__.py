@@ -30,7 +30,7 @@ from typing import Any
 
 from bridge import lexicon as L
 from bridge.constraints import Constraints
-from planner.understand import answers, conditionals, corrections, prohibitions
+from planner.understand import answers, conditionals, corrections, prohibitions, smalltalk
 from planner.understand import references as refs
 from planner.understand.translate import translate
 from sim.world import WorldState
@@ -132,6 +132,9 @@ def understand(text: str, world: WorldState) -> Understanding:
         return out(REFUSE, reason="the instruction is empty")
     if is_stop(t):
         return out(STOP, answer="Stopped; nothing was done")
+    reply = smalltalk.remark(t)
+    if reply is not None:
+        return out(ANSWER, answer=reply)
     t = re.sub(
         r"^(?:when|once|after)\s+(?:you(?:'re|\s+are)|you\s+have|you've)\s+(?:done|finished|ready)"
         r"(?:\s+with\s+that)?\s*,?\s*",
@@ -140,14 +143,17 @@ def understand(text: str, world: WorldState) -> Understanding:
     )
     t, cnotes = corrections.apply(t)
     notes += cnotes
+    stripped = smalltalk.strip(t)
+    if stripped and stripped != t:
+        notes.append(f"request: {stripped!r}")
+        t = stripped
     if not t or is_stop(t):
         return out(STOP, text=t, answer="Stopped; nothing was done")
     if answers.is_question(t):
         return out(ANSWER, answer=answers.answer(t, world))
     if answers.is_statement(t):
-        reply = answers.statement(t, world)
-        if reply is not None:
-            return out(ANSWER, answer=reply)
+        said = answers.statement(t, world)
+        return out(ANSWER, answer=said or "Noted; I did not move anything")
     return _command(t, world, out, notes)
 
 
@@ -250,6 +256,12 @@ _MOVE = (
 def _impossible(text: str, world: WorldState) -> str | None:
     """Requests that no plan can satisfy, refused before any motion."""
     t = text
+    first = re.match(r"^(?:please\s+)?(?:just\s+)?([a-z]+)\b", t)
+    if first and first.group(1) in L.IMPOSSIBLE_VERBS:
+        return (
+            f"I cannot {first.group(1)} anything: I can pick, place, stack and push the blocks"
+            + (", open and close the drawer and press the button" if world.drawer else "")
+        )
     m = re.search(
         rf"\b{_MOVE}\s+(?:up\s+)?(?:the\s+)?(?:(?:{'|'.join(L.COLOURS)})\s+)?(?P<thing>bin|bins|table|robot|arm|wall|floor|basket|container)\b",
         t,

@@ -84,10 +84,29 @@ def is_question(text: str) -> bool:
     return t.endswith("?") and not m
 
 
+_DID = re.compile(
+    rf"^i\s+(?:just\s+|already\s+)?(?:put|placed|moved|dropped|stacked|set)\s+(?P<x>(?:the\s+)?(?:{_C})"
+    rf"(?:\s+(?:block|cube|brick|one))?)\s+(?P<p>in|into|on|onto|on\s+top\s+of)\s+(?P<y>.+?)"
+    rf"(?:\s+(?:myself|already|earlier|before|just\s+now))*[.!]*$"
+)
+
+
+def _did(text: str) -> str | None:
+    """ "I just put the yellow block in the blue bin myself" -> "the yellow block is in the
+    blue bin" (a claim about the scene now, which is checked)."""
+    m = _DID.match(text.strip().lower())
+    if m is None:
+        return None
+    prep = "in" if m["p"] in ("in", "into") else "on"
+    return f"{m['x']} is {prep} {m['y']}"
+
+
 def is_statement(text: str) -> bool:
     """A plain claim about the scene ("the red block is in the green bin.") with no order
     in it: it is checked and answered, never executed."""
     t = text.strip().lower()
+    if _did(t) is not None:
+        return True
     if re.search(r"\b(?:should|must|needs?|has\s+to|have\s+to|want|wants|ought)\b", t):
         return False
     return bool(_COPULA_STATEMENT.match(t)) or bool(re.match(r"^there\s+(?:is|are)\b", t))
@@ -207,7 +226,9 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     )
     if m:
-        return _contents(world, "in", m["x"], "bin" if m["x"] != "drawer" else None)
+        said = _contents(world, "in", m["x"], "bin" if m["x"] != "drawer" else None)
+        empty = said.endswith("nothing")
+        return ("No: " if empty else "Yes: ") + said[:1].lower() + said[1:]
     if re.fullmatch(
         r"(?:is|are)\s+(?:anything|any\s+blocks?|any\s+cubes?)\s+stacked(?:\s+on.*)?", t
     ):
@@ -386,6 +407,7 @@ def _verdict(fact: facts.Fact, world: WorldState) -> str:
 def statement(text: str, world: WorldState) -> str | None:
     """A reply checking a statement, or None when it is not a claim this reader knows."""
     t = text.strip().lower().rstrip(".!")
+    t = _did(t) or t
     fact = facts.read(t, world)
     if fact is None:
         return None

@@ -17,7 +17,11 @@ from planner.understand import facts
 from sim.world import WorldState
 
 _C = "|".join(L.COLOURS)
-_ELSE = r"(?:,?\s*(?:otherwise|else|if\s+not|or\s+else|and\s+if\s+not)\s*,?\s*)"
+_ELSE = (
+    r"(?:[,;.]?\s*(?:otherwise|else|if\s+not|or\s+else|and\s+if\s+not|if\s+it\s+is\s+not|"
+    r"if\s+it's\s+not|if\s+(?:it's|it\s+is|the\s+drawer\s+is|the\s+drawer's)\s+(?:shut|closed)|"
+    r"if\s+(?:it's|it\s+is|the\s+light\s+is)\s+(?:off|on))\s*[,;]?\s*)"
+)
 
 
 @dataclass
@@ -49,7 +53,9 @@ def _decide(cond: str, world: WorldState) -> bool:
 def _pronoun(text: str, cond: str) -> str:
     """ "it" in the branch: the condition's bin after a preposition, else its cube."""
     bin_m = re.search(rf"\b({_C})\s+bin\b", cond)
-    cube_m = re.search(rf"\b({_C})\s+(?:block|cube|brick|one)\b|^(?:the\s+)?({_C})\b", cond)
+    cube_m = re.search(
+        rf"\b({_C})\s+(?:block|cube|brick|one)\b|^(?:the\s+)?({_C})\b(?!\s+bin)", cond
+    )
     if bin_m:
         text = re.sub(
             r"\b(in|into|inside|on|onto)\s+(?:it|there)\b",
@@ -105,11 +111,31 @@ def split(text: str, world: WorldState) -> Branch | None:
     cond = m.group("cond")
     if re.match(r"(?:you\s+can|possible|you\s+want|needed|necessary)\b", cond):
         return None  # "if you can" / "if possible" are politeness, not conditions
+    a_text, b_text = m.group("a"), m.group("b")
+    # "if C, X, then Y": Y is the next step whatever C says (when nothing says "otherwise")
+    after = ""
+    if b_text is None:
+        k = re.search(r",\s*(?:and\s+)?then\s+", a_text)
+        if k:
+            a_text, after = a_text[: k.start()], a_text[k.end() :]
+    cond = _referents(cond, a_text)
     holds = _decide(cond, world)
     if m.group("kw").startswith("unless"):
         holds = not holds
-    chosen = m.group("a") if holds else (m.group("b") or "")
+    chosen = a_text if holds else (b_text or "")
+    top = re.match(
+        rf"(?:anything|something|a\s+block)\s+is\s+(?:stacked\s+)?on\s+(?:top\s+of\s+)?(?:the\s+)?({_C})",
+        cond,
+    )
+    if top and world.object(f"{top.group(1)}_block") is not None:
+        above = world.top_of_stack(f"{top.group(1)}_block")
+        if above and above != f"{top.group(1)}_block":  # "take it off": the cube on top
+            chosen = re.sub(r"\b(?:it|them)\b", f"the {above.split('_')[0]} block", chosen, count=1)
     chosen = _pronoun(chosen.strip(" ,."), cond)
+    if chosen and not holds and re.search(r"\b(?:it|them)\b", chosen):
+        obj = re.search(rf"\b(?:the\s+)?({_C})(?:\s+(?:block|cube|brick|one))?\b(?!\s+bin)", a_text)
+        if obj:  # "otherwise put it in the blue bin": "it" is the first branch's cube
+            chosen = re.sub(r"\b(?:it|them)\b", f"the {obj.group(1)} block", chosen, count=1)
     # "otherwise in the blue bin": a branch with no verb borrows the first branch's
     if (
         chosen
@@ -125,4 +151,21 @@ def split(text: str, world: WorldState) -> Branch | None:
             chosen = f"{verb_obj.group('vo')} {chosen}"
     true = holds != m.group("kw").startswith("unless")
     note = f"condition {cond.strip()!r} is {'true' if true else 'false'}"
+    if after:
+        chosen = f"{chosen}, then {after}" if chosen else after
     return Branch(chosen, note)
+
+
+def _referents(cond: str, action: str) -> str:
+    """ "it"/"there" in a condition: the action's cube, or its bin ("put the green block in
+    the blue bin unless there's already something in there")."""
+    cube = re.search(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", action)
+    bin_ = re.search(rf"\b(?:in|into)\s+(?:the\s+)?({_C})\s+bin\b", action)
+    if bin_:
+        cond = re.sub(r"\bin\s+(?:there|it)\b", f"in the {bin_.group(1)} bin", cond)
+    if cube:
+        cond = re.sub(r"^(?:it's|it\s+is)\b", f"the {cube.group(1)} block is", cond)
+        cond = re.sub(r"^it\b", f"the {cube.group(1)} block", cond)
+    cond = re.sub(r"^there's\b", "there is", cond)
+    cond = re.sub(r"\b(?:already|still)\s+", "", cond)
+    return cond

@@ -22,9 +22,9 @@ _REGION = (
     r"(?:\s+(?:side\s+)?of\s+the\s+table)?"
 )
 _MARKER = re.compile(
-    r"(?:^|[\s,;.!-]+)(?P<m>no\s*,?\s*wait|wait\s*,?\s*no|no\s+no|sorry|i\s+mean(?:t)?(?:\s+to\s+say)?|"
+    r"(?:^|[\s,;.!-]+)(?P<m>no\s*,?\s*wait|wait\s*,?\s*no|no\s+no|sorry(?!\s+(?:if|to|for|about|but)\b)|i\s+mean(?:t)?(?:\s+to\s+say)?|"
     r"actually|oops|correction|make\s+that|my\s+bad|on\s+second\s+thoughts?|change\s+of\s+plan|"
-    r"rather|or\s+rather|scratch\s+that|forget\s+that|no(?=\s*,)|not\s+that(?:\s+one)?|"
+    r"rather|or\s+rather|scratch\s+that|forget\s+that|no(?=\s*,)|not\s+that(?:\s+one)?|make\s+that|"
     r"um+|uh+|er+m?|hmm+|(?:i've\s+|i\s+)?changed\s+my\s+mind)(?=[\s,;.!:-]|$)[\s,;.!:-]*"
     r"(?:(?:no|wait|sorry|actually|i\s+mean(?:t)?|not\s+that(?:\s+one)?|rather|er+|um+|hmm+|"
     r"(?:i've\s+|i\s+)?changed\s+my\s+mind)(?=[\s,;.!:-]|$)[\s,;.!:-]*)*"
@@ -94,6 +94,7 @@ def apply(text: str) -> tuple[str, list[str]]:
             word in ("actually", "rather")
             and not _has_verb(after)
             and not re.match(rf"(?:the\s+)?(?:{_C})\b", after)
+            and not re.match(r"(?:just\s+)?(?:forget|skip|drop|never\s+mind|leave\s+out)\b", after)
         ):
             break  # "put it rather gently" is no correction
         if not after:
@@ -103,7 +104,26 @@ def apply(text: str) -> tuple[str, list[str]]:
             notes.append(f"{word!r}: only {after!r} counts")
             t = after
             continue
-        if _has_verb(after) and re.search(r"\b(?:it|them)\b", after):
+        forget = re.match(
+            rf"(?:just\s+)?(?:forget|skip|drop|never\s+mind|leave\s+out)\s+(?:about\s+)?(?:the\s+)?({_C})"
+            rf"(?:\s+(?:one|block|cube|brick))?\s*(?:part|bit)?\s*$",
+            after,
+        )
+        if forget:  # "... and green in the red bin - actually forget about the green one"
+            t = _drop_clause(before, forget.group(1))
+            notes.append(f"{word!r}: the part about {forget.group(1)} is dropped")
+            continue
+        number = re.fullmatch(r"(?:make\s+(?:it|that)\s+)?(one|two|three|four|[1-4])", after)
+        if number:
+            nums = list(re.finditer(r"\b(?:one|two|three|four|[1-4])\b", before))
+            if nums:
+                n = nums[-1]
+                t = before[: n.start()] + number.group(1) + before[n.end() :]
+                notes.append(f"{word!r}: {n.group(0)!r} -> {number.group(1)!r}")
+                continue
+        if re.match(
+            r"(?:please\s+)?(?:just\s+)?(?:put|place|move|stack|push|drop|set|bring|slide)\b", after
+        ) and re.search(r"\b(?:it|them)\b", after):
             obj = re.search(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", before)
             if obj:
                 after = re.sub(r"\b(it|them)\b", f"the {obj.group(1)} block", after, count=1)
@@ -155,3 +175,16 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
         new = new.rstrip() + " " + rest
     notes.append(f"{word!r}: {target.group(0).strip()!r} -> {ref.strip()!r}")
     return re.sub(r"\s+", " ", new).strip()
+
+
+def _drop_clause(text: str, colour: str) -> str:
+    """``text`` without the clause that names ``colour`` (clauses split at "and"/"then"/",")."""
+    parts = re.split(r"\s*(?:,\s*(?:and\s+|then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+and\s+)", text)
+    kept = [p for p in parts if not re.search(rf"\b{colour}\b", p)]
+    if not kept:
+        return text
+    out = ", then ".join(kept)
+    if not _has_verb(kept[0]) and _has_verb(text):
+        verb = re.match(r"\s*(\w+)", text)
+        out = f"{verb.group(1) if verb else 'put'} {out}"
+    return out

@@ -100,6 +100,14 @@ def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form 
     if m and not (m["tn"] and re.fullmatch(_BIN, m["tn"])):
         lit = f"on({m['o']}_block, {m['t']}_block)"
         return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is on the {m['t']} block")
+    m = re.fullmatch(
+        rf"(?:anything|something|a\s+block|any\s+block){cop}{_NOT}\s+(?:stacked\s+)?(?:on\s+top\s+of|on)"
+        rf"\s+{_OBJ2}",
+        t,
+    )
+    if m:
+        lit = f"on(*, {m['t']}_block)"
+        return Fact(_neg([lit], bool(m["neg"])), f"something is on the {m['t']} block")
     m = re.fullmatch(rf"{_OBJ}{cop}{_NOT}\s+on\s+the\s+table", t)
     if m:
         lit = f"on_table({m['o']}_block)"

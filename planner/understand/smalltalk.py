@@ -1,0 +1,141 @@
+"""Small talk around a request: greetings, thanks, hedges, stories and polite wrappers.
+
+Why: "Hi there! Hope you're having a good day. When you get a moment, could you please pop
+the red block into the green bin? Thanks so much!" holds one command in four sentences. The
+sentences that name nothing the robot acts on (no colour, no block or bin, no action
+verb) are dropped. Polite wrappers ("could you please", "would you mind putting", "would it
+be possible for you to", "if you could ... that would be lovely") are reduced to the verb.
+What is left is the request, which the planners read far better. A remark with no request
+in it ("nice job", "the green bin is my favourite", "I just put the yellow block in the blue
+bin myself") is answered, not executed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bridge import lexicon as L
+
+_C = "|".join(L.COLOURS)
+_THINGS = r"(?:block|blocks|cube|cubes|brick|bricks|bin|bins|box|basket|drawer|light|lamp|button)"
+#: Gerunds after "would you mind" -> the verb.
+_GERUND = {
+    "putting": "put",
+    "placing": "place",
+    "moving": "move",
+    "dropping": "drop",
+    "stacking": "stack",
+    "pushing": "push",
+    "sliding": "slide",
+    "taking": "take",
+    "grabbing": "grab",
+    "picking": "pick",
+    "lifting": "lift",
+    "tossing": "toss",
+    "popping": "put",
+    "setting": "set",
+    "bringing": "bring",
+    "getting": "get",
+    "opening": "open",
+    "closing": "close",
+    "shutting": "shut",
+    "pressing": "press",
+    "turning": "turn",
+    "switching": "switch",
+    "sorting": "sort",
+}
+_WRAPPERS: list[tuple[str, str]] = [
+    (r"\bwould\s+you\s+mind\s+(" + "|".join(_GERUND) + r")\b", "<G>"),
+    (
+        r"\b(?:would|could)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\b|"
+        r"\b(?:can|could|would|will)\s+(?:you|u)[\s,]+(?:(?:please|possibly|kindly|maybe|just|like|"
+        r"perhaps)[\s,]+)*(?=(?:" + "|".join(sorted(L.ACTION_VERBS)) + r"|pop|stick|plonk)\b)",
+        " ",
+    ),
+    (r"\bif\s+you\s+could\s+", " "),
+    (
+        r",?\s*that\s+would\s+be\s+(?:lovely|great|nice|awesome|perfect|amazing|wonderful|helpful)",
+        " ",
+    ),
+    (r",?\s*(?:would|could|will|can|won't)\s+you\s*\??\s*$", " "),
+    (r"\bi\s+know\s+this\s+is\s+a\s+\w+\s+request\s*,?\s*but\s+", " "),
+    (r",?\s*(?:she|he|they|it)\s+(?:says|said|thinks|think)\b[^.!?]*", " "),
+    (
+        r"\b(?:my|our|the)\s+(?:daughter|son|kid|boss|friend|wife|husband|partner|colleague)\s+wants\b",
+        "i want",
+    ),
+    (r"\bwhat\s+i\s+(?:need|want)\s*,?\s*(?:[^,]*,\s*)?is\b", "i want"),
+    (
+        r"\b(?:or\s+whatever|or\s+something|if\s+that\s+makes\s+sense|basically|anyway|anyways)\b",
+        " ",
+    ),
+    (r"\b(?:first\s+things\s+first|for\s+starters|to\s+start\s+with)\s*:?", " "),
+    (r"\bafter\s+that\s*,", " then "),
+    (r"\b(?:sitting|resting|lying|placed)\s+(?=on\b|in\b|inside\b)", ""),
+    (r"\b(?:pop|stick|plonk|chuck)\b", "put"),
+    (r"\b(?:kill|switch\s+off|turn\s+out)\s+the\s+(light|lamp)s?\b", r"turn off the \1"),
+    (r"\blights?\s+out\b", "turn off the light"),
+    (r"\b(?:switch\s+on|put\s+on)\s+the\s+(light|lamp)\b", r"turn on the \1"),
+]
+_REMARK = re.compile(r"^(?:" + "|".join(re.escape(r) for r in L.REMARKS) + r")\b", re.IGNORECASE)
+
+
+def _relevant(sentence: str) -> bool:
+    words = set(re.findall(r"[a-z']+", sentence))
+    if words & set(L.COLOURS) or re.search(rf"\b{_THINGS}\b", sentence):
+        return True
+    if words & (set(L.ACTION_VERBS) | {"stop", "home", "halt", "cancel", "pick", "want", "need"}):
+        return True
+    return bool(re.search(r"\b(?:it|them)\b", sentence) and words & set(L.ACTION_VERBS))
+
+
+def strip(text: str) -> str:
+    """The request without the talk around it (the text itself when nothing is dropped)."""
+    parts = [p.strip() for p in re.split(r"(?<=[.!?:;])\s+|\.{2,}\s*|\s+-+\s+", text) if p.strip()]
+    if len(parts) > 1:
+        kept = [p for p in parts if _relevant(p)]
+        # "The green block looks lonely. Put it on top of the red block": the description
+        # names what "it" is
+        merged: list[str] = []
+        for p in kept:
+            if merged and re.search(r"\b(?:it|them)\b", p) and not _acts(merged[-1]):
+                m = re.search(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", merged[-1])
+                if m:
+                    p = re.sub(r"\b(?:it|them)\b", f"the {m.group(1)} block", p, count=1)
+                    merged.pop()
+            merged.append(p)
+        if merged:
+            text = ", ".join(p.rstrip(".!;:") if not p.endswith("?") else p for p in merged)
+    before = text
+    for pattern, repl in _WRAPPERS:
+        if repl == "<G>":
+            text = re.sub(pattern, lambda m: _GERUND[m.group(1)], text)
+        else:
+            text = re.sub(pattern, repl, text)
+    if text != before:
+        text = re.sub(r"\?+", "", text)  # a polite request asks nothing
+    text = re.sub(r"\s+", " ", text).strip(" ,")
+    text = re.sub(
+        r"^(?:(?:hi|hello|hey|yo|ok|okay|so|alright|well|um+|uh+|hmm+|yeah|yes|right|sure)\b[\s,!]*)+",
+        "",
+        text,
+    )
+    text = re.sub(
+        r"(?:[\s,.!]*\b(?:thanks|thank\s+you|cheers|please)\b(?:\s+\w+){0,2}[\s.!]*)+$", "", text
+    )
+    return text.strip(" ,")
+
+
+def _acts(sentence: str) -> bool:
+    words = set(re.findall(r"[a-z']+", sentence))
+    return bool(words & (set(L.ACTION_VERBS) | {"want", "need", "goes", "go"}))
+
+
+def remark(text: str) -> str | None:
+    """A reply to a remark with no request in it, or None when ``text`` asks for something."""
+    t = text.strip().lower()
+    if _acts(t) and not re.match(r"^i\s+(?:just\s+|already\s+)?(?:put|moved|placed|did)\b", t):
+        return None
+    if _REMARK.match(t) and not re.search(rf"\b(?:{_C})\s+(?:block|cube)\s+(?:in|on|into)\b", t):
+        return "Thank you; I did not move anything"
+    return None
