@@ -308,8 +308,9 @@ def test_rejections_carry_the_code(code, world_key, raw, path):
 
 
 def test_table_covers_every_plan_code():
-    # not_grounded is decided in the negotiation, with the task text (test_grounding.py)
-    policy_only = {R.PLANNER_ERROR, R.INTERNAL_ERROR, R.NOT_GROUNDED}
+    # not_grounded and forbidden are decided in the negotiation, with the task text and its
+    # constraints (test_grounding.py, tests/planner/test_understand.py)
+    policy_only = {R.PLANNER_ERROR, R.INTERNAL_ERROR, R.NOT_GROUNDED, R.FORBIDDEN}
     assert set(CODES) - policy_only <= {c for c, *_ in REJECT}
 
 
