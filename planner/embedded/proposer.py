@@ -147,9 +147,9 @@ class EmbeddedProposer:
             if why is None:
                 raise
             where = model_address(self.chat)
-            self.failure = ProviderUnreachable(
-                f"the planner server {where or self.name} is unreachable ({why})", where=where
-            )
+            at = f" at {where}" if where and where not in self.name else ""
+            text = f"{self.name} is unreachable ({why}{at})"
+            self.failure = ProviderUnreachable(text, where=where)
             self._down_until = time.monotonic() + UNREACHABLE_HOLD_S
             raise self.failure from e
         self.failure = None

@@ -131,6 +131,20 @@ def test_run_says_so_and_a_safe_stops_home_is_not_a_failure(
 
 
 # -------------------------------------------------------------- item 13: the embedded model
+def test_a_dead_planner_server_is_one_line(monkeypatch, capsys, closed_port):
+    """``--llm embedded:http://...`` with the server gone: no safe stop after three tries."""
+    pytest.importorskip("langchain_openai")
+    url = f"http://127.0.0.1:{closed_port}/v1"
+    code, out, err = run_cli(monkeypatch, capsys, "plan", VAGUE, "--llm", f"embedded:{url}")
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and url in lines[0] and "unreachable" in lines[0], err
+    code, out, err = run_cli(
+        monkeypatch, capsys, "plan", CLEAR, "--route", "model", "--llm", f"embedded:{url}"
+    )
+    assert code == 0 and "rules planner planned instead" in err, (out, err)
+
+
 def _adapter(tmp_path, damage: str):
     from planner.embedded import model as em
 
@@ -194,7 +208,7 @@ def test_a_missing_base_model_is_one_line_and_exit_2(monkeypatch, capsys):
 
 # ------------------------------------------------------------------------ item 18, parts
 def test_llm_help_names_the_real_default(monkeypatch, capsys):
-    for verb in ("plan", "run"):
+    for verb in ("plan", "run", "eval"):
         code, out, err = run_cli(monkeypatch, capsys, verb, "--help")
         text = " ".join(out.replace("│", " ").split())
         assert code == 0 and "else the embedded model where it is installed" in text, text
