@@ -326,3 +326,35 @@ def test_errors_that_merely_mention_information_are_retried_not_stepped_down(ser
     o = make_planner(server, script, route="model").plan(VAGUE, make_world())
     assert o.decision == "accepted" and o.attempts[0].meta["mode"] == "json_schema"
     assert o.usage.retries == 2
+
+
+def test_a_non_utf8_byte_in_the_task_reaches_the_provider(server):
+    """Issue 23 item 18: a byte that is not UTF-8 arrives from argv as a lone surrogate,
+    which the client cannot encode: every attempt was a planner_error."""
+    script = Script(("ok", json.dumps(VALID)))
+    o = make_planner(server, script, route="model").plan(
+        "wiggle the red block\udcff then put it in the green bin", make_world()
+    )
+    assert o.decision == "accepted" and o.source == "openai:scripted", o.attempts
+    sent = json.dumps(script.requests[0]["body"]["messages"], ensure_ascii=False)
+    assert "block\ufffd then" in sent
+
+
+def test_an_unreachable_server_is_asked_once_per_hold(server, monkeypatch):
+    """Issue 23 item 5: with nothing listening each of the three attempts retried the
+    connection with back-off; now the first failure is remembered for the next ones."""
+    import socket
+
+    from planner.errors import ProviderUnreachable
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server["url"] = f"http://127.0.0.1:{port}/v1"
+    planner = make_planner(server, Script(), retries=2, regen=2, route="model")
+    o = planner.plan(VAGUE, make_world())
+    model = [a for a in o.attempts if a.proposer == "openai:scripted"]
+    assert [a.decision for a in model] == ["error"] * 3
+    assert "unreachable" in model[0].reasons[0].message
+    assert isinstance(planner.llm.failure, ProviderUnreachable)
+    assert [c.latency_s for c in planner.llm.calls][1:] == [0.0, 0.0]
