@@ -39,8 +39,9 @@ class PromptTooLong(PlannerError):
     """A prompt longer than the model reads: refused before it can hold the model for
     minutes (the HTTP server answers it with a 400)."""
 
-    def __init__(self, tokens: int, limit: int):
-        super().__init__(f"the prompt is {tokens} tokens; this model reads at most {limit}")
+    def __init__(self, tokens: int, limit: int, *, at_least: bool = False):
+        size = f"over {tokens}" if at_least else str(tokens)
+        super().__init__(f"the prompt is {size} tokens; this model reads at most {limit}")
         self.tokens = tokens
         self.limit = limit
 

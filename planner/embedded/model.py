@@ -228,7 +228,7 @@ class EmbeddedModel:
         text = fmt.prompt(user)
         limit = self.max_prompt_tokens
         if len(text) > 64 * limit:  # no token is that long: refused without tokenizing
-            raise PromptTooLong(len(text) // 64, limit)
+            raise PromptTooLong(limit, limit, at_least=True)
         ids = self.tok(text, add_special_tokens=False, return_tensors="pt")["input_ids"]
         if ids.shape[1] > limit:
             raise PromptTooLong(int(ids.shape[1]), limit)
