@@ -18,39 +18,19 @@ with no cue at all, such as "open the drawer", never passes.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
 
+from bridge import lexicon as L
 from bridge import reasons as R
 from bridge.reasons import Reason
 from sim.world import WorldState
 
-#: Words that point at a colour: the name, shades, and familiar things of that colour.
-COLOUR_CUES: dict[str, frozenset[str]] = {
-    "red": frozenset(
-        """red reddish crimson scarlet ruby cherry maroon rouge rosso cardinal
-        burgundy vermilion carmine blood tomato tomatoes strawberry strawberries firetruck
-        fire truck engine stop ladybug ladybird rose roses ketchup apple brick-red rojo rot
-        rouge raspberry cranberry lobster chili chilli pepper wine garnet mars""".split()
-    ),
-    "green": frozenset(
-        """green greenish emerald jade lime olive mint sage kelly forest grass
-        grassy leaf leaves frog cucumber broccoli spinach pine moss lettuce hulk avocado
-        pea peas kiwi shamrock clover basil verde vert grun grün fern jungle shrek
-        zucchini courgette celery""".split()
-    ),
-    "blue": frozenset(
-        """blue bluish navy azure cobalt sapphire cerulean indigo royal baby
-        sky ocean sea blueberry blueberries smurf water jeans denim bluebird cookie monster
-        azul bleu blau teal turquoise aqua ultramarine periwinkle lapis""".split()
-    ),
-    "yellow": frozenset(
-        """yellow yellowish golden gold amber lemon lemons mustard canary
-        sunflower sun sunny banana bananas bus taxi cab butter yolk egg duck corn pikachu
-        honey dandelion gelb amarillo jaune saffron blonde daffodil minion cheese""".split()
-    ),
-}
+#: Words that point at a colour: the name, shades, and familiar things of that colour (the
+#: shared lexicon's, bridge.lexicon).
+COLOUR_CUES: dict[str, frozenset[str]] = L.COLOUR_CUES
 #: Words under which every cube is meant.
 QUANTIFIERS = frozenset(
     """all every each everything both remaining rest whole sort tidy
@@ -97,11 +77,32 @@ def _squeeze(word: str) -> str:
 
 
 def _matches(word: str, cue: str) -> bool:
-    """A word points at a cue despite a plural, doubled keys or one typing slip."""
+    """A word points at a cue despite a plural, doubled keys or one typing slip. An ordinary
+    English word is never a slip for another ("top" is not "stop", "from" is not "frog")."""
+    if word == cue:
+        return True
+    if _ordinary(word) and _stem(word) != _stem(cue):
+        return False
     if _near(word, cue) or _near(_stem(word), _stem(cue)):
         return True
     a, b = _squeeze(word), _squeeze(cue)
     return len(b) >= 4 and _near(a, b)
+
+
+@functools.lru_cache(maxsize=8192)
+def _ordinary(word: str) -> bool:
+    """A common English word that is no colour cue itself (pyspellchecker's frequency list,
+    the threshold typo repair uses)."""
+    if any(word in cues for cues in COLOUR_CUES.values()):
+        return False
+    return bool(_english()[word] >= 100)
+
+
+@functools.lru_cache(maxsize=1)
+def _english() -> Any:
+    from spellchecker import SpellChecker
+
+    return SpellChecker().word_frequency
 
 
 def _near(word: str, cue: str) -> bool:
@@ -135,10 +136,7 @@ def colours_named(text: str) -> set[str]:
 
 #: Nouns of containers: a colour right before one names a bin, not a cube ("box" is left
 #: out: people call the cubes boxes too).
-BIN_NOUNS = frozenset(
-    """bin bins basket baskets container containers bucket
-    buckets tub tubs crate crates receptacle receptacles tray trays""".split()
-)
+BIN_NOUNS = L.CONTAINER_NOUNS
 #: Words that may sit between a colour and its noun ("the grass coloured bin").
 _LINKS = frozenset("""coloured colored colour color ish one""".split())
 

@@ -29,102 +29,23 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bridge import lexicon as L
 from sim import scene
 from sim.world import WorldState
 from skills.base import cube_of
 from skills.place import MAX_TOWER
 
 # ----------------------------------------------------------------------------- vocabulary
-BLOCK_NOUNS = {"block", "blocks", "cube", "cubes", "brick", "bricks"}
-BIN_NOUNS = {
-    "bin",
-    "bins",
-    "box",
-    "boxes",
-    "container",
-    "containers",
-    "basket",
-    "baskets",
-    "bucket",
-    "buckets",
-}
+# The words are the shared lexicon's (bridge.lexicon): one definition for the rules, the
+# understanding layer and the bridge's grounding check.
+BLOCK_NOUNS = set(L.BLOCK_NOUNS)
+BIN_NOUNS = set(L.RULES_BIN_NOUNS)
 KNOWN_COLORS = set(scene.CUBE_COLORS) | set(scene.BIN_COLORS)
-OTHER_COLORS = {
-    "purple",
-    "orange",
-    "pink",
-    "black",
-    "white",
-    "brown",
-    "grey",
-    "gray",
-    "cyan",
-    "magenta",
-    "violet",
-    "silver",
-    "beige",
-}
+OTHER_COLORS = set(L.OTHER_COLORS)
 #: Shades of the scene's own colours (navy, golden, maroon...) are neither refused as absent
 #: colours nor guessed: they are words the rules do not know, so a model is asked.
-OTHER_THINGS = {
-    "ball",
-    "balls",
-    "sphere",
-    "spheres",
-    "cup",
-    "cups",
-    "mug",
-    "mugs",
-    "bottle",
-    "bottles",
-    "apple",
-    "apples",
-    "banana",
-    "bananas",
-    "pen",
-    "pens",
-    "pencil",
-    "pencils",
-    "cylinder",
-    "cylinders",
-    "pyramid",
-    "pyramids",
-    "cone",
-    "cones",
-    "toy",
-    "toys",
-    "book",
-    "books",
-    "plate",
-    "plates",
-    "bowl",
-    "bowls",
-    "phone",
-    "key",
-    "keys",
-    "can",
-    "cans",
-    "shelf",
-    "drawer",
-    "table_leg",
-    "sock",
-    "socks",
-    "marker",
-    "markers",
-    "spoon",
-    "fork",
-    "knife",
-}
-REGION_WORDS = {
-    "center": "table_center",
-    "centre": "table_center",
-    "middle": "table_center",
-    "front": "table_front",
-    "back": "table_back",
-    "rear": "table_back",
-    "left": "table_left",
-    "right": "table_right",
-}
+OTHER_THINGS = set(L.OTHER_THINGS)
+REGION_WORDS = dict(L.REGION_WORDS)
 # verb -> category
 MOVE, STACK, PUSH, PICK, HOME, SORT = "move", "stack", "push", "pick", "home", "sort"
 VERBS = {
