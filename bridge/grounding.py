@@ -156,9 +156,23 @@ def colours_of_objects(text: str) -> set[str]:
     return out
 
 
+_NEGATED = re.compile(
+    r"\b(?:don't|dont|do\s+not|never|without|not|no\s+need\s+to|avoid)\b[^,;.!?]*"
+    r"|\b(?:leave|keep|let)\s+[^,;.!?]*?\s+(?:alone|where\s+(?:it|they)\s+(?:is|are)|untouched|be)\b"
+    r"|\bhands\s+off\b[^,;.!?]*"
+)
+
+
+def positive(task: str) -> str:
+    """``task`` without its negated clauses (what it asks for, not what it forbids)."""
+    return _NEGATED.sub(" ", task.lower().replace("\u2019", "'"))
+
+
 def check(task: str, steps: list[dict[str, Any]], world: WorldState) -> list[Reason]:
     """Reasons (code ``not_grounded``) for every moved cube or target the task never asked
-    about; empty when the plan is grounded."""
+    about; empty when the plan is grounded. A colour named only under a negation ("don't
+    touch the red one", "leave blue alone", "without moving green") grounds nothing."""
+    task = positive(task)
     words = _words(task)
     named = colours_named(task)
     objects = colours_of_objects(task)

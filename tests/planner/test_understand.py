@@ -297,3 +297,17 @@ def test_understanding_is_recorded():
     assert any("leftmost" in n for n in d["understanding"]["notes"])
     d = understand("is the red block in the green bin?", row()).to_dict()
     assert d["kind"] == "answer" and d["answer"].startswith("No")
+
+
+def test_grounding_has_polarity_and_no_false_slips():
+    """A colour named only under a negation never grounds a motion; an ordinary English word
+    is never a typo for a colour cue ("top" is not "stop", "from" is not "frog")."""
+    from bridge.grounding import check, colours_named
+
+    steps = [{"skill": "pick", "object": "blue_block"}, {"skill": "place", "target": "green_bin"}]
+    assert not check("put the blue block in the green bin", steps, row())
+    reasons = check("don't touch the blue block, put the red one in the green bin", steps, row())
+    assert [r.code for r in reasons] == ["not_grounded"]
+    assert check("leave blue alone and put red in the green bin", steps, row())
+    assert colours_named("take it from the top") == set()
+    assert colours_named("put the gren one in the bleu bin") == {"green", "blue"}
