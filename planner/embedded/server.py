@@ -166,6 +166,9 @@ def parse_request(body: bytes) -> ChatRequest:
         if first.get("type") == "extra_forbidden":
             raise ValueError(f"{where}: this server does not implement that field") from None
         raise ValueError(f"{where}: {first.get('msg', 'invalid')}"[:200]) from None
+    for m in req.messages:
+        if isinstance(m.content, list) and any(part.type != "text" for part in m.content):
+            raise ValueError("messages: only text content is supported (no images, no audio)")
     try:
         req.text()
     except ValueError:

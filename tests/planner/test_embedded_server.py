@@ -128,6 +128,7 @@ def test_a_plain_request_is_answered(serve):
         ({"messages": [{"role": "user", "content": 5}]}, "messages"),
         ({"messages": [{"role": "system", "content": "hi"}]}, "user"),
         ({**GOOD, "no_refusal": "yes"}, "no_refusal"),
+        ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]}, "text content"),
         ({**GOOD, "max_tokens": -1}, "max_tokens"),
     ],
 )
@@ -165,6 +166,8 @@ def test_harmless_values_of_those_fields_are_accepted(serve):
     for extra in ({"n": 1}, {"stream": False}, {"response_format": {"type": "text"}},
                   {"top_p": 1.0}, {"model": "x", "user": "u"}):  # fmt: skip
         assert post(port, {**GOOD, **extra})[0] == 200, extra
+    parts = {"messages": [{"role": "user", "content": [{"type": "text", "text": "red in bin"}]}]}
+    assert post(port, parts)[0] == 200
 
 
 def test_tiny_temperature_huge_seed_and_a_lone_surrogate_are_answered(serve):

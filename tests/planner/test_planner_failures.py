@@ -93,6 +93,11 @@ def test_unreachable_provider_and_nothing_else_plans_is_exit_2(monkeypatch, caps
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "unreachable" in lines[0] and "nothing else" in lines[0]
     assert "safe_stop" not in out
+    code, out, err = run_cli(
+        monkeypatch, capsys, "plan", VAGUE, "--llm", "openai:m", "--json",
+        "--base-url", f"http://127.0.0.1:{closed_port}/v1",
+    )  # fmt: skip
+    assert code == 2 and "unreachable" in json.loads(out)["model_unused"], (out, err)
 
 
 def test_failing_server_is_named_too(monkeypatch, capsys, failing_server):
