@@ -392,3 +392,42 @@ def make_chat_model(spec: BackendSpec) -> BaseChatModel:
                 kw[field_name] = spec.options[opt]
         return LlamaCppChatModel.from_path(spec.model, **kw)
     raise PlannerError(f"unknown provider {spec.provider!r}")
+
+
+def probe(spec: BackendSpec, timeout_s: float = 3.0) -> str | None:
+    """Why nothing listens where ``spec``'s calls would go ("connection refused at URL"),
+    or None when something accepts a connection there (or the address is the provider's
+    own cloud, or the backend is in-process). A TCP connect only: no request, no key.
+
+    Why: a verb that runs many plans (``eval``) should refuse to start against a server
+    that is down instead of reporting every model-route task as a failure."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if spec.provider == "embedded" and spec.model.startswith(("http://", "https://")):
+        url = spec.model
+    elif spec.provider == "openai":
+        url = spec.base_url or os.environ.get("OPENAI_BASE_URL") or ""
+    elif spec.provider == "ollama":
+        url = spec.base_url or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
+    else:
+        return None
+    if not url:
+        return None
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    host = parts.hostname or ""
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return f"bad address {url!r}"
+    if not host:
+        return f"bad address {url!r}"
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return None
+    except ConnectionRefusedError:
+        return f"connection refused at {url}"
+    except socket.gaierror:
+        return f"unknown host {host!r} in {url}"
+    except OSError as e:  # includes the connect timeout
+        return f"cannot connect to {url} ({e.strerror or type(e).__name__})"

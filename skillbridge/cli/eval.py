@@ -468,9 +468,16 @@ def _check_planner(llm: str | None, base_url: str | None) -> str:
     from planner.hybrid import HybridPlanner
 
     try:
-        return HybridPlanner.from_spec(llm, base_url=base_url).spec
+        spec = HybridPlanner.from_spec(llm, base_url=base_url).spec
+        from planner.backends import probe, resolve_spec
+
+        # a server that is down would fail every model-route task: refuse before any work
+        down = probe(resolve_spec(llm, base_url=base_url))
     except PlannerError as e:
         raise UserError(str(e).splitlines()[0], EXIT_INPUT) from None
+    if down is not None:
+        raise UserError(f"the planner {spec} is unreachable ({down})", EXIT_INPUT)
+    return spec
 
 
 class _OutLock:

@@ -209,3 +209,21 @@ def test_config_timeout_is_checked(monkeypatch, tmp_path):
 def test_local_options_parsed():
     s = parse_spec("local:/m/x.gguf?threads=3&chat_format=gemma&ctx=2048")
     assert s.options == {"threads": 3, "chat_format": "gemma", "ctx": 2048}
+
+
+def test_probe_says_when_nothing_listens():
+    """For verbs that run many plans (eval): a server that is down, found before any work."""
+    import socket
+
+    from planner.backends import probe
+
+    with socket.socket() as live:
+        live.bind(("127.0.0.1", 0))
+        live.listen()
+        port = live.getsockname()[1]
+        assert probe(parse_spec(f"embedded:http://127.0.0.1:{port}/v1")) is None
+        assert probe(parse_spec("openai:m", base_url=f"http://127.0.0.1:{port}/v1")) is None
+    why = probe(parse_spec(f"embedded:http://127.0.0.1:{port}/v1"), timeout_s=1.0)
+    assert why is not None and "refused" in why and str(port) in why
+    assert probe(parse_spec("rules")) is None and probe(parse_spec("embedded")) is None
+    assert "unknown host" in (probe(parse_spec("embedded:http://no-such-host.invalid:1/v1")) or "")

@@ -224,3 +224,15 @@ def test_rules_chosen_is_not_no_model_set_up(monkeypatch, capsys):
     d = json.loads(out)
     assert not any("no language model is set up" in x for x in d["explanation"])
     assert any("the rules were chosen" in x for x in d["explanation"])
+
+
+def test_eval_refuses_to_start_against_a_dead_server(monkeypatch, capsys, closed_port, tmp_path):
+    url = f"http://127.0.0.1:{closed_port}/v1"
+    code, out, err = run_cli(
+        monkeypatch, capsys, "eval", "--seeds", "1", "--workers", "1",
+        "--out", str(tmp_path / "ev"), "--llm", f"embedded:{url}",
+    )  # fmt: skip
+    assert code == 2, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "unreachable" in lines[0] and url in lines[0], err
+    assert not (tmp_path / "ev" / "report.json").exists()
