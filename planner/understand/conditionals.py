@@ -161,7 +161,7 @@ def _referents(cond: str, action: str) -> str:
     the blue bin unless there's already something in there")."""
     cube = re.search(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", action)
     bin_ = re.search(rf"\b(?:in|into)\s+(?:the\s+)?({_C})\s+bin\b", action)
-    if bin_:
+    if bin_ and not re.search(rf"\b(?:{_C})\s+bin\b", cond):
         cond = re.sub(r"\bin\s+(?:there|it)\b", f"in the {bin_.group(1)} bin", cond)
     if cube:
         cond = re.sub(r"^(?:it's|it\s+is)\b", f"the {cube.group(1)} block is", cond)

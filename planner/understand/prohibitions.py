@@ -60,7 +60,10 @@ class Reading:
     @property
     def bare(self) -> bool:
         """Only prohibitions: nothing to plan."""
-        return bool(self.negated) and not re.search(r"[a-z]", self.text)
+        rest = re.sub(
+            r"\b(?:please|now|just|thanks|thank\s+you|ok|okay|and|but|so)\b", "", self.text
+        )
+        return bool(self.negated) and not re.search(r"[a-z]", rest)
 
 
 def _names(text: str, world: WorldState) -> tuple[set[str], set[str], bool]:

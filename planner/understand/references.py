@@ -460,7 +460,7 @@ def _relation_is_selector(text: str, m: re.Match[str]) -> bool:
 _COUNT = re.compile(
     rf"\b(?:at\s+least\s+|exactly\s+|just\s+)?(?P<num>two|three|four|[234]|a\s+couple\s+of|a\s+couple|"
     rf"a\s+pair\s+of|couple\s+of)\s+(?:of\s+the\s+|of\s+)?(?:(?:the|your)\s+)?"
-    rf"(?:(?:two|three|four|[234])\s+)?{_SIZE}(?:blocks|cubes|bricks|ones|things)\b"
+    rf"(?:(?:two|three|four|[234])\s+)?{_SIZE}(?:blocks?|cubes?|bricks?|ones|things)\b"
 )
 #: "the two blocks closest to you", "the two leftmost cubes"
 _COUNT_SUP = re.compile(

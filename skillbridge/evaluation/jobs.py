@@ -143,7 +143,16 @@ def run_job(job: dict) -> EvalRecord:
     first = result.plans[0] if result.plans else {}
     executed = len(result.subgoals)
     if task.refuse:
-        rec["refusal_ok"] = rec["refused"] and executed == 0
+        # a task that must not move: refused, or (expect:) answered, asked back or stopped
+        from planner.loop import RunStatus
+
+        want = {
+            "answer": RunStatus.ANSWERED,
+            "clarify": RunStatus.CLARIFY,
+            "stop": RunStatus.STOPPED,
+        }.get(task.expect or "")
+        kind_ok = rec["refused"] if want is None else result.status == want
+        rec["refusal_ok"] = bool(kind_ok) and executed == 0
         if not rec["refusal_ok"]:
             rec["cause"] = "not_refused" if executed else f"not_refused:{result.status}"
         return rec

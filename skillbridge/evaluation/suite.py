@@ -92,6 +92,15 @@ Category = Literal[
     "exclusions",
     "ordering",
     "verbose",
+    # what was said (issue 24): not every utterance is a command; references in the world
+    "questions",
+    "prohibitions",
+    "ambiguity",
+    "spatial",
+    "counting",
+    "conditionals",
+    "corrections",
+    "languages",
     # the articulated scene (issue 15): the drawer, the button and light, towers
     "drawer",
     "light",
@@ -182,6 +191,9 @@ class Task(BaseModel):
     scene: SceneSpec = Field(default_factory=SceneSpec)
     goal: tuple[GoalText, ...] = ()
     refuse: bool = False
+    #: with ``refuse``: the utterance is no command, and the robot must answer it, ask back
+    #: which thing was meant, or stop, with nothing moved (planner.understand)
+    expect: Literal["answer", "clarify", "stop"] | None = None
     note: str | None = None
 
     @field_validator("instruction")
@@ -204,6 +216,8 @@ class Task(BaseModel):
             raise ValueError("a task that is not to be refused needs a goal")
         if self.category == "refuse" and not self.refuse:
             raise ValueError("category 'refuse' needs refuse: true")
+        if self.expect is not None and not self.refuse:
+            raise ValueError("expect: (answer, clarify, stop) goes with refuse: true")
         present = set(self.scene.names)
         for lit in self.literals:
             if lit.negated or self.refuse:
