@@ -70,6 +70,8 @@ def unreachable(exc: BaseException) -> str | None:
     for e in _chain(exc):
         if isinstance(e, ConnectionRefusedError):
             return "connection refused"
+        if isinstance(e, ConnectionError) and "failed to connect" in str(e).lower():
+            return "cannot connect"  # the ollama client's own error, raised ``from None``
         if isinstance(e, socket.gaierror):
             return f"unknown host ({e.strerror or e})"
         name = type(e).__name__

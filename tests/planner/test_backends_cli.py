@@ -227,3 +227,22 @@ def test_probe_says_when_nothing_listens():
     assert why is not None and "refused" in why and str(port) in why
     assert probe(parse_spec("rules")) is None and probe(parse_spec("embedded")) is None
     assert "unknown host" in (probe(parse_spec("embedded:http://no-such-host.invalid:1/v1")) or "")
+
+
+def test_unreachable_knows_each_clients_connect_failure():
+    """The openai and anthropic clients wrap httpx's ConnectError; the ollama client raises
+    its own ConnectionError ``from None``; a server that answered is not unreachable."""
+    from planner.llm import unreachable
+
+    class ConnectError(Exception):  # httpx's name, as the SDKs chain it
+        pass
+
+    wrapped = RuntimeError("Connection error.")
+    wrapped.__cause__ = ConnectError("[Errno 111] Connection refused")
+    assert unreachable(wrapped) == "connection refused"
+    assert unreachable(ConnectionError("Failed to connect to Ollama. Please check")) == (
+        "cannot connect"
+    )
+    assert unreachable(ConnectionRefusedError(111, "refused")) == "connection refused"
+    assert unreachable(ConnectionResetError(104, "reset")) is None
+    assert unreachable(RuntimeError("Error code: 500")) is None
