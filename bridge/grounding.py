@@ -89,13 +89,18 @@ def _matches(word: str, cue: str) -> bool:
     return len(b) >= 4 and _near(a, b)
 
 
+#: How often (pyspellchecker's English frequency list) a word must occur to be too common to
+#: be a slip for a colour cue: "top" (250k), "read", "blew", "rod" (6.6k) are words of their
+#: own; "blu" (173) and "reed" (1.8k) are still read as slips.
+ORDINARY_MIN_COUNT = 5000
+
+
 @functools.lru_cache(maxsize=8192)
 def _ordinary(word: str) -> bool:
-    """A common English word that is no colour cue itself (pyspellchecker's frequency list,
-    the threshold typo repair uses)."""
+    """A common English word that is no colour cue itself."""
     if any(word in cues for cues in COLOUR_CUES.values()):
         return False
-    return bool(_english()[word] >= 100)
+    return bool(_english()[word] >= ORDINARY_MIN_COUNT)
 
 
 @functools.lru_cache(maxsize=1)

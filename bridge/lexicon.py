@@ -117,7 +117,10 @@ STOP_PHRASES = frozenset(
     stop stop stop|stop right there|stop right now|hold on a second|hold on a sec|
     whoa|woah|whoa whoa|hang on|wait a second|wait a moment|i changed my mind|
     changed my mind|i've changed my mind|that's enough|thats enough|leave it there|
-    don't do that|dont do that|never mind then|halt halt|stop it now""".replace("\n", " ").split(
+    don't do that|dont do that|never mind then|halt halt|stop it now|quit it|quit|
+    don't bother|dont bother|do not bother|scrap that|scrap it|scrap that whole thing|
+    scrap everything|forget everything|call it off|abort mission|stop what you're doing|
+    nothing more|that's all|thats all|no more|cancel the whole thing""".replace("\n", " ").split(
         "|"
     )
 )
@@ -516,6 +519,9 @@ FOREIGN: dict[str, dict[str, str]] = {
         "favor": "",
         "vuelve a casa": "go home",
         "vuelve a la posición inicial": "go home",
+        "por fa": "please",
+        "porfa": "please",
+        "porfis": "please",
         "pero": "but",
         "hacia": "toward",
         "que está más a la izquierda": "that is leftmost",

@@ -259,6 +259,7 @@ class HybridPlanner:
         rules_fallback: bool = True,
         max_steps: int = 12,
         understanding: bool = True,
+        no_model_hint: bool = True,
     ) -> None:
         if route not in ROUTES:
             raise PlannerError(f"unknown planner route {route!r}; expected {', '.join(ROUTES)}")
@@ -276,6 +277,9 @@ class HybridPlanner:
         self.max_steps = max_steps
         #: read questions, prohibitions, references and other languages first
         self.understanding = understanding
+        #: say "no language model is set up" when the rules do not understand (not when the
+        #: user chose the rules)
+        self.no_model_hint = no_model_hint
 
     @classmethod
     def from_spec(
@@ -300,6 +304,8 @@ class HybridPlanner:
             llm = None if s.provider == "rules" else LLMProposer.from_spec(s)
         if llm is None and route == "hybrid":
             route = "rules"
+        if s.provider == "rules":
+            kw.setdefault("no_model_hint", getattr(s, "origin", "default") == "default")
         return cls(llm, route=route, **kw)
 
     @property
@@ -311,7 +317,7 @@ class HybridPlanner:
         r = self.rules.parse(task, world)
         # (the model route without a model is refused when the planner is built)
         if self.llm is None or self.route == "rules" or (self.route == "hybrid" and r.confident):
-            if self.llm is None and not r.confident:
+            if self.llm is None and not r.confident and self.no_model_hint:
                 return "rules", [self.rules_hint_proposer], r
             return "rules", [self.rules_proposer], r
         chain: list[Proposer] = [self.llm]

@@ -103,7 +103,17 @@ def is_stop(text: str) -> bool:
         _stop_chunk(c) or re.match(r"\s*(?:don't|dont|do\s+not|no)\b", c) for c in chunks[1:]
     ):
         return True  # "stop, don't close it!", "cancel that, I changed my mind"
-    return all(_stop_chunk(c) for c in chunks)
+    return all(_stop_chunk(c) or _filler(c) for c in chunks) and any(_stop_chunk(c) for c in chunks)
+
+
+def _filler(chunk: str) -> bool:
+    """A chunk that says nothing ("oh", "ok", "please", "sorry")."""
+    return bool(
+        re.fullmatch(
+            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|wait|actually)\s*",
+            chunk,
+        )
+    )
 
 
 def _stop_chunk(chunk: str) -> bool:
@@ -174,7 +184,7 @@ def _tidy(t: str) -> str:
         t = f"put the {m.group(1)} block in the {m.group(2)} bin" + t[m.end() :]
     if re.match(
         rf"^(?:(?:the|both|all(?:\s+the)?)\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
-        rf"\s+(?:in|into|inside|onto|on\s+top\s+of)\s",
+        rf"\s+(?:in|into|inside|onto|on\s+top\s+of|to)\s",
         t,
     ) or re.match(rf"^(?:{_C})\s+(?:in|into|onto)\s", t):
         t = "put " + t
@@ -309,6 +319,13 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
     kind = next((_AMBIG_NOTES[n] for n in r.notes if n in _AMBIG_NOTES), None)
     if kind is None and re.search(r"\b(?:that|this)\s+one\b", text) and not world.held_object:
         kind = "block"
+    if (
+        kind is None
+        and re.search(r"\b(?:one\s+of\s+them|them|the\s+other(?:\s+one)?)\b", text)
+        and not re.search(rf"\b(?:{_C})\b", text)
+        and not re.search(r"\b(?:all|every|each|both|blocks|cubes)\b", text)
+    ):
+        kind = "block"
     if kind is None:
         if re.search(
             r"\b(?:over\s+there|over\s+here|there|here|that\s+way|this\s+way)\s*[.!?]*$", text
@@ -316,8 +333,10 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
             where = [b.name for b in world.bins]
             return "place", where, "there"
         return None
-    words = set(re.findall(r"[a-z]+", text))
-    named = {c for c, cues in L.COLOUR_CUES.items() if words & cues}
+    from bridge.grounding import colours_named
+
+    # a shade, a thing of a colour or a misspelt colour ("blu"): the model can narrow it
+    named = colours_named(text)
     plain = {w for w in re.findall(r"[a-z]+", text) if w in L.COLOURS}
     as_block = {
         m.group(1)
@@ -336,11 +355,7 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
         if len(cands) < 2:
             return None
         blocks = [o.name for o in world.objects]
-        if (
-            not as_block
-            and len(blocks) > 1
-            and re.search(r"\bthe\s+(?:block|cube|brick|one)\b", text)
-        ):
+        if not as_block and len(blocks) > 1 and re.search(r"\b(?:block|cube|brick|one)\b", text):
             return "block", blocks, "the block"  # the mover first; the bin is asked next
         return "bin", cands, "the bin"
     held = world.held_object

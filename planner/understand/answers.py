@@ -32,8 +32,9 @@ _HYPOTHETICAL = re.compile(
     r"would\s+it\s+work\s+if|suppose|imagine|hypothetically,?)\s+(?:you\s+|i\s+)?(?P<cmd>.+)$"
 )
 _COPULA_STATEMENT = re.compile(
-    rf"^(?:the\s+)?(?:(?:{_C})\s+(?:block|cube|brick|one|bin|basket)|drawer|light|lamp|"
-    rf"gripper|hand)\s+(?:is|are|'s)\s+(?!to\b|supposed\b|meant\b|going\b|gonna\b)"
+    rf"^(?:(?:i\s+(?:think|believe|guess|suppose|reckon)|i'm\s+(?:pretty\s+)?sure)\s+(?:that\s+)?)?"
+    rf"(?:the\s+)?(?:(?:{_C})\s+(?:block|cube|brick|one|bin|basket)|drawer|light|lamp|"
+    rf"gripper|hand)(?:\s+(?:is|are)|'s)\s+(?!to\b|supposed\b|meant\b|going\b|gonna\b)"
 )
 
 
@@ -64,8 +65,14 @@ def _is_request(t: str) -> bool:
 
 def is_question(text: str) -> bool:
     """Whether ``text`` asks rather than orders. A polite command ("can you put the red
-    block in the bin?") is an order; "can you see the red block?" is a question."""
+    block in the bin?") is an order; "can you see the red block?" is a question; a question
+    followed by an order ("where's the pink block, put it in the blue bin") is an order."""
     t = text.strip().lower()
+    if re.search(
+        r"[,;?]\s*(?:and\s+|then\s+)?(?:please\s+)?(?:put|place|move|stack|push|pick|drop|take|grab)\b",
+        t,
+    ):
+        return False
     m = _POLITE.match(t)
     if not (m and m.group("verb") in ("tell", "see", "reach", "find", "spot", "count", "say")):
         if _is_request(t):
@@ -169,6 +176,10 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     ).strip(" ,")
     t = re.sub(r"\byour\s+(left|right)\b", r"the \1", t)
     t = re.sub(r"^wheres\b", "where is", t)
+    t = re.sub(
+        r"^where\s+(?:did|has)\s+(.+?)\s+(?:go|gone|end\s+up|land|get\s+to)$", r"where is \1", t
+    )
+    t = re.sub(r"^which\s+colou?r\b", "what colour", t)
     t = re.sub(r"^(?:can|could)\s+you\s+tell\s+me\s+|^tell\s+me\s+|^do\s+you\s+know\s+", "", t)
     t = re.sub(r"^i\s+wonder\s+|^any\s+idea\s+", "", t)
     m = _HYPOTHETICAL.match(t)

@@ -57,6 +57,7 @@ def _pronoun(text: str, cond: str) -> str:
         rf"\b({_C})\s+(?:block|cube|brick|one)\b|^(?:the\s+)?({_C})\b(?!\s+bin)", cond
     )
     if bin_m:
+        text = re.sub(r"\b(?<!in\s)(?<!into\s)there\b", "in there", text)
         text = re.sub(
             r"\b(in|into|inside|on|onto)\s+(?:it|there)\b",
             lambda m: f"{m.group(1)} the {bin_m.group(1)} bin",
@@ -102,7 +103,7 @@ def split(text: str, world: WorldState) -> Branch | None:
     if m is None:
         # A if COND (, otherwise B)? / A unless COND
         m = re.match(
-            rf"^(?P<a>.+?)\s*,?\s+(?P<kw>if|unless|but\s+only\s+if|only\s+if|as\s+long\s+as)\s+"
+            rf"^(?P<a>.+?)\s*,?\s+(?:but\s+)?(?:only\s+)?(?P<kw>if|unless|as\s+long\s+as|provided)\s+"
             rf"(?P<cond>.+?)(?:{_ELSE}(?P<b>.+))?$",
             t,
         )

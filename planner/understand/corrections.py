@@ -155,6 +155,14 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
     rest = after[frag.end() :].strip()
     kind = _kind(ref)
     target = _last_ref(before, kind)
+    col = re.search(rf"\b({_C})\b", ref)
+    if col and kind in ("block", "bin"):
+        # "on the blue bin - I meant the blue block": the same colour names what is corrected
+        same = list(
+            re.finditer(rf"(?:\bthe\s+)?\b{col.group(1)}\b(?:\s+(?:{_BLOCK}|{_BIN})\b)?", before)
+        )
+        if same and (target is None or col.group(1) not in target.group(0)):
+            target = same[-1]
     if target is None and kind == "block":
         target = _last_ref(before, "colour")
     if target is None and kind in ("block", "colour"):

@@ -62,6 +62,11 @@ def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form 
         t,
     )
     t = re.sub(r"\b(?:switched|turned)\s+(on|off)\b", r"\1", t)
+    t = re.sub(
+        r"^(?:i\s+(?:think|believe|guess|suppose|reckon)|i'm\s+(?:pretty\s+)?sure)\s+(?:that\s+)?",
+        "",
+        t,
+    )
     t = re.sub(r"\s+", " ", t).strip(" ,")
     cop = (
         r"(?:\s+(?:is|are|sits|lies|stands)|'s)"
@@ -121,6 +126,19 @@ def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form 
     if m:
         lit = f"in(*, {m['b']}_bin)"
         return Fact(_neg([lit], not m["neg"]), f"the {m['b']} bin is empty")
+    m = re.fullmatch(
+        rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}\s+(?:has|contains|holds){_NOT}\s+(?:the\s+)?(?P<o>{_C})"
+        rf"(?:\s+(?:block|cube|brick|one))?(?:\s+in\s+it)?",
+        t,
+    )
+    if m:
+        lit = f"in({m['o']}_block, {m['b']}_bin)"
+        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is in the {m['b']} bin")
+    m = re.fullmatch(
+        rf"(?:nothing|no\s+block|no\s+cube)\s+is\s+(?:stacked\s+)?(?:on\s+top\s+of|on)\s+{_OBJ2}", t
+    )
+    if m:
+        return Fact([f"not on(*, {m['t']}_block)"], f"nothing is on the {m['t']} block")
     m = re.fullmatch(
         rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}\s+(?:has|contains|holds)\s+(?:something|anything|"
         rf"a\s+block|blocks|a\s+cube)(?:\s+in\s+it)?",

@@ -99,6 +99,12 @@ def _clause_constraints(
         rf"(?:\s+of\s+the\s+table)?)",
         clause,
     )
+    if dest is None:
+        anybin = re.search(rf"\b(?:in|into|inside)\s+(?:the|a|any)\s+{_BIN}\b", clause)
+        if anybin:
+            cubes, _, every = _names(clause[: anybin.start()], world)
+            movers = cubes or {Constraints.ANY}
+            return objects, targets, {(o, b.name) for o in movers for b in world.bins}
     moved_part = clause[: dest.start()] if dest else clause
     cubes, bins, every = _names(moved_part, world)
     if dest:
@@ -143,6 +149,13 @@ def read(text: str, world: WorldState) -> Reading:
         if pre:
             start = pre.start()
         t = t[:start] + _allowed_bin(world, targets) + t[m.end() :]
+        t = re.sub(
+            r"\b(?:in|into)\s+(?:one\s+of\s+the\s+bins|a\s+bin|any\s+bin|some\s+bin)\s*,?\s*(?=in\s+the\b)",
+            "",
+            t,
+        )
+    t = _keep_out(t, targets, negated)
+    t = _stays(t, objects, negated)
     # "hands off X", "keep your hands off X", "stay away from X"
     t = re.sub(
         r"\b(?:keep\s+(?:your\s+)?hands\s+off|hands\s+off|stay\s+away\s+from|keep\s+away\s+from)\b",
@@ -194,6 +207,15 @@ def read(text: str, world: WorldState) -> Reading:
         negated.append(m.group(0).strip())
         t = t[: m.start()] + " " + t[m.end() :]
     t = re.sub(r"\s+", " ", t)
+    if (
+        negated
+        and re.search(r"\b(?:it|them)\b", t)
+        and not re.search(rf"\b(?:{_C})\s+(?:block|cube|one)\b", t)
+    ):
+        named = re.search(rf"\b({_C})\b(?!\s+{_BIN})", " ".join(negated))
+        if named:  # "don't put the yellow one in the bin, stack it on red instead"
+            t = re.sub(r"\b(?:it|them)\b", f"the {named.group(1)} block", t, count=1)
+    t = re.sub(r"\binstead\b", "", t)
     t = re.sub(r"^[\s,;.]*(?:and|but|then|so)\b", "", t.strip())
     t = re.sub(r"(?:\s*[,;]?\s*\b(?:and|but|then|though)\b\s*)+$", "", t)
     t = re.sub(r"(?:\s*[,;]\s*(?:and|but|then)?\s*)+$", "", t).strip(" ,;.")
@@ -242,3 +264,41 @@ def _exclude(text: str, objects: set[str]) -> str:
         return text
     said = " and ".join(f"the {o.split('_')[0]} block" for o in sorted(objects))
     return text[: m.end()] + f" except {said}" + text[m.end() :]
+
+
+def _keep_out(t: str, targets: set[str], negated: list[str]) -> str:
+    """ "keep everything out of the red bin": the bin is off limits."""
+    for m in list(
+        re.finditer(
+            rf"\b(?:keep|leave)\s+(?:everything|anything|all\s+(?:the\s+)?blocks|the\s+blocks|blocks)\s+"
+            rf"out\s+of\s+(?:the\s+)?(?P<c>{_C})\s+{_BIN}",
+            t,
+        )
+    )[::-1]:
+        targets.add(f"{m.group('c')}_bin")
+        negated.append(m.group(0))
+        t = t[: m.start()] + " " + t[m.end() :]
+    return t
+
+
+def _stays(t: str, objects: set[str], negated: list[str]) -> str:
+    """ "X and Y stay (where they are)", "those stay": what is named (or excluded) stays."""
+    stay = re.search(
+        rf"(?:,\s*)?\b(?:those|these|they|(?:the\s+)?(?:{_C})(?:\s+(?:and|&)\s+(?:the\s+)?(?:{_C}))*"
+        rf"(?:\s+(?:ones?|blocks?|cubes?))?)\s+(?:stay|stays|remain|remains)(?:\s+(?:put|where\s+(?:they|it)\s+(?:are|is)|"
+        rf"on\s+the\s+table))?\b",
+        t,
+    )
+    if stay:
+        said = re.findall(rf"\b({_C})\b", stay.group(0))
+        if not said:
+            ex = re.search(
+                rf"\b(?:except(?:\s+for)?|apart\s+from|other\s+than|besides|but\s+not)\s+((?:(?:the|and|&|,)\s*|"
+                rf"(?:{_C})\s*|(?:ones?|blocks?|cubes?)\s*)+)",
+                t,
+            )
+            said = re.findall(rf"\b({_C})\b", ex.group(1)) if ex else []
+        objects |= {f"{c}_block" for c in said}
+        negated.append(stay.group(0).strip(" ,"))
+        t = t[: stay.start()] + t[stay.end() :]
+    return t

@@ -219,6 +219,17 @@ def _middle(world: WorldState, m: re.Match[str]) -> str:
     return ordered[len(ordered) // 2]
 
 
+def _loner(world: WorldState, m: re.Match[str]) -> str:
+    """The cube farthest from its nearest neighbour."""
+    objs = [o for o in world.objects if not o.held]
+    scored = []
+    for o in objs:
+        others = [math.dist(o.pos[:2], p.pos[:2]) for p in objs if p is not o]
+        if others:
+            scored.append((min(others), o.name))
+    return _pick_best(scored, m.group(0), "block")
+
+
 def _corner(world: WorldState, m: re.Match[str]) -> str:
     dx = 1 if m.group("d") in ("front", "far") else -1
     dy = 1 if m.group("s") == "left" else -1
@@ -397,6 +408,14 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
         re.compile(rf"(?:\bwhatever\s+is|{_PREFIX}{_BLOCK}{_THAT})\s+in\s+the\s+drawer"),
         lambda world, m: _in_drawer(world, m),
     ),
+    # "the lonely one", "the one off on its own", "the isolated block"
+    (
+        re.compile(
+            rf"{_PREFIX}(?:(?:lonely|lone|isolated|separate|solitary|odd)\s+{_BLOCK}|{_BLOCK}{_THAT}"
+            rf"\s+(?:(?:off|out)\s+)?(?:on\s+its\s+own|by\s+itself|all\s+alone|apart\s+from\s+the\s+others))"
+        ),
+        lambda world, m: _loner(world, m),
+    ),
     # "the left block", "the front cube" (colourless)
     (
         re.compile(rf"{_PREFIX}(?P<sup>left|right|front|back|far)\s+{_NOUN}\b(?!\s+of\b)"),
@@ -481,6 +500,8 @@ _EACH_BIN = re.compile(
     rf"\b(?:one|a|1)\s+(?:{_SIZE}(?:block|cube|brick)\s+)?(?:in|into)\s+(?:each|every)\s+"
     rf"(?:of\s+the\s+)?(?:bin|bins|basket|baskets|container|containers|box|boxes)\b"
     rf"|\b(?:a|one)\s+(?:block|cube|brick)\s+per\s+(?:bin|basket|container|box)\b"
+    rf"|\b(?:give|put\s+in)\s+(?:each|every)\s+(?:bin|basket|container|box)\s+(?:one|a)\s+(?:block|cube|brick)\b"
+    rf"|\b(?:each|every)\s+(?:bin|basket|container|box)\s+gets\s+(?:one|a)\s+(?:block|cube|brick)\b"
 )
 _VERB = r"(?:put|place|drop|move|set|bring|transfer|stack|toss|throw|chuck|pop|load|stow|push)"
 
@@ -632,6 +653,12 @@ def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | 
         return None
     if m.group(0).split()[0] in ("a", "one") and re.search(r"s\b", m.group(0)):
         return None
+    src = re.match(rf"\s+(?:out\s+of|from|in|inside)\s+(?:the\s+)?({_C})\s+bin\b", text[m.end() :])
+    if src:
+        inside = [o.name for o in world.objects if o.in_bin == f"{src.group(1)}_bin"]
+        if not inside:
+            raise Unresolvable(f"there is no block in the {src.group(1)} bin")
+        return _chosen(text, m, sorted(inside)[:1], "is")
     dest = _destination(text[m.end() :], world)
     pool = _by_distance(world, _movable(world, forbidden, dest), dest)
     if not pool:

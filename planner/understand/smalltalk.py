@@ -54,6 +54,20 @@ _WRAPPERS: list[tuple[str, str]] = [
     ),
     (r"\bif\s+you\s+could\s+", " "),
     (
+        r"\b(?:could|can|would|might)\s+((?:the\s+)?\w+\s+(?:block|cube|brick))\s+(?:end\s+up|go|"
+        r"be\s+put|get\s+put|be\s+moved|be)\s+(in|into|on|onto)\b",
+        r"put \1 \2",
+    ),
+    (
+        r"\b((?:the\s+)?\w+\s+(?:block|cube|brick))\s+would\s+look\s+(?:best|good|nice|better|great)\s+(in|on)\b",
+        r"put \1 \2",
+    ),
+    (r"\b(?:i'm|i\s+am)\s+thinking\s+", " "),
+    (r"\bno\s+rush(?:\s+at\s+all)?\s*,?\s*(?:but\s+)?", " "),
+    (r"\bat\s+some\s+point\s*,?\s*", " "),
+    (r",?\s*(?:yeah|yes|ok|okay)?\s*,?\s*(?:go\s+for\s+it|go\s+ahead|do\s+it|please\s+do)\b", " "),
+    (r"\b(?:thx|ty|cheers|obviously|of\s+course)\b", " "),
+    (
         r",?\s*that\s+would\s+be\s+(?:lovely|great|nice|awesome|perfect|amazing|wonderful|helpful)",
         " ",
     ),
@@ -91,6 +105,15 @@ def _relevant(sentence: str) -> bool:
 
 def strip(text: str) -> str:
     """The request without the talk around it (the text itself when nothing is dropped)."""
+    m = re.match(
+        r"^(?:where(?:'s|\s+is)|is\s+there|do\s+you\s+see|have\s+you\s+got)\s+(?P<np>(?:a|an|the)\s+\w+\s+"
+        r"(?:block|cube|brick|one))\s*[?,;]\s*(?:and\s+|then\s+)?(?P<cmd>.+)$",
+        text,
+    )
+    if m and re.search(r"\b(?:it|that\s+one)\b", m["cmd"]):
+        np = re.sub(r"^(?:a|an)\s+", "the ", m["np"])
+        text = re.sub(r"\b(?:it|that\s+one)\b", np, m["cmd"], count=1)
+    text = _unwrap(text)
     parts = [p.strip() for p in re.split(r"(?<=[.!?:;])\s+|\.{2,}\s*|\s+-+\s+", text) if p.strip()]
     if len(parts) > 1:
         kept = [p for p in parts if _relevant(p)]
@@ -106,14 +129,7 @@ def strip(text: str) -> str:
             merged.append(p)
         if merged:
             text = ", ".join(p.rstrip(".!;:") if not p.endswith("?") else p for p in merged)
-    before = text
-    for pattern, repl in _WRAPPERS:
-        if repl == "<G>":
-            text = re.sub(pattern, lambda m: _GERUND[m.group(1)], text)
-        else:
-            text = re.sub(pattern, repl, text)
-    if text != before:
-        text = re.sub(r"\?+", "", text)  # a polite request asks nothing
+    text = _unwrap(text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
     text = re.sub(
         r"^(?:(?:hi|hello|hey|yo|ok|okay|so|alright|well|um+|uh+|hmm+|yeah|yes|right|sure)\b[\s,!]*)+",
@@ -124,6 +140,19 @@ def strip(text: str) -> str:
         r"(?:[\s,.!]*\b(?:thanks|thank\s+you|cheers|please)\b(?:\s+\w+){0,2}[\s.!]*)+$", "", text
     )
     return text.strip(" ,")
+
+
+def _unwrap(text: str) -> str:
+    """Polite wrappers reduced to the verb; a polite request asks nothing (no "?")."""
+    before = text
+    for pattern, repl in _WRAPPERS:
+        if repl == "<G>":
+            text = re.sub(pattern, lambda m: _GERUND[m.group(1)], text)
+        else:
+            text = re.sub(pattern, repl, text)
+    if text != before:
+        text = re.sub(r"\?+", "", text)
+    return text
 
 
 def _acts(sentence: str) -> bool:
