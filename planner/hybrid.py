@@ -260,6 +260,7 @@ class HybridPlanner:
         max_steps: int = 12,
         understanding: bool = True,
         no_model_hint: bool = True,
+        ask_below: float | None = None,
     ) -> None:
         if route not in ROUTES:
             raise PlannerError(f"unknown planner route {route!r}; expected {', '.join(ROUTES)}")
@@ -280,6 +281,14 @@ class HybridPlanner:
         #: say "no language model is set up" when the rules do not understand (not when the
         #: user chose the rules)
         self.no_model_hint = no_model_hint
+        #: a model plan whose certainty (its lowest token probability) is below this is
+        #: asked back instead of run (calibrated by scripts/calibrate_asking.py; None: the
+        #: shipped calibration for the embedded model, 0 for any other)
+        self.ask_below = ask_below
+        #: a model plan whose certainty (its lowest token probability) is below this is
+        #: asked back instead of run (calibrated by scripts/calibrate_asking.py; None: the
+        #: shipped calibration for the embedded model, 0 for any other)
+        self.ask_below = ask_below
 
     @classmethod
     def from_spec(
@@ -351,7 +360,7 @@ class HybridPlanner:
 
         u = understood if understood is not None else self.understand(task, world)
         if u is not None and u.kind != PLAN:
-            return _not_a_plan(u, world, trace_id)
+            return _not_a_plan(u, trace_id)
         text = u.text if u is not None else task
         route, proposers, r = self.choose(text, world)
         usage = Usage()
@@ -368,10 +377,56 @@ class HybridPlanner:
             max_steps=self.max_steps,
             constraints=u.constraints if u is not None else None,
         )
-        return PlanOutcome(neg, route, r, usage, log, u)
+        out = PlanOutcome(neg, route, r, usage, log, u)
+        unsure = self._unsure(out)
+        if unsure is not None:
+            return unsure
+        return out
+
+    def threshold(self) -> float:
+        """The certainty under which a model plan is asked back (see ``ask_below``)."""
+        if self.ask_below is not None:
+            return self.ask_below
+        if self.llm is not None and str(getattr(self.llm, "name", "")).startswith("embedded"):
+            from planner.calibration import asking_threshold
+
+            return asking_threshold()
+        return 0.0
+
+    def _unsure(self, out: PlanOutcome) -> PlanOutcome | None:
+        """A clarify outcome for an accepted model plan the model itself was unsure of."""
+        from bridge.policy import PLAN_DECISIONS
+
+        if (
+            out.route != "model"
+            or out.decision not in PLAN_DECISIONS
+            or out.source != getattr(self.llm, "name", None)
+        ):
+            return None
+        accepted = [a for a in out.attempts if str(getattr(a, "decision", "")) == "accepted"]
+        meta = accepted[-1].meta if accepted else {}
+        conf = meta.get("confidence") if isinstance(meta, dict) else None
+        tau = self.threshold()
+        if not isinstance(conf, (int, float)) or conf >= tau:
+            return None
+        said = str(meta.get("command") or "that")
+        u = Understanding(
+            "clarify",
+            out.understanding.original if out.understanding else said,
+            said,
+            notes=list(out.understanding.notes) if out.understanding else [],
+            question=f"I am not sure I understood. Do you mean: {said}?",
+            reason=f"the model's certainty {conf:.2f} is under the calibrated {tau:.2f}",
+        )
+        unsure = _not_a_plan(u, out.trace_id)
+        unsure.negotiation.attempts = list(out.attempts)
+        unsure.usage = out.usage
+        unsure.proposals = out.proposals
+        unsure.route = out.route
+        return unsure
 
 
-def _not_a_plan(u: Understanding, world: WorldState, trace_id: str | None) -> PlanOutcome:
+def _not_a_plan(u: Understanding, trace_id: str | None) -> PlanOutcome:
     """The outcome for an utterance that is not a command: nothing to execute."""
     import uuid
 

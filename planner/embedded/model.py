@@ -67,6 +67,9 @@ class Rewrite:
     tokens_in: int
     tokens_out: int
     latency_s: float
+    #: the lowest probability the model gave a token it wrote (the end mark included),
+    #: under the command-language mask: its own uncertainty, for calibrated asking
+    min_prob: float = 1.0
 
 
 def read_manifest(adapter_dir: Path) -> AdapterManifest:
@@ -236,6 +239,7 @@ class EmbeddedModel:
             temperature = 0.0
         gen = torch.Generator().manual_seed(int(seed) % (1 << 63))
         out: list[int] = []
+        min_prob = 1.0
         if not self._lock.acquire(timeout=-1 if wait_s is None else max(0.0, wait_s)):
             raise GenerationTimeout(f"the model stayed busy for {wait_s:.0f} s")
         try:
@@ -262,6 +266,7 @@ class EmbeddedModel:
                         nxt = int(torch.multinomial(probs, 1, generator=gen))
                     else:
                         nxt = int(torch.argmax(logits))
+                    min_prob = min(min_prob, float(torch.softmax(logits, dim=-1)[nxt]))
                     if nxt == self.end_id:
                         break
                     out.append(nxt)
@@ -273,7 +278,7 @@ class EmbeddedModel:
         finally:
             self._lock.release()
         text = self.tok.decode(out, skip_special_tokens=True).strip()
-        return Rewrite(text, int(ids.shape[1]), len(out) + 1, time.monotonic() - t0)
+        return Rewrite(text, int(ids.shape[1]), len(out) + 1, time.monotonic() - t0, min_prob)
 
 
 def clean_text(text: str) -> str:

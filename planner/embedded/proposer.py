@@ -81,7 +81,7 @@ class EmbeddedChatModel(BaseChatModel):
                 "output_tokens": r.tokens_out,
                 "total_tokens": r.tokens_in + r.tokens_out,
             },
-            response_metadata={"latency_s": r.latency_s},
+            response_metadata={"latency_s": r.latency_s, "min_prob": r.min_prob},
         )
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
@@ -114,6 +114,8 @@ class EmbeddedProposer:
         #: server is unreachable); None once it answered. The CLI names it to the user.
         self.failure: PlannerError | None = None
         self._down_until = 0.0
+        #: the token certainties of the current proposal's model calls
+        self._probs: list[float] = []
 
     def propose(self, request: PlanRequest) -> Proposal:
         from bridge.policy import Proposal
@@ -140,6 +142,7 @@ class EmbeddedProposer:
         task = spelling.repair(task)
         scene = scene_of(request.world)
         tokens = [0, 0]
+        self._probs = []
         try:
             command = self._ask(task, scene, tokens, **kw)
         except Exception as e:
@@ -176,6 +179,9 @@ class EmbeddedProposer:
                 "model": "embedded",
                 "command": command,
                 "temperature": kw.get("temperature", 0.0),
+                # the model's own certainty (lowest token probability over its calls); None
+                # from a server that does not report it
+                "confidence": round(min(self._probs), 6) if self._probs else None,
                 **({"load_s": round(load_s, 3)} if load_s else {}),
                 **notes,
             },
@@ -185,6 +191,9 @@ class EmbeddedProposer:
         if kw.get("no_refusal") and not isinstance(self.chat, EmbeddedChatModel):
             kw = {"extra_body": {"no_refusal": True}}  # the embedded model's HTTP server
         msg = self.chat.invoke([HumanMessage(content=user_text(text, scene))], **kw)
+        p = (getattr(msg, "response_metadata", None) or {}).get("min_prob")
+        if isinstance(p, (int, float)):
+            self._probs.append(float(p))
         t = _tokens(msg)
         tokens[0] += t[0]
         tokens[1] += t[1]
