@@ -194,4 +194,10 @@ class RunResult:
             "goal_met": self.goal_met,
             "goal_replans": self.goal_replans,
             "faults": self.faults or [],
+            # what the task was read as (planner.understand): kind plan, answer, clarify,
+            # stop or refuse; the robot's answer or its question back
+            "kind": (self.understanding or {}).get("kind"),
+            "answer": self.answer,
+            "question": self.question,
+            "understanding": self.understanding,
         }
