@@ -92,6 +92,69 @@ def _python_sigterm() -> Iterator[None]:
             signal.signal(signal.SIGTERM, before)
 
 
+#: Words in Ray's errors that say the cluster refused our credentials.
+AUTH_MARKERS = ("invalidauthtoken", "unauthenticated", "authentication token")
+AUTH_HINT = "give the cluster's token in RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH"
+
+
+@contextlib.contextmanager
+def _client_details() -> Iterator[list[str]]:
+    """What the Ray client heard from a ``ray://`` server while connecting. It retries
+    until "ray client connection timeout" and keeps the server's answer (an invalid token,
+    say) in a debug log line only; this catches those lines for the error message."""
+    import logging
+
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            msg = record.getMessage()
+            if msg.startswith("Received when checking init:"):
+                seen.append(msg.split(":", 1)[1].strip())
+
+    log = logging.getLogger("ray.util.client.worker")
+    handler, level, propagate = Keep(logging.DEBUG), log.level, log.propagate
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    log.propagate = False  # the retries' debug lines stay off the terminal
+    try:
+        yield seen
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+        log.propagate = propagate
+
+
+def failure_cause(e: BaseException, heard: list[str]) -> str:
+    """One line saying why connecting failed: a refused token first (named as such, with
+    what to do), else the innermost error's last line (Ray wraps the real cause in a
+    generic "Failed to connect to Ray cluster"), else the outer message."""
+    texts: list[str] = []
+    c: BaseException | None = e
+    while c is not None and len(texts) < 10:
+        texts.append(str(c))
+        c = c.__cause__ or c.__context__
+    for text in texts + heard:
+        for line in text.splitlines():
+            low = line.lower()
+            if any(m in low for m in AUTH_MARKERS):
+                found = line.strip()
+                at = min(low.strip().find(m) for m in AUTH_MARKERS if m in low)
+                if found.startswith("[") or len(found) > 160:  # a log line: its message
+                    found = found[at:]
+                why = found.split(". ")[0][:160].rstrip(").")
+                return f"the cluster refused the token ({why}); {AUTH_HINT}"
+    outer = (texts[0].strip().splitlines() or [type(e).__name__])[0]
+    inner = [t for t in texts[1:] if t.strip()]
+    if inner:
+        cause = f"{outer}: {inner[-1].strip().splitlines()[-1].strip()}"
+    elif heard:
+        cause = f"{outer}: {heard[-1]}"
+    else:
+        cause = outer
+    return cause[:300]
+
+
 def start(address: str, workers: int) -> bool:
     """Connect to the cluster at ``address`` or start a local one; True if it was started
     here (and is to be stopped at the end)."""
@@ -104,15 +167,48 @@ def start(address: str, workers: int) -> bool:
         "log_to_driver": False,
         "logging_level": "warning",
     }
+    heard: list[str] = []
     try:
-        with _python_sigterm():
+        with _python_sigterm(), _client_details() as heard, _stderr_into(heard):
             if address == LOCAL:  # our own cluster: Ray's notes about its setup are noise
                 common["logging_level"] = "error"
-                ray.init(num_cpus=workers, object_store_memory=LOCAL_OBJECT_STORE, **common)
+                ray.init(  # "local": a new cluster, never one `ray start` left running
+                    address="local",
+                    num_cpus=workers,
+                    object_store_memory=LOCAL_OBJECT_STORE,
+                    **common,
+                )
                 return True
             ray.init(address=address, **common)
     except Exception as e:  # noqa: BLE001 - Ray's errors are long; the user gets one line
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
-        where = "a local Ray cluster" if address == LOCAL else f"the Ray cluster at {address}"
-        raise UserError(f"cannot start {where}: {first}", 2) from None
+        local = address == LOCAL
+        what = "start a local Ray cluster" if local else f"connect to the Ray cluster at {address}"
+        raise UserError(f"cannot {what}: {failure_cause(e, heard)}", 2) from None
     return False
+
+
+@contextlib.contextmanager
+def _stderr_into(lines: list[str]) -> Iterator[None]:
+    """The process's stderr (file descriptor 2) caught while Ray connects: its C++ client
+    logs each failed attempt there (a refused token: a line a second, for as long as it
+    retries). The lines are kept for :func:`failure_cause`; the user gets one of ours."""
+    import sys
+    import tempfile
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no real stderr to catch
+        yield
+        return
+    with tempfile.TemporaryFile() as tmp:
+        os.dup2(tmp.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            tmp.seek(0)
+            text = tmp.read(1 << 20).decode("utf-8", "replace")
+            lines[:0] = [x for x in text.splitlines() if x.strip()][-50:]

@@ -288,3 +288,114 @@ def test_dead_ray_system_process_ends_eval_in_bounded_time_with_one_line(suite, 
     assert all("no live node" in m["reason"] for m in rep["missing"]), rep["missing"][:3]
     assert (out / "ray-events.log").exists()  # Ray's own messages, kept off the terminal
     assert not (out / ".eval.lock").exists()
+
+
+@pytest.fixture
+def token_head(tmp_path):
+    """A real Ray head with token authentication (``ray start --head --block`` in its own
+    session, stopped with its process group: no other Ray on the machine is touched)."""
+    import socket
+
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_USAGE_STATS_ENABLED="0")
+    env.pop("RAY_AUTH_TOKEN", None)
+    ray_bin = Path(sys.executable).with_name("ray")
+    p = subprocess.Popen(
+        [
+            str(ray_bin),
+            "start",
+            "--head",
+            "--block",
+            f"--port={ports[0]}",
+            f"--ray-client-server-port={ports[1]}",
+            "--num-cpus=1",
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        up = False
+        while not up and time.monotonic() < deadline and p.poll() is None:
+            try:
+                for port in ports:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                up = True
+            except OSError:
+                time.sleep(0.5)
+        assert up, f"the Ray head did not start (exit {p.poll()})"
+        yield ports
+    finally:
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+        # `ray start` notes its cluster for every later ray.init() on the machine
+        current = Path("/tmp/ray/ray_current_cluster")
+        if current.is_file() and current.read_text().strip().endswith(f":{ports[0]}"):
+            current.unlink()
+
+
+@pytest.mark.slow
+def test_a_refused_token_reaches_the_user_with_its_cause(token_head, suite, tmp_path, monkeypatch):
+    """Ray said only "Failed to connect to Ray cluster" (GCS address) or "ray client
+    connection timeout" (ray://): the refused token is what the user must hear."""
+    gcs, client = token_head
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.setenv("RAY_AUTH_TOKEN", "0" * 32)  # not the cluster's token
+    for address in (f"127.0.0.1:{gcs}", f"ray://127.0.0.1:{client}"):
+        out = tmp_path / f"rep-{address.replace(':', '_').replace('/', '')}"
+        p = subprocess.run(
+            [sys.executable, "-c", ENTRY, *_args(suite, out, "--ray", address)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
+        assert p.returncode == 2, p.stderr[-3000:]
+        lines = [x for x in p.stderr.splitlines() if x.strip()]
+        assert len(lines) == 1, p.stderr[-3000:]
+        assert f"cannot connect to the Ray cluster at {address}" in lines[0]
+        assert "refused the token" in lines[0], lines[0]
+        assert "authentication token" in lines[0].lower(), lines[0]  # Ray's own words
+
+
+def test_failure_cause_names_a_refused_token_and_the_inner_cause():
+    """Ray wraps the cause of a failed connection in "Failed to connect to Ray cluster at
+    ..." (the GCS address) or "ray client connection timeout" (ray://)."""
+    from skillbridge.ray_cluster import AUTH_HINT, failure_cause
+
+    def wrapped(inner: str, outer: str) -> BaseException:
+        try:
+            try:
+                raise RuntimeError(inner)
+            except RuntimeError as c:
+                raise ConnectionError(outer) from c
+        except ConnectionError as e:
+            return e
+
+    gcs = wrapped(
+        "Failed to connect to GCS. Last connection error: Traceback (most recent call last):\n"
+        '  File "node.py", line 996\nray.exceptions.RpcError: Unauthenticated: RPC error: '
+        "InvalidAuthToken: Authentication token is missing or incorrect. Ensure that...",
+        "Failed to connect to Ray cluster at 10.0.0.1:6379",
+    )
+    why = failure_cause(gcs, [])
+    assert why.startswith("the cluster refused the token (")
+    assert "InvalidAuthToken: Authentication token is missing or incorrect); " in why
+    assert why.endswith(AUTH_HINT)
+    timeout = ConnectionError("ray client connection timeout")
+    heard = ["Invalid or missing authentication token"]  # the client's debug log
+    assert "(Invalid or missing authentication token)" in failure_cause(timeout, heard)
+    other = wrapped("Traceback\n  File\nTimedOut: Timed out while waiting for GCS", "Failed")
+    assert failure_cause(other, []) == "Failed: TimedOut: Timed out while waiting for GCS"
+    assert failure_cause(timeout, []) == "ray client connection timeout"
