@@ -125,3 +125,49 @@ def test_eval_faults_cli_reports_recovery_and_claims(monkeypatch, capsys, tmp_pa
     assert s["claims"]["recovery"]["rate"] == 1.0
     md = (out / "report.md").read_text()
     assert "false success claims" in md and "recovery from an injected fault" in md
+
+
+def test_a_plan_moving_the_cube_to_leave_is_no_success_claim(tmp_path, monkeypatch):
+    """Issue 23, item 8: for "leave the green cube where it is and put the rest in the green
+    bin" the embedded model's command moved the green cube too, its plan stated a goal
+    with green in the bin, the run met that goal and claimed success: a false success
+    claim on every seed (with --faults or without). The cube the instruction leaves alone
+    must not be moved by a model's plan, so the run claims nothing."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    from planner.hybrid import HybridPlanner
+    from planner.llm import LLMProposer
+
+    moves = [
+        s
+        for c in ("green", "red", "blue")
+        for s in (
+            {"skill": "pick", "object": f"{c}_block"},
+            {"skill": "place", "target": "green_bin"},
+        )
+    ]
+    plan = {"steps": moves, "goal": [f"in({c}_block, green_bin)" for c in ("green", "red", "blue")]}
+
+    def from_spec(cls, spec=None, **kw):
+        # the whole plan, then (after the fault moved green out of the bin) green back in
+        replies = [plan] + [{"steps": moves[:2], "goal": plan["goal"][:1]}] * 20
+        model = GenericFakeChatModel(
+            messages=iter([AIMessage(content=json.dumps(r)) for r in replies])
+        )
+        llm = LLMProposer(model, name="fake", mode="text", sleep=lambda s: None)
+        return HybridPlanner(llm, route="model")
+
+    monkeypatch.setattr(HybridPlanner, "from_spec", classmethod(from_spec))
+    task = Task(
+        id="exc-leave-green",
+        instruction="leave the green cube where it is and put the rest in the green bin",
+        category="exclusions",
+        goal=("in(red_block, green_bin)", "in(blue_block, green_bin)", "on_table(green_block)"),
+        scene={"cubes": ["red_block", "green_block", "blue_block"]},
+    )
+    job = {**_job(tmp_path), "task": task.model_dump(mode="json"), "faults": True}
+    rec = run_job(job)
+    assert rec["false_success"] is False, rec
+    assert rec["claimed_success"] is False
+    assert not any(s["skill"] == "pick" for s in rec["subgoals"])  # green never moved
