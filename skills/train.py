@@ -10,6 +10,12 @@ Layout of a run folder (rl-baselines3-zoo's convention): ``<logdir>/<algo>/<skil
 with ``config.yml``, ``args.yml``, ``command.txt``, ``versions.json``, ``evaluations.json``,
 ``bc/`` (warm-start actor), ``checkpoint/`` (resumable PPO state), ``best/`` (best
 evaluated policy, safetensors + manifest) and optional ``tensorboard/``.
+
+Not SB3's ``EvalCallback``/``CheckpointCallback``: the best policy here is the one with the
+highest *success rate* of the exported actor on the skill's own success test (EvalCallback
+ranks by mean reward), it is shipped as safetensors with a manifest (the callbacks write
+``model.zip`` and pickled replay buffers, which we never load), and a checkpoint is taken
+between ``learn`` calls, at a rollout boundary, with the progress it resumes from.
 """
 
 from __future__ import annotations
