@@ -76,9 +76,11 @@ class Understanding:
 
 #: Politeness that looks like a condition ("if you don't mind", "when you get a moment").
 _POLITENESS = re.compile(
-    r"\b(?:when|if|whenever)\s+(?:you\s+(?:get|have)\s+a\s+(?:moment|minute|chance|sec(?:ond)?)|"
+    r"(?:\b(?:and|but)\s+)?(?:\bonly\s+)?\b(?:when|if|whenever)\s+(?:you\s+(?:get|have)\s+a\s+(?:moment|minute|chance|sec(?:ond)?)|"
     r"you\s+(?:don't|do\s+not)\s+mind(?:\s+me\s+asking)?|it's\s+not\s+too\s+much\s+trouble|"
-    r"that\s+makes\s+sense|you\s+can|possible|you\s+have\s+(?:a\s+)?(?:time|moment))\b[,\s-]*"
+    r"that\s+makes\s+sense|you\s+(?:can|could|would|will|like|want|wish|please)|possible|"
+    r"you\s+have\s+(?:a\s+)?(?:time|moment)|it's\s+(?:safe|ok|okay|alright)(?:\s+to\s+do\s+so)?|"
+    r"it\s+is\s+(?:safe|ok|okay)(?:\s+to\s+do\s+so)?)\b[,\s-]*"
 )
 
 
@@ -175,6 +177,21 @@ def _tidy(t: str) -> str:
     block into the green bin", "green block, blue bin"), a fronted object ("the green
     block - put it in the bin"), a scene-setting clause ("there are three blocks, put ...")."""
     t = re.sub(r"\s+-+\s+", ", ", t)
+    # "open the drawer, drop the yellow cube in there": there is the container just named
+    cont = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", t))
+    there = re.search(r"\b(?:in|into|inside)\s+there\b", t)
+    if there and cont and cont[-1].start() < there.start():
+        t = t[: there.start()] + f"in {cont[-1].group(0)}" + t[there.end() :]
+    t = re.sub(
+        r"\bclear\s+(?:off\s+)?the\s+table\b(?=\s+(?:into|in|to)\b)", "put all the blocks", t
+    )
+    # "leave it on the table": the table's centre (the place skill sets it beside a block there)
+    t = re.sub(
+        r"(?<=\band\s)(?:leave|put|set|place|drop|lay)\s+(it|them|the\s+\w+\s+block)\s+(?:back\s+)?"
+        r"(?:down\s+)?on\s+the\s+table\b(?!\s+(?:left|right|front|back|cent|middle))",
+        r"put \1 on the table center",
+        t,
+    )
     t = re.sub(r"^there\s+(?:is|are)\s+[^,]*,\s*(?=\w)", "", t)
     t = re.sub(r"^(?:whichever|which\s*ever)\s+(block|cube|one)\s+is\s+", r"the \1 ", t)
     m = re.match(
@@ -182,11 +199,16 @@ def _tidy(t: str) -> str:
     )
     if m:
         t = f"put the {m.group(1)} block in the {m.group(2)} bin" + t[m.end() :]
-    if re.match(
-        rf"^(?:(?:the|both|all(?:\s+the)?)\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
-        rf"\s+(?:in|into|inside|onto|on\s+top\s+of|to)\s",
-        t,
-    ) or re.match(rf"^(?:{_C})\s+(?:in|into|onto)\s", t):
+    single = not re.search(r"[,;]|\bthen\b|\band\b", t)
+    if (
+        single
+        and re.match(
+            rf"^(?:(?:the|both|all(?:\s+the)?)\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
+            rf"\s+(?:in|into|inside|onto|on\s+top\s+of|to)\s",
+            t,
+        )
+        or (single and re.match(rf"^(?:{_C})\s+(?:in|into|onto)\s", t))
+    ):
         t = "put " + t
     m = re.match(
         rf"^(?P<np>the\s+(?:{_C})\s+(?:block|cube|brick))\s*,\s*(?P<v>\w+)\s+(?:it|them)\b", t
@@ -228,7 +250,7 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
         t = counted.text
         notes += counted.notes
         resolved = refs.resolve(t, world)
-        t = resolved.text
+        t = _tidy(resolved.text)
         notes += resolved.notes
     except refs.Ambiguous as e:
         return _clarify(out, e.candidates, e.kind, e.phrase, reading.constraints)
@@ -237,6 +259,9 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     amb = _ambiguous(t, world)
     if amb is not None:
         return _clarify(out, amb[1], amb[0], amb[2], reading.constraints)
+    as_said = _normalise(out(PLAN).original)
+    if t == as_said.lower().strip():
+        t = as_said  # nothing was rewritten: the planners get the words as typed
     return out(PLAN, text=t, constraints=reading.constraints)
 
 
@@ -266,6 +291,28 @@ _MOVE = (
 def _impossible(text: str, world: WorldState) -> str | None:
     """Requests that no plan can satisfy, refused before any motion."""
     t = text
+    if re.search(
+        r"\b(?:throw|toss|drop|chuck|smash)\b[^,;.]*\b(?:on|onto|to)\s+the\s+floor\b|\bthrow\s+\w+\s+away\b",
+        t,
+    ):
+        return "I can only put things in the bins, on blocks or on the table, never off it"
+    if (
+        re.search(r"\b(?:at\s+the\s+same\s+time|simultaneously|at\s+once|both\s+at\s+once)\b", t)
+        and len(
+            re.findall(
+                r"\b(?:in|into|on|onto)\s+(?:the\s+)?(?:\w+\s+)?(?:bin|block|cube|drawer)\b", t
+            )
+        )
+        >= 2
+    ):
+        return "one block can be in only one place at a time"
+    thing = re.search(
+        rf"\b{_MOVE}\s+(?:up\s+)?(?:the\s+)?(?P<f>drawer|button|lamp|light|cabinet)\s+"
+        r"(?:on|onto|in|into|to|on\s+top\s+of)\b",
+        t,
+    )
+    if thing:
+        return f"the {thing.group('f')} is fixed in place; I can only move the blocks"
     first = re.match(r"^(?:please\s+)?(?:just\s+)?([a-z]+)\b", t)
     if first and first.group(1) in L.IMPOSSIBLE_VERBS:
         return (
@@ -277,10 +324,10 @@ def _impossible(text: str, world: WorldState) -> str | None:
         t,
     )
     if m and not re.search(r"\b(?:in|into|from|out\s+of|on|onto)\s*$", t[: m.start("thing")]):
-        thing = m.group("thing")
-        if thing in ("bin", "bins", "basket", "container"):
+        fixed = m.group("thing")
+        if fixed in ("bin", "bins", "basket", "container"):
             return "the bins are fixed to the table; I can only move the blocks"
-        return f"the {thing} cannot be moved; I can only move the blocks"
+        return f"the {fixed} cannot be moved; I can only move the blocks"
     m = re.search(
         rf"\b(?:put|place|stack|set|drop)\s+(?:the\s+)?(?P<a>{'|'.join(L.COLOURS)})\s+(?:block|cube|brick|one)\s+"
         rf"(?:on|onto|on\s+top\s+of|in|into)\s+(?:(?:it)self|the\s+same\s+(?:block|cube))\b",
@@ -294,7 +341,7 @@ def _impossible(text: str, world: WorldState) -> str | None:
     )
     if m and re.search(rf"\b{_MOVE}\b", t[: m.start()]):
         return "a block cannot hold anything inside it; put things in a bin or on a block"
-    m = re.search(r"\b(?:in|into)\s+(?:the\s+)?(?:robot|gripper|hand|table)\b", t)
+    m = re.search(rf"\b{_MOVE}\b[^,;]*\b(?:in|into)\s+(?:the\s+)?(?:robot|gripper|hand|table)\b", t)
     if m and not re.search(r"\bhand\b.*\bhome\b", t):
         return "I can only put blocks in the bins, on other blocks or on the table"
     return None
@@ -308,35 +355,72 @@ _AMBIG_NOTES = {
 }
 
 
+def _bare_block(text: str, world: WorldState) -> str | None:
+    """ "the block" with nothing that could say which (no colour, shade, quantifier,
+    pronoun or relation after it) in a scene of several: the phrase, else None."""
+    from bridge.grounding import colours_named
+
+    bare = re.search(
+        r"\b(?:the|that|this)\s+(?:block|cube|brick)\b(?!\s+(?:of|that|which|who|whose|on|under|from|"
+        r"next|nearest|closest|farthest|furthest|between|beside|by|near|colou?red|like|with|you|i|held|"
+        r"sitting|resting|lying)\b|\s+in\s+(?:the\s+)?(?:red|green|blue|yellow)\b)",
+        text,
+    )
+    if (
+        bare is None
+        or len(world.objects) < 2
+        or world.held_object
+        or re.search(rf"\b(?:{_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text)
+        or re.search(r"\b(?:all|every|each|both|any|blocks|cubes|them|it)\b", text)
+    ):
+        return None
+    plain_bins = set(
+        re.findall(rf"\b({_C})\s+(?:bin|basket|container|bucket|tub|crate|box)\b", text)
+    )
+    return None if colours_named(text) - plain_bins else bare.group(0)
+
+
+_NARROWING = re.compile(
+    r"\b(?:top|bottom|stack|tower|pile|upper|lower|highest|lowest|others|remaining|rest|"
+    r"last|first|second|third|same|another|either|biggest|smallest|middle|left|right|front|back|"
+    r"corner|near|far|closest|nearest|farthest|furthest|between|beside|next|under|below|above)\b"
+)
+
+
 def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | None:
     """(kind, candidates, phrase) when the rules find a reference that fits several things
     and nothing in the text (no shade, no thing of a colour, no relation) could narrow it."""
+    from bridge.grounding import colours_named
     from planner.rules import RulesPlanner
 
+    phrase = _bare_block(text, world)
+    if phrase is not None:
+        return "block", [o.name for o in world.objects], phrase
     r = RulesPlanner().parse(text, world)
     if r.confident:
         return None
     kind = next((_AMBIG_NOTES[n] for n in r.notes if n in _AMBIG_NOTES), None)
-    if kind is None and re.search(r"\b(?:that|this)\s+one\b", text) and not world.held_object:
-        kind = "block"
-    if (
-        kind is None
-        and re.search(r"\b(?:one\s+of\s+them|them|the\s+other(?:\s+one)?)\b", text)
+    pronoun = bool(
+        re.search(
+            r"\b(?:that|this)\s+one\b|\b(?:one\s+of\s+them|them|the\s+other(?:\s+one)?)\b", text
+        )
         and not re.search(rf"\b(?:{_C})\b", text)
         and not re.search(r"\b(?:all|every|each|both|blocks|cubes)\b", text)
-    ):
+        and not world.held_object
+    )
+    if kind is None and pronoun:
         kind = "block"
     if kind is None:
         if re.search(
             r"\b(?:over\s+there|over\s+here|there|here|that\s+way|this\s+way)\s*[.!?]*$", text
         ) and re.search(rf"\b{_MOVE}\b", text):
-            where = [b.name for b in world.bins]
-            return "place", where, "there"
+            return "place", [b.name for b in world.bins], "there"
         return None
-    from bridge.grounding import colours_named
-
-    # a shade, a thing of a colour or a misspelt colour ("blu"): the model can narrow it
+    # a shade, a thing of a colour or a misspelt colour ("blu"), or a word of relation: the
+    # model can narrow it
     named = colours_named(text)
+    if not pronoun and _NARROWING.search(text):
+        return None
     plain = {w for w in re.findall(r"[a-z]+", text) if w in L.COLOURS}
     as_block = {
         m.group(1)

@@ -85,6 +85,12 @@ def is_question(text: str) -> bool:
         return True
     if t.startswith("when ") and t.endswith("?") and not re.match(r"when\s+you", t):
         return True
+    if re.match(r"^what\s+(?:i|we)(?:'d|\s+would)?\s+(?:really\s+)?(?:like|want|need|love)\b", t):
+        return False  # "what I'd like is for the blue block to go ...": a wish
+    if re.match(
+        r"^(?:have|has|do|does|did)\s+(?!you\b|we\b|i\b|the\s+\w+\s+bin\b|any)", t
+    ) and not t.endswith("?"):
+        return False  # "have the yellow cube end up on the red one": a causative order
     if _ASKS.match(t):
         # "what about putting ..." / "how about you stack ..." are suggestions: orders
         return not re.match(r"^(?:how|what)\s+about\b", t)
@@ -114,6 +120,11 @@ def is_statement(text: str) -> bool:
     t = text.strip().lower()
     if _did(t) is not None:
         return True
+    if re.search(
+        r"[,;:-]\s*(?:and\s+|then\s+|so\s+)?(?:please\s+)?(?:put|place|move|stack|push|pick|drop|take|grab)\b",
+        t,
+    ):
+        return False
     if re.search(r"\b(?:should|must|needs?|has\s+to|have\s+to|want|wants|ought)\b", t):
         return False
     return bool(_COPULA_STATEMENT.match(t)) or bool(re.match(r"^there\s+(?:is|are)\b", t))

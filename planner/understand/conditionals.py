@@ -50,6 +50,15 @@ def _decide(cond: str, world: WorldState) -> bool:
     return fact.holds(world)
 
 
+def _about_the_world(cond: str) -> bool:
+    """A condition that claims something of the scene (so an unread one is refused, not
+    ignored): a copula with a cube, a bin, the drawer, the light or the gripper."""
+    return bool(
+        re.search(r"\b(?:is|are|isn't|aren't|'s|has|have|holds?|contains?)\b", cond)
+        and re.search(rf"\b(?:{_C}|bin|block|cube|drawer|light|lamp|gripper|hand|holding)\b", cond)
+    )
+
+
 def _pronoun(text: str, cond: str) -> str:
     """ "it" in the branch: the condition's bin after a preposition, else its cube."""
     bin_m = re.search(rf"\b({_C})\s+bin\b", cond)
@@ -110,9 +119,19 @@ def split(text: str, world: WorldState) -> Branch | None:
     if m is None:
         return None
     cond = m.group("cond")
+    a_tail = ""
+    if (
+        m.group("b") is None
+        and "," in cond
+        and not m.group("a").startswith(("if", "when", "unless"))
+    ):
+        # "A if C, then B": the condition ends at its comma, the rest goes on after A
+        cond, a_tail = cond.split(",", 1)
     if re.match(r"(?:you\s+can|possible|you\s+want|needed|necessary)\b", cond):
         return None  # "if you can" / "if possible" are politeness, not conditions
     a_text, b_text = m.group("a"), m.group("b")
+    if a_tail.strip():
+        a_text = f"{a_text}, {a_tail.strip()}"
     # "if C, X, then Y": Y is the next step whatever C says (when nothing says "otherwise")
     after = ""
     if b_text is None:
@@ -120,10 +139,25 @@ def split(text: str, world: WorldState) -> Branch | None:
         if k:
             a_text, after = a_text[: k.start()], a_text[k.end() :]
     cond = _referents(cond, a_text)
-    holds = _decide(cond, world)
+    try:
+        holds = _decide(cond, world)
+    except UnknownCondition:
+        if _about_the_world(cond):
+            raise
+        return None  # "if you would take ...", "if it's safe to do so": no condition
     if m.group("kw").startswith("unless"):
         holds = not holds
-    chosen = a_text if holds else (b_text or "")
+    chosen = _branch(a_text if holds else (b_text or ""), holds, cond, a_text, m.group("a"), world)
+    true = holds != m.group("kw").startswith("unless")
+    note = f"condition {cond.strip()!r} is {'true' if true else 'false'}"
+    if after:
+        chosen = f"{chosen}, then {after}" if chosen else after
+    return Branch(chosen, note)
+
+
+def _branch(chosen: str, holds: bool, cond: str, a_text: str, a_raw: str, world: WorldState) -> str:
+    """The chosen branch with its pronouns resolved and, for an "otherwise" with no verb,
+    the first branch's verb and object."""
     top = re.match(
         rf"(?:anything|something|a\s+block)\s+is\s+(?:stacked\s+)?on\s+(?:top\s+of\s+)?(?:the\s+)?({_C})",
         cond,
@@ -131,7 +165,7 @@ def split(text: str, world: WorldState) -> Branch | None:
     if top and world.object(f"{top.group(1)}_block") is not None:
         above = world.top_of_stack(f"{top.group(1)}_block")
         if above and above != f"{top.group(1)}_block":  # "take it off": the cube on top
-            chosen = re.sub(r"\b(?:it|them)\b", f"the {above.split('_')[0]} block", chosen, count=1)
+            chosen = re.sub(r"\b(?:it|them)\b", f"the {above.split('_')[0]} block", chosen)
     chosen = _pronoun(chosen.strip(" ,."), cond)
     if chosen and not holds and re.search(r"\b(?:it|them)\b", chosen):
         obj = re.search(rf"\b(?:the\s+)?({_C})(?:\s+(?:block|cube|brick|one))?\b(?!\s+bin)", a_text)
@@ -145,16 +179,10 @@ def split(text: str, world: WorldState) -> Branch | None:
             r"(?:put|place|move|stack|push|pick|drop|take|go|leave|open|close|press|turn)\b", chosen
         )
     ):
-        verb_obj = re.match(
-            r"(?P<vo>.+?)\s+(?=(?:in|into|on|onto|to)\b)", _pronoun(m.group("a"), cond)
-        )
+        verb_obj = re.match(r"(?P<vo>.+?)\s+(?=(?:in|into|on|onto|to)\b)", _pronoun(a_raw, cond))
         if verb_obj:
             chosen = f"{verb_obj.group('vo')} {chosen}"
-    true = holds != m.group("kw").startswith("unless")
-    note = f"condition {cond.strip()!r} is {'true' if true else 'false'}"
-    if after:
-        chosen = f"{chosen}, then {after}" if chosen else after
-    return Branch(chosen, note)
+    return chosen
 
 
 def _referents(cond: str, action: str) -> str:

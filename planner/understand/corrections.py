@@ -161,7 +161,9 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
         same = list(
             re.finditer(rf"(?:\bthe\s+)?\b{col.group(1)}\b(?:\s+(?:{_BLOCK}|{_BIN})\b)?", before)
         )
-        if same and (target is None or col.group(1) not in target.group(0)):
+        refs = list(re.finditer(rf"\b(?:{_C})\b(?:\s+(?:{_BLOCK}|{_BIN})\b)?", before))
+        last_is_same = bool(refs) and col.group(1) in refs[-1].group(0)
+        if same and last_is_same and (target is None or col.group(1) not in target.group(0)):
             target = same[-1]
     if target is None and kind == "block":
         target = _last_ref(before, "colour")

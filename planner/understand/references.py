@@ -405,7 +405,10 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
     ),
     # "whatever is in the drawer", "the block in the drawer"
     (
-        re.compile(rf"(?:\bwhatever\s+is|{_PREFIX}{_BLOCK}{_THAT})\s+in\s+the\s+drawer"),
+        re.compile(
+            rf"(?:\bwhatever\s+is\s+in\s+the\s+drawer|{_PREFIX}{_BLOCK}{_THAT}\s+in\s+the\s+drawer"
+            rf"(?=\s*(?:out\b|,|and\b|into\b|onto\b|on\b|to\b|in\s+the\s+\w+\s+bin\b)))"
+        ),
         lambda world, m: _in_drawer(world, m),
     ),
     # "the lonely one", "the one off on its own", "the isolated block"
@@ -432,7 +435,7 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
     # "the block in the green bin", "the cube on the red block", "the one under blue"
     (
         re.compile(
-            rf"{_PREFIX}{_SIZE}{_BLOCK}{_THAT}\s+(?P<rel>in|inside|on\s+top\s+of|on|atop|above|"
+            rf"{_PREFIX}{_SIZE}{_BLOCK}{_THAT}\s+(?P<rel>in|inside|from|out\s+of|on\s+top\s+of|on|atop|above|"
             rf"under|underneath|beneath|below)\s+(?:the\s+)?(?P<col>{_C})(?:\s+(?P<coln>{_BLOCK}|{_BIN}))?"
         ),
         _relation,
@@ -651,8 +654,8 @@ def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | 
     m = _ANY.search(text)
     if m is None or not re.search(_VERB + r"|\bpick\b|\bgrab\b|\btake\b", text[: m.start()]):
         return None
-    if m.group(0).split()[0] in ("a", "one") and re.search(r"s\b", m.group(0)):
-        return None
+    if re.fullmatch(r"(?:a|one)\s+\w+s", m.group(0)):
+        return None  # "a blocks" is no reference
     src = re.match(rf"\s+(?:out\s+of|from|in|inside)\s+(?:the\s+)?({_C})\s+bin\b", text[m.end() :])
     if src:
         inside = [o.name for o in world.objects if o.in_bin == f"{src.group(1)}_bin"]

@@ -98,13 +98,18 @@ def _relevant(sentence: str) -> bool:
     words = set(re.findall(r"[a-z']+", sentence))
     if words & set(L.COLOURS) or re.search(rf"\b{_THINGS}\b", sentence):
         return True
+    if any(words & cues for cues in L.COLOUR_CUES.values()):
+        return True  # a shade or a thing of a colour ("ruby, then sapphire")
     if words & (set(L.ACTION_VERBS) | {"stop", "home", "halt", "cancel", "pick", "want", "need"}):
+        return True
+    if words & {"tower", "stack", "pile", "build", "goal", "result", "order", "sequence"}:
         return True
     return bool(re.search(r"\b(?:it|them)\b", sentence) and words & set(L.ACTION_VERBS))
 
 
 def strip(text: str) -> str:
     """The request without the talk around it (the text itself when nothing is dropped)."""
+    original = text
     m = re.match(
         r"^(?:where(?:'s|\s+is)|is\s+there|do\s+you\s+see|have\s+you\s+got)\s+(?P<np>(?:a|an|the)\s+\w+\s+"
         r"(?:block|cube|brick|one))\s*[?,;]\s*(?:and\s+|then\s+)?(?P<cmd>.+)$",
@@ -114,23 +119,38 @@ def strip(text: str) -> str:
         np = re.sub(r"^(?:a|an)\s+", "the ", m["np"])
         text = re.sub(r"\b(?:it|that\s+one)\b", np, m["cmd"], count=1)
     text = _unwrap(text)
-    parts = [p.strip() for p in re.split(r"(?<=[.!?:;])\s+|\.{2,}\s*|\s+-+\s+", text) if p.strip()]
+    parts = [p.strip() for p in re.split(r"(?<=[.!?;])\s+|\.{2,}\s*|\s+-+\s+", text) if p.strip()]
+    # a colon ends a preface of chat ("last thing today I promise: green block, blue bin"),
+    # never a list's "red: blue bin" or a "goal: ..."
+    parts = [q for p in parts for q in _preface(p)]
     if len(parts) > 1:
         kept = [p for p in parts if _relevant(p)]
         # "The green block looks lonely. Put it on top of the red block": the description
         # names what "it" is
         merged: list[str] = []
         for p in kept:
-            if merged and re.search(r"\b(?:it|them)\b", p) and not _acts(merged[-1]):
+            if (
+                merged
+                and re.search(r"\b(?:it|them)\b", p)
+                and not _acts(merged[-1])
+                and re.search(r"\b(?:is|looks|seems|sits|lies|appears|'s)\b", merged[-1])
+                and len(re.findall(rf"\b(?:{_C})\b", merged[-1])) == 1
+            ):
                 m = re.search(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", merged[-1])
                 if m:
                     p = re.sub(r"\b(?:it|them)\b", f"the {m.group(1)} block", p, count=1)
                     merged.pop()
             merged.append(p)
-        if merged:
+        if any(_acts(p) for p in merged):
+            # a description beside the command ("three blocks are bunched together and one is
+            # off on its own - put the lonely one in the red bin") is dropped
+            merged = [p for p in merged if _acts(p) or not re.search(r"\b(?:is|are)\b", p)]
+        if merged and len(merged) < len(parts):
             text = ", ".join(p.rstrip(".!;:") if not p.endswith("?") else p for p in merged)
     text = _unwrap(text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
+    if text == original:
+        return original  # nothing dropped or unwrapped: the words go on as written
     text = re.sub(
         r"^(?:(?:hi|hello|hey|yo|ok|okay|so|alright|well|um+|uh+|hmm+|yeah|yes|right|sure)\b[\s,!]*)+",
         "",
@@ -140,6 +160,22 @@ def strip(text: str) -> str:
         r"(?:[\s,.!]*\b(?:thanks|thank\s+you|cheers|please)\b(?:\s+\w+){0,2}[\s.!]*)+$", "", text
     )
     return text.strip(" ,")
+
+
+def _preface(part: str) -> list[str]:
+    m = re.match(r"^([^:]{1,200}):\s+(.+)$", part)
+    if m is None:
+        return [part]
+    head = m.group(1)
+    task_words = r"\b(?:build|make|stack|pile|tower|goal|result|following|order|list|steps?|plan)\b"
+    if (
+        len(head.split()) >= 4
+        and not re.search(rf"\b(?:{_C})\b", head)
+        and not re.search(task_words, head)
+        and not _acts(head)
+    ):
+        return [head + ":", m.group(2)]
+    return [part]
 
 
 def _unwrap(text: str) -> str:
@@ -165,6 +201,8 @@ def remark(text: str) -> str | None:
     t = text.strip().lower()
     if _acts(t) and not re.match(r"^i\s+(?:just\s+|already\s+)?(?:put|moved|placed|did)\b", t):
         return None
+    if re.search(rf"\b(?:{_C})\b", t) and not re.match(r"^(?:nice|good|great)\s+(?:job|work)\b", t):
+        return None  # "hey robot, red on blue" names what to move: a request
     if _REMARK.match(t) and not re.search(rf"\b(?:{_C})\s+(?:block|cube)\s+(?:in|on|into)\b", t):
         return "Thank you; I did not move anything"
     return None
