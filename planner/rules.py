@@ -255,6 +255,11 @@ _PHRASES: list[tuple[str, str]] = [
     (r"\bthe robot home\b", " home "),
     # what is left of "the rest" after the home phrases is the remaining blocks, not home
     (r"\bthe rest\b", " the others "),
+    # "every block on the table": the blocks not yet put away, which "every block" plans
+    (
+        r"\b((?:every|each|all(?:\s+the)?)\s+(?:blocks?|cubes?|bricks?))\s+(?:that\s+is\s+|that's\s+)?on\s+the\s+table\b",
+        r"\1",
+    ),
     (r"\bcolour", " color"),
     (r"\bblock's\b", " block "),
     # exclusions: "except (for)", "other than", "apart from", "excluding", and "but" after

@@ -249,6 +249,11 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
         counted = refs.counts(t, world, set(reading.constraints.objects))
         t = counted.text
         notes += counted.notes
+        cons = reading.constraints
+        avoid = set(cons.objects) | set(cons.targets) | {tg for _, tg in cons.pairs}
+        other = refs.another(t, world, avoid)
+        t = other.text
+        notes += other.notes
         resolved = refs.resolve(t, world)
         t = _tidy(resolved.text)
         notes += resolved.notes
@@ -380,11 +385,21 @@ def _bare_block(text: str, world: WorldState) -> str | None:
     return None if colours_named(text) - plain_bins else bare.group(0)
 
 
+#: Words of order in a stack or a sequence that the rules do not read but a model may
+#: (spatial words are not among them: the selectors resolve those exactly, or ask).
 _NARROWING = re.compile(
     r"\b(?:top|bottom|stack|tower|pile|upper|lower|highest|lowest|others|remaining|rest|"
-    r"last|first|second|third|same|another|either|biggest|smallest|middle|left|right|front|back|"
-    r"corner|near|far|closest|nearest|farthest|furthest|between|beside|next|under|below|above)\b"
+    r"last|first|same|either|biggest|smallest|under|below|above|beneath|underneath)\b"
 )
+
+
+def _vague_place(text: str, world: WorldState) -> tuple[str, list[str], str] | None:
+    """ "put it over there": where is asked."""
+    if re.search(
+        r"\b(?:over\s+there|over\s+here|there|here|that\s+way|this\s+way)\s*[.!?]*$", text
+    ) and re.search(rf"\b{_MOVE}\b", text):
+        return "place", [b.name for b in world.bins], "there"
+    return None
 
 
 def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | None:
@@ -404,18 +419,16 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
         re.search(
             r"\b(?:that|this)\s+one\b|\b(?:one\s+of\s+them|them|the\s+other(?:\s+one)?)\b", text
         )
-        and not re.search(rf"\b(?:{_C})\b", text)
+        and not re.search(
+            rf"\b(?:{_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text
+        )
         and not re.search(r"\b(?:all|every|each|both|blocks|cubes)\b", text)
         and not world.held_object
     )
     if kind is None and pronoun:
         kind = "block"
     if kind is None:
-        if re.search(
-            r"\b(?:over\s+there|over\s+here|there|here|that\s+way|this\s+way)\s*[.!?]*$", text
-        ) and re.search(rf"\b{_MOVE}\b", text):
-            return "place", [b.name for b in world.bins], "there"
-        return None
+        return _vague_place(text, world)
     # a shade, a thing of a colour or a misspelt colour ("blu"), or a word of relation: the
     # model can narrow it
     named = colours_named(text)
@@ -445,6 +458,9 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
     held = world.held_object
     if held and re.search(r"\b(?:it|them)\b", text):
         return None
+    pron = re.search(r"\b(?:it|them)\b", text)
+    if pron and kind == "block" and as_block and re.search(rf"\b(?:{_C})\b", text[: pron.start()]):
+        return None  # "grab the green block. now put it in the red bin": it is the green one
     cands = [o.name for o in world.objects if o.name.split("_")[0] not in as_block]
     if len(cands) < 2:
         return None

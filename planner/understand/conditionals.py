@@ -65,6 +65,8 @@ def _pronoun(text: str, cond: str) -> str:
     cube_m = re.search(
         rf"\b({_C})\s+(?:block|cube|brick|one)\b|^(?:the\s+)?({_C})\b(?!\s+bin)", cond
     )
+    if re.search(r"\bdrawer\b", cond) and not bin_m:
+        text = re.sub(r"\b(in|into|inside)\s+(?:it|there)\b", r"\1 the drawer", text)
     if bin_m:
         text = re.sub(r"\b(?<!in\s)(?<!into\s)there\b", "in there", text)
         text = re.sub(
@@ -93,8 +95,14 @@ def _comma_after_condition(t: str) -> str:
     m = re.match(r"^(?:if|when|unless)\s+", t)
     if m is None:
         return t
-    v = re.search(rf"\s(?:then\s+)?(?={_ACT}\b)", t[m.end() :])
-    if v is None or "," in t[m.end() : m.end() + v.start()]:
+    rest = t[m.end() :]
+    v = None
+    for cand in re.finditer(rf"\s(?:then\s+)?(?={_ACT}\b)", rest):
+        if re.search(r"(?:'s|\bis|\bare|n't|\bnot)\s*$", rest[: cand.start()]):
+            continue  # "if the drawer's open": a state, not the action
+        v = cand
+        break
+    if v is None or "," in rest[: v.start()]:
         return t
     cut = m.end() + v.start()
     return t[:cut] + "," + t[cut:]

@@ -219,6 +219,18 @@ def _middle(world: WorldState, m: re.Match[str]) -> str:
     return ordered[len(ordered) // 2]
 
 
+def _other(world: WorldState, m: re.Match[str]) -> str:
+    """The cube not named in the text around the match."""
+    text = m.string
+    named = {f"{c}_block" for c in re.findall(rf"\b({_C})\b(?!\s+{_BIN})", text)}
+    left = [o.name for o in world.objects if o.name not in named]
+    if not left:
+        raise Unresolvable("there is no other block")
+    if len(left) > 1:
+        raise Ambiguous(m.group(0), left, "block")
+    return left[0]
+
+
 def _loner(world: WorldState, m: re.Match[str]) -> str:
     """The cube farthest from its nearest neighbour."""
     objs = [o for o in world.objects if not o.held]
@@ -419,6 +431,19 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
         ),
         lambda world, m: _loner(world, m),
     ),
+    # "the cube on the left into the red bin" (colourless, with a destination after it)
+    (
+        re.compile(
+            rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?:on|at|to)\s+the\s+(?P<sup>left|right)(?:\s+side)?"
+            rf"(?=\s+(?:in|into|on|onto|to|inside)\b|\s*,)"
+        ),
+        _superlative,
+    ),
+    # "the other block": the one not named (asked when several are left)
+    (
+        re.compile(r"\bthe\s+other\s+(?:block|cube|brick|one)\b"),
+        lambda world, m: _other(world, m),
+    ),
     # "the left block", "the front cube" (colourless)
     (
         re.compile(rf"{_PREFIX}(?P<sup>left|right|front|back|far)\s+{_NOUN}\b(?!\s+of\b)"),
@@ -545,6 +570,33 @@ def _by_distance(world: WorldState, names: list[str], dest: str | None) -> list[
 def _join(names: list[str]) -> str:
     said = [_say(n) for n in names]
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def another(text: str, world: WorldState, avoid: set[str]) -> Resolution:
+    """ "on another block" / "on any other block": the nearest clear cube that is not the one
+    moved and not off limits (``avoid``: forbidden cubes and targets)."""
+    m = re.search(
+        r"\b(?P<prep>on|onto|on\s+top\s+of)\s+(?:another|any\s+other|some\s+other|a\s+different|any)\s+"
+        r"(?:block|cube|brick|one)\b",
+        text,
+    )
+    if m is None:
+        return Resolution(text, [])
+    mover = re.search(rf"\b({_C})\s+(?:block|cube|brick|one)\b", text[: m.start()])
+    moved = f"{mover.group(1)}_block" if mover else None
+    pool = [
+        o.name
+        for o in world.objects
+        if o.name != moved and o.name not in avoid and world.clear(o.name) and not o.held
+    ]
+    if not pool:
+        raise Unresolvable("no other block is free to stack on")
+    point = _xy(world, moved) if moved and world.object(moved) else (0.0, 0.0)
+    pick = min(pool, key=lambda n: (math.dist(_xy(world, n), point), n))
+    said = f"{m.group('prep')} {_say(pick)}"
+    return Resolution(
+        text[: m.start()] + said + text[m.end() :], [f"{m.group(0)!r} is {_say(pick)}"]
+    )
 
 
 def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:

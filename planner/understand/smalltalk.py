@@ -168,12 +168,9 @@ def _preface(part: str) -> list[str]:
         return [part]
     head = m.group(1)
     task_words = r"\b(?:build|make|stack|pile|tower|goal|result|following|order|list|steps?|plan)\b"
-    if (
-        len(head.split()) >= 4
-        and not re.search(rf"\b(?:{_C})\b", head)
-        and not re.search(task_words, head)
-        and not _acts(head)
-    ):
+    words = len(head.split())
+    chat = words >= 6 or (words >= 4 and not re.search(task_words, head) and not _acts(head))
+    if chat and not re.search(rf"\b(?:{_C})\b", head):
         return [head + ":", m.group(2)]
     return [part]
 
