@@ -388,7 +388,7 @@ def _bare_block(text: str, world: WorldState) -> str | None:
 #: Words of order in a stack or a sequence that the rules do not read but a model may
 #: (spatial words are not among them: the selectors resolve those exactly, or ask).
 _NARROWING = re.compile(
-    r"\b(?:top|bottom|stack|tower|pile|upper|lower|highest|lowest|others|remaining|rest|"
+    r"\b(?:top|bottom|(?:the|a)\s+(?:stack|tower|pile)|upper|lower|highest|lowest|others|remaining|rest|"
     r"last|first|same|either|biggest|smallest|under|below|above|beneath|underneath)\b"
 )
 

@@ -708,7 +708,11 @@ def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | 
         return None
     if re.fullmatch(r"(?:a|one)\s+\w+s", m.group(0)):
         return None  # "a blocks" is no reference
-    src = re.match(rf"\s+(?:out\s+of|from|in|inside)\s+(?:the\s+)?({_C})\s+bin\b", text[m.end() :])
+    taking = re.search(r"\b(?:take|remove|get|grab|pick|lift|fetch)\b", text[: m.start()])
+    src = re.match(
+        rf"\s+(?:out\s+of|from{'|in|inside' if taking else ''})\s+(?:the\s+)?({_C})\s+bin\b",
+        text[m.end() :],
+    )
     if src:
         inside = [o.name for o in world.objects if o.in_bin == f"{src.group(1)}_bin"]
         if not inside:

@@ -311,3 +311,35 @@ def test_grounding_has_polarity_and_no_false_slips():
     assert check("leave blue alone and put red in the green bin", steps, row())
     assert colours_named("take it from the top") == set()
     assert colours_named("put the gren one in the bleu bin") == {"green", "blue"}
+
+
+@pytest.mark.parametrize(
+    "text, kind, goal",
+    [
+        ("put any block in the red bin", "plan", "in(*, red_bin)"),
+        ("stack the green block on the block", "clarify", None),
+        ("stack the red block on the other block", "clarify", None),
+        ("take one block out of the blue bin", "refuse", None),
+        ("set the red block on another block, never on the green one", "plan", "on(red_block, *)"),
+        ("put the block on the right in the blue bin", "plan", "in(yellow_block, blue_bin)"),
+    ],
+)
+def test_indefinite_and_relative_references(text, kind, goal):
+    """'any block' is a choice (never read as a source), 'the block' / 'the other block'
+    among several is asked, 'another block' avoids what is forbidden."""
+    w = row()
+    out = HybridPlanner().plan(text, w)
+    assert out.kind == kind, (out.kind, out.understanding.text if out.understanding else None)
+    if goal:
+        after = _after(w, out.steps())
+        assert goal_holds([goal], after), out.steps()
+        assert "green_block" not in {s.get("target") for s in out.steps()}
+
+
+def test_a_state_word_is_no_action_in_a_condition():
+    from sim.world import DrawerState
+
+    shut = row().model_copy(update={"drawer": DrawerState(is_open=False, is_closed=True)})
+    text = "if the drawer's open put the red block in it, if it's shut put the red block in the green bin"
+    u = understand(text, shut)
+    assert u.kind == "plan" and u.text == "put the red block in the green bin", u
