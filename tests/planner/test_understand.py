@@ -340,6 +340,9 @@ def test_a_state_word_is_no_action_in_a_condition():
     from sim.world import DrawerState
 
     shut = row().model_copy(update={"drawer": DrawerState(is_open=False, is_closed=True)})
-    text = "if the drawer's open put the red block in it, if it's shut put the red block in the green bin"
+    text = (
+        "if the drawer's open put the red block in it, "
+        "if it's shut put the red block in the green bin"
+    )
     u = understand(text, shut)
     assert u.kind == "plan" and u.text == "put the red block in the green bin", u
