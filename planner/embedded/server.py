@@ -251,6 +251,13 @@ def _refuse_busy(request: socket.socket) -> None:
             + f"Content-Length: {len(body)}\r\nRetry-After: 1\r\n\r\n".encode()
             + body
         )
+        # close gracefully: a socket closed with the client's request still unread is
+        # reset, and the client loses the 503 it was sent; read (briefly, boundedly) first
+        request.shutdown(socket.SHUT_WR)
+        request.settimeout(0.2)
+        drained = 0
+        while drained < 1 << 16 and (chunk := request.recv(4096)):
+            drained += len(chunk)
     except OSError:
         pass
     finally:
