@@ -187,7 +187,8 @@ def _tidy(t: str) -> str:
     )
     # "leave it on the table": the table's centre (the place skill sets it beside a block there)
     t = re.sub(
-        r"(?<=\band\s)(?:leave|put|set|place|drop|lay)\s+(it|them|the\s+\w+\s+block)\s+(?:back\s+)?"
+        r"(?:(?<=\band\s)|(?<=,\s)|(?<=\bthen\s))(?:leave|put|set|place|drop|lay)\s+"
+        r"(it|them|the\s+\w+\s+block)\s+(?:back\s+)?"
         r"(?:down\s+)?on\s+the\s+table\b(?!\s+(?:left|right|front|back|cent|middle))",
         r"put \1 on the table center",
         t,
@@ -417,7 +418,8 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
     kind = next((_AMBIG_NOTES[n] for n in r.notes if n in _AMBIG_NOTES), None)
     pronoun = bool(
         re.search(
-            r"\b(?:that|this)\s+one\b|\b(?:one\s+of\s+them|them|the\s+other(?:\s+one)?)\b", text
+            r"\b(?:that|this)\s+one\b|\b(?:one\s+of\s+them|(?<!any\sof\s)them|the\s+other(?:\s+one)?)\b",
+            text,
         )
         and not re.search(
             rf"\b(?:{_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text

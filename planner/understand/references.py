@@ -703,8 +703,16 @@ def _count(text: str, world: WorldState, forbidden: set[str]) -> Resolution | No
 
 def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
     """ "any block", "a block", "one of the blocks": the robot picks one."""
+    text = re.sub(
+        r",?\s*(?:any\s+(?:of\s+them|one)|(?:it\s+)?doesn't\s+matter\s+which(?:\s+one)?|"
+        r"whichever(?:\s+one)?(?:\s+you\s+like)?)\s*$",
+        "",
+        text,
+    )
     m = _ANY.search(text)
-    if m is None or not re.search(_VERB + r"|\bpick\b|\bgrab\b|\btake\b", text[: m.start()]):
+    if m is None or not re.search(
+        _VERB + r"|\bpick\b|\bgrab\b|\btake\b|\bwant\b|\bneed\b", text[: m.start()]
+    ):
         return None
     if re.fullmatch(r"(?:a|one)\s+\w+s", m.group(0)):
         return None  # "a blocks" is no reference

@@ -346,3 +346,12 @@ def test_a_state_word_is_no_action_in_a_condition():
     )
     u = understand(text, shut)
     assert u.kind == "plan" and u.text == "put the red block in the green bin", u
+
+
+def test_any_of_them_is_a_choice_and_it_after_a_take_goes_on_the_table():
+    w = binned()  # red in the green bin
+    u = understand("I only want one block in the blue bin, any of them", w)
+    assert u.kind == "plan" and "block in the blue bin" in u.text and "any of them" not in u.text
+    u = understand("take one of the blocks out of the green bin, put it on the table", w)
+    assert u.kind == "plan"
+    assert u.text == "take the red block out of the green bin, put it on the table center"
