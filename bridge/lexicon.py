@@ -229,7 +229,7 @@ ACTION_VERBS = frozenset(
 IMPOSSIBLE_VERBS = frozenset(
     """paint colour color recolour recolor dye cut slice break smash crush melt burn eat
     wash clean polish fold bend glue weld drill spin juggle throw_away draw write
-    shrink enlarge resize split""".split()
+    shrink enlarge resize""".split()
 )
 #: Social remarks that are not requests ("thanks", "nice job"): answered, nothing moves.
 REMARKS = (

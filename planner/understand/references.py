@@ -605,7 +605,7 @@ def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:
     The robot chooses (the request says any will do): cubes not forbidden, clear, not
     already at the destination, nearest the destination first; "one in each bin" gives each
     bin the cube of its colour where there is one, then the nearest left over."""
-    for fn in (_each_bin, _count_ranked, _all_but, _count, _any_one):
+    for fn in (_split, _one_more, _each_bin, _count_ranked, _all_but, _count, _any_one):
         r = fn(text, world, forbidden)
         if r is not None:
             return r
@@ -615,6 +615,66 @@ def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:
 def _chosen(text: str, m: re.Match[str], chosen: list[str], note: str) -> Resolution:
     said = _join(chosen)
     return Resolution(text[: m.start()] + said + text[m.end() :], [f"{m.group(0)!r} {note} {said}"])
+
+
+_SPLIT = re.compile(
+    rf"\b(?:split|divide|share|spread|distribute)\s+(?:up\s+)?(?:all\s+)?(?:the\s+)?"
+    rf"(?:(?:two|three|four|[234])\s+)?(?:blocks|cubes|bricks)\s+(?:evenly\s+|equally\s+)?"
+    rf"(?:between|among|across|over)\s+(?:the\s+)?(?P<a>{_C})(?:\s+bin)?\s+and\s+(?:the\s+)?"
+    rf"(?P<b>{_C})\s+bins?(?:\s+evenly|\s+equally)?"
+)
+_MORE = re.compile(
+    rf"\b(?:add|put|place|drop)\s+(?:one|a|another)\s+more(?:\s+(?:block|cube|brick))?"
+    rf"(?:\s+(?:in|into|to)\s+(?:the\s+)?(?P<c>{_C})\s+bin|\s+(?:in|into)\s+(?:it|there))?"
+)
+
+
+def _split(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "split the four blocks evenly between the red and the blue bins": half each, every
+    cube to the nearer of the two bins while its share lasts."""
+    m = _SPLIT.search(text)
+    if m is None:
+        return None
+    bins = [f"{m.group('a')}_bin", f"{m.group('b')}_bin"]
+    if any(world.bin(b) is None for b in bins):
+        raise Unresolvable("one of those bins is not here")
+    pool = _movable(world, forbidden, None)
+    if len(pool) < 2:
+        raise Unresolvable("there are not enough blocks to split")
+    share = {bins[0]: (len(pool) + 1) // 2, bins[1]: len(pool) // 2}
+    pairs: list[tuple[str, str]] = []
+    for cube in sorted(
+        pool, key=lambda c: min(math.dist(_xy(world, c), _xy(world, b)) for b in bins)
+    ):
+        near = sorted(bins, key=lambda b: math.dist(_xy(world, cube), _xy(world, b)))
+        dest = near[0] if share[near[0]] > 0 else near[1]
+        share[dest] -= 1
+        pairs.append((cube, dest))
+    said = ", then ".join(f"put {_say(o)} in {_say(b)}" for o, b in pairs)
+    note = f"{m.group(0)!r}: " + "; ".join(f"{o} -> {b}" for o, b in pairs)
+    return Resolution(text[: m.start()] + said + text[m.end() :], [note])
+
+
+def _one_more(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "add one more" (to the bin named, or the one the sentence was about)."""
+    m = _MORE.search(text)
+    if m is None:
+        return None
+    colour = m.group("c")
+    if colour is None:
+        named = re.findall(rf"\b({_C})\s+bin\b", text[: m.start()])
+        if not named:
+            return None
+        colour = named[-1]
+    dest = f"{colour}_bin"
+    if world.bin(dest) is None:
+        raise Unresolvable(f"there is no {colour} bin")
+    pool = _by_distance(world, _movable(world, forbidden, dest), dest)
+    if not pool:
+        raise Unresolvable("no other block can go there")
+    said = f"put {_say(pool[0])} in {_say(dest)}"
+    # the whole request is the move; a scene-setting clause before it says nothing more
+    return Resolution(said + text[m.end() :], [f"{m.group(0)!r}: {pool[0]} -> {dest}"])
 
 
 def _each_bin(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:

@@ -355,3 +355,15 @@ def test_any_of_them_is_a_choice_and_it_after_a_take_goes_on_the_table():
     u = understand("take one of the blocks out of the green bin, put it on the table", w)
     assert u.kind == "plan"
     assert u.text == "take the red block out of the green bin, put it on the table center"
+
+
+def test_split_evenly_and_one_more():
+    w = row()
+    out = HybridPlanner().plan("split the four blocks evenly between the red and the blue bins", w)
+    after = _after(w, out.steps())
+    assert sum(o.in_bin == "red_bin" for o in after.objects) == 2
+    assert sum(o.in_bin == "blue_bin" for o in after.objects) == 2
+    w = binned()  # red in the green bin
+    out = HybridPlanner().plan("there's one block in the green bin already, add one more", w)
+    after = _after(w, out.steps())
+    assert sum(o.in_bin == "green_bin" for o in after.objects) == 2
