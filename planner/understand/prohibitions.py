@@ -154,6 +154,13 @@ def read(text: str, world: WorldState) -> Reading:
             "",
             t,
         )
+    # "don't forget the blue one" asks for more, it forbids nothing
+    t = re.sub(
+        r"(?:,?\s*\band\s+)?\b(?:don't|dont|do\s+not)\s+forget\s+(?:to\s+|about\s+)?",
+        ", and also ",
+        t,
+    )
+    t = re.sub(r"^\s*,\s*and\s+also\s+", "", t)
     t = _keep_out(t, targets, negated)
     t = _stays(t, objects, negated)
     # "hands off X", "keep your hands off X", "stay away from X"

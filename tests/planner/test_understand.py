@@ -367,3 +367,11 @@ def test_split_evenly_and_one_more():
     out = HybridPlanner().plan("there's one block in the green bin already, add one more", w)
     after = _after(w, out.steps())
     assert sum(o.in_bin == "green_bin" for o in after.objects) == 2
+
+
+def test_dont_forget_asks_for_more_and_forbids_nothing():
+    w = row()
+    u = understand("don't forget to put the yellow block in the red bin", w)
+    assert u.kind == "plan" and not u.constraints
+    out = HybridPlanner().plan(u.text, w)
+    assert goal_holds(["in(yellow_block, red_bin)"], _after(w, out.steps()))
