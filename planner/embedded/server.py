@@ -314,6 +314,23 @@ class PlannerHandler(BaseHTTPRequestHandler):
         except OSError:
             pass  # the client went away: nobody to tell
 
+    def _linger(self, limit: int = 4 * MAX_BODY, seconds: float = 0.5) -> None:
+        """Close after an answer sent before the body was read: shut the write side and
+        read what the client still sends (bounded in bytes and time). A socket closed with
+        unread data is reset, and the client would lose the answer it was sent."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            self.connection.settimeout(0.1)
+            end, got = time.monotonic() + seconds, 0
+            while got < limit and time.monotonic() < end:
+                chunk = self.connection.recv(1 << 16)
+                if not chunk:
+                    break
+                got += len(chunk)
+        except OSError:
+            pass
+
     def _error(
         self, status: int, message: str, kind: str = "invalid_request_error", **extra: str
     ) -> None:
@@ -350,10 +367,11 @@ class PlannerHandler(BaseHTTPRequestHandler):
             return self._error(400, "bad Content-Length")
         if n <= 0 or n > MAX_BODY:
             self.close_connection = True
-            return self._error(
+            self._error(
                 413 if n > MAX_BODY else 400,
                 f"body too large (over {MAX_BODY} bytes)" if n > MAX_BODY else "no body",
             )
+            return self._linger()
         try:
             body = self.rfile.read(n)
         except OSError:
