@@ -9,7 +9,9 @@ robot answers and what it conditions on is exactly what its success test would s
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bridge import goals as G
@@ -49,7 +51,139 @@ def _neg(lits: list[str], neg: bool) -> list[str]:
     return lits
 
 
-def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form a branch
+def _any(m: re.Match[str]) -> bool:
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _forms(cop: str) -> list[tuple[str, str, str, bool, Callable[[re.Match[str]], bool]]]:
+    """The claims read by one pattern each: (pattern, literal, words, inverted, accept).
+    ``{o}``/``{t}``/``{b}`` are the match's cube, other cube and bin colours; ``inverted``
+    flips the literal's polarity ("the bin is empty" is ``not in(*, bin)``)."""
+    not_a_bin = lambda m: not (m["tn"] and re.fullmatch(_BIN, m["tn"]))  # noqa: E731
+    return [
+        (
+            rf"{_OBJ}{cop}{_NOT}\s+(?:in|inside|within)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}",
+            "in({o}_block, {b}_bin)",
+            "the {o} block is in the {b} bin",
+            False,
+            _any,
+        ),
+        (
+            rf"{_OBJ}{cop}{_NOT}\s+(?:in|inside)\s+(?:a|any|one\s+of\s+the)\s+(?:bin|bins|basket)",
+            "in({o}_block, *)",
+            "the {o} block is in a bin",
+            False,
+            _any,
+        ),
+        (
+            rf"{_OBJ}{cop}{_NOT}\s+(?:on\s+top\s+of|on|atop)\s+(?:another|a|any|some)\s+"
+            rf"(?:other\s+)?(?:block|cube|brick|one)",
+            "on({o}_block, *)",
+            "the {o} block is on another block",
+            False,
+            _any,
+        ),
+        (
+            rf"{_OBJ}{cop}{_NOT}\s+in\s+(?:the\s+)?drawer",
+            "in({o}_block, drawer)",
+            "the {o} block is in the drawer",
+            False,
+            _any,
+        ),
+        (
+            rf"{_OBJ}{cop}{_NOT}\s+(?:on\s+top\s+of|on|atop|stacked\s+on)\s+{_OBJ2}",
+            "on({o}_block, {t}_block)",
+            "the {o} block is on the {t} block",
+            False,
+            not_a_bin,
+        ),
+        (
+            rf"(?:anything|something|a\s+block|any\s+block){cop}{_NOT}\s+(?:stacked\s+)?"
+            rf"(?:on\s+top\s+of|on)\s+{_OBJ2}",
+            "on(*, {t}_block)",
+            "something is on the {t} block",
+            False,
+            _any,
+        ),
+        (
+            rf"{_OBJ}{cop}{_NOT}\s+on\s+the\s+table",
+            "on_table({o}_block)",
+            "the {o} block is on the table",
+            False,
+            _any,
+        ),
+        (
+            rf"{_OBJ}{cop}{_NOT}\s+(?:under|underneath|beneath|below)\s+{_OBJ2}",
+            "on({t}_block, {o}_block)",
+            "the {o} block is under the {t} block",
+            False,
+            _any,
+        ),
+        (
+            rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}{cop}{_NOT}\s+empty",
+            "in(*, {b}_bin)",
+            "the {b} bin is empty",
+            True,
+            _any,
+        ),
+        (
+            rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}\s+(?:has|contains|holds){_NOT}\s+(?:the\s+)?"
+            rf"(?P<o>{_C})(?:\s+(?:block|cube|brick|one))?(?:\s+in\s+it)?",
+            "in({o}_block, {b}_bin)",
+            "the {o} block is in the {b} bin",
+            False,
+            _any,
+        ),
+        (
+            rf"(?:nothing|no\s+block|no\s+cube)\s+is\s+(?:stacked\s+)?(?:on\s+top\s+of|on)\s+{_OBJ2}",
+            "on(*, {t}_block)",
+            "nothing is on the {t} block",
+            True,
+            _any,
+        ),
+        (
+            rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}\s+(?:has|contains|holds)\s+(?:something|anything|"
+            rf"a\s+block|blocks|a\s+cube)(?:\s+in\s+it)?",
+            "in(*, {b}_bin)",
+            "the {b} bin has something in it",
+            False,
+            _any,
+        ),
+        (
+            rf"(?:you|you're|you\s+are)\s*(?:are\s+)?{_NOT}\s*holding\s+{_OBJ}",
+            "held({o}_block)",
+            "I am holding the {o} block",
+            False,
+            _any,
+        ),
+        (
+            rf"(?:you|you're|you\s+are)\s*(?:are\s+)?{_NOT}\s*holding\s+(?:something|anything|"
+            rf"a\s+block)",
+            "held(*)",
+            "I am holding something",
+            False,
+            _any,
+        ),
+        (
+            r"(?:your|the)\s+(?:hand|gripper)" + cop + _NOT + r"\s+empty",
+            "held(*)",
+            "the gripper is empty",
+            True,
+            _any,
+        ),
+        (
+            rf"there\s+(?:is|are){_NOT}\s+(?:a|an|any)?\s*(?:blocks?|cubes?|anything|something)\s+"
+            rf"(?:in|inside)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}",
+            "in(*, {b}_bin)",
+            "the {b} bin has something in it",
+            False,
+            _any,
+        ),
+    ]
+
+
+def read(text: str, world: WorldState) -> Fact | None:
     """The claim ``text`` makes, or None when it is not one this reader knows.
 
     ``text`` is a clause in statement order ("the red block is in the green bin", "the
@@ -75,77 +209,12 @@ def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form 
     side = _side(t, world)
     if side is not None:
         return side
-    # X is (not) in the Y bin
-    m = re.fullmatch(
-        rf"{_OBJ}{cop}{_NOT}\s+(?:in|inside|within)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}", t
-    )
-    if m:
-        lit = f"in({m['o']}_block, {m['b']}_bin)"
-        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is in the {m['b']} bin")
-    m = re.fullmatch(
-        rf"{_OBJ}{cop}{_NOT}\s+(?:in|inside)\s+(?:a|any|one\s+of\s+the)\s+(?:bin|bins|basket)", t
-    )
-    if m:
-        lit = f"in({m['o']}_block, *)"
-        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is in a bin")
-    m = re.fullmatch(
-        rf"{_OBJ}{cop}{_NOT}\s+(?:on\s+top\s+of|on|atop)\s+(?:another|a|any|some)\s+(?:other\s+)?"
-        rf"(?:block|cube|brick|one)",
-        t,
-    )
-    if m:
-        lit = f"on({m['o']}_block, *)"
-        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is on another block")
-    m = re.fullmatch(rf"{_OBJ}{cop}{_NOT}\s+in\s+(?:the\s+)?drawer", t)
-    if m:
-        lit = f"in({m['o']}_block, drawer)"
-        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is in the drawer")
-    # X is (not) on (top of) Y / on the table
-    m = re.fullmatch(rf"{_OBJ}{cop}{_NOT}\s+(?:on\s+top\s+of|on|atop|stacked\s+on)\s+{_OBJ2}", t)
-    if m and not (m["tn"] and re.fullmatch(_BIN, m["tn"])):
-        lit = f"on({m['o']}_block, {m['t']}_block)"
-        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is on the {m['t']} block")
-    m = re.fullmatch(
-        rf"(?:anything|something|a\s+block|any\s+block){cop}{_NOT}\s+(?:stacked\s+)?(?:on\s+top\s+of|on)"
-        rf"\s+{_OBJ2}",
-        t,
-    )
-    if m:
-        lit = f"on(*, {m['t']}_block)"
-        return Fact(_neg([lit], bool(m["neg"])), f"something is on the {m['t']} block")
-    m = re.fullmatch(rf"{_OBJ}{cop}{_NOT}\s+on\s+the\s+table", t)
-    if m:
-        lit = f"on_table({m['o']}_block)"
-        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is on the table")
-    m = re.fullmatch(rf"{_OBJ}{cop}{_NOT}\s+(?:under|underneath|beneath|below)\s+{_OBJ2}", t)
-    if m:
-        lit = f"on({m['t']}_block, {m['o']}_block)"
-        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is under the {m['t']} block")
-    # the Y bin is (not) empty / has something in it
-    m = re.fullmatch(rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}{cop}{_NOT}\s+empty", t)
-    if m:
-        lit = f"in(*, {m['b']}_bin)"
-        return Fact(_neg([lit], not m["neg"]), f"the {m['b']} bin is empty")
-    m = re.fullmatch(
-        rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}\s+(?:has|contains|holds){_NOT}\s+(?:the\s+)?(?P<o>{_C})"
-        rf"(?:\s+(?:block|cube|brick|one))?(?:\s+in\s+it)?",
-        t,
-    )
-    if m:
-        lit = f"in({m['o']}_block, {m['b']}_bin)"
-        return Fact(_neg([lit], bool(m["neg"])), f"the {m['o']} block is in the {m['b']} bin")
-    m = re.fullmatch(
-        rf"(?:nothing|no\s+block|no\s+cube)\s+is\s+(?:stacked\s+)?(?:on\s+top\s+of|on)\s+{_OBJ2}", t
-    )
-    if m:
-        return Fact([f"not on(*, {m['t']}_block)"], f"nothing is on the {m['t']} block")
-    m = re.fullmatch(
-        rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}\s+(?:has|contains|holds)\s+(?:something|anything|"
-        rf"a\s+block|blocks|a\s+cube)(?:\s+in\s+it)?",
-        t,
-    )
-    if m:
-        return Fact([f"in(*, {m['b']}_bin)"], f"the {m['b']} bin has something in it")
+    for pattern, lit, says, inverted, ok in _forms(cop):
+        m = re.fullmatch(pattern, t)
+        if m and ok(m):
+            g = m.groupdict()
+            neg = bool(g.get("neg")) != inverted
+            return Fact(_neg([lit.format(**g)], neg), says.format(**g))
     m = re.fullmatch(r"(?:the\s+)?drawer" + cop + _NOT + r"\s+(?P<s>open|opened|closed|shut)", t)
     if m and world.drawer is not None:
         lit = "open(drawer)" if m["s"].startswith("open") else "closed(drawer)"
@@ -155,30 +224,6 @@ def read(text: str, world: WorldState) -> Fact | None:  # noqa: C901 - one form 
     if m and world.light_on is not None:
         on = m["s"] in ("on", "lit")
         return Fact(_neg(["light_on"], on == bool(m["neg"])), f"the light is {m['s']}")
-    # you are holding X / your hand is empty
-    m = re.fullmatch(rf"(?:you|you're|you\s+are)\s*(?:are\s+)?{_NOT}\s*holding\s+{_OBJ}", t)
-    if m:
-        lit = f"held({m['o']}_block)"
-        return Fact(_neg([lit], bool(m["neg"])), f"I am holding the {m['o']} block")
-    m = re.fullmatch(
-        rf"(?:you|you're|you\s+are)\s*(?:are\s+)?{_NOT}\s*holding\s+(?:something|anything|a\s+block)",
-        t,
-    )
-    if m:
-        return Fact(_neg(["held(*)"], bool(m["neg"])), "I am holding something")
-    m = re.fullmatch(r"(?:your|the)\s+(?:hand|gripper)" + cop + _NOT + r"\s+empty", t)
-    if m:
-        return Fact(_neg(["not held(*)"], bool(m["neg"])), "the gripper is empty")
-    # there is (no) X block
-    m = re.fullmatch(
-        rf"there\s+(?:is|are){_NOT}\s+(?:a|an|any)?\s*(?:blocks?|cubes?|anything|something)\s+"
-        rf"(?:in|inside)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}",
-        t,
-    )
-    if m:
-        return Fact(
-            _neg([f"in(*, {m['b']}_bin)"], bool(m["neg"])), f"the {m['b']} bin has something in it"
-        )
     m = re.fullmatch(
         r"there\s+(?:is|are)" + _NOT + r"\s+(?:a|an|any)?\s*(?:blocks?|cubes?|anything|something)"
         r"\s+(?:in|inside)\s+(?:the\s+)?drawer",
