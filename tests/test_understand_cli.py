@@ -43,32 +43,20 @@ def test_plan_json_documents_the_kind_and_exits_accordingly(task, kind, code, tm
     assert d["understanding"]["kind"] == kind
 
 
-def test_run_never_executes_a_question_or_a_clarify(tmp_path):
-    p = _cli(
-        "run",
-        "is the red block in the green bin?",
-        "--llm",
-        "rules",
-        "--json",
-        "--out",
-        str(tmp_path / "runs"),
-        cwd=tmp_path,
+def _run(task: str, tmp_path) -> subprocess.CompletedProcess:
+    return _cli(
+        "run", task, "--llm", "rules", "--json", "--out", str(tmp_path / "runs"), cwd=tmp_path
     )
+
+
+def test_run_never_executes_a_question_or_a_clarify(tmp_path):
+    p = _run("is the red block in the green bin?", tmp_path)
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert d["status"] == "answered" and d["kind"] == "answer"
     assert d["subgoals"] == [] and d["steps"] == 0
     assert d["answer"].startswith(("Yes", "No"))
-    p = _cli(
-        "run",
-        "put the block in the bin",
-        "--llm",
-        "rules",
-        "--json",
-        "--out",
-        str(tmp_path / "runs"),
-        cwd=tmp_path,
-    )
+    p = _run("put the block in the bin", tmp_path)
     assert p.returncode == 3, p.stderr
     d = json.loads(p.stdout)
     assert d["status"] == "clarify" and d["subgoals"] == []

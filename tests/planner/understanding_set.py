@@ -40,6 +40,7 @@ from bridge.goals import (
     names_of,
     parse_literal,
 )
+from planner.understand import KINDS as U_KINDS
 from sim import scene as sim_scene
 from sim.world import WorldState
 from skillbridge.evaluation.suite import SceneSpec
@@ -49,7 +50,8 @@ DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "understanding.yaml"
 #: The top-level ``format:`` that marks an understanding set (the bench picks its judge by it).
 FORMAT = "understanding"
 
-KINDS = ("plan", "answer", "clarify", "stop", "refuse")
+#: the kinds an utterance is read as (the planner's own definition, planner.understand)
+KINDS = U_KINDS
 #: Kinds where nothing may move (a drive home is no motion).
 STILL_KINDS = ("answer", "clarify", "stop", "refuse")
 CATEGORIES = (
