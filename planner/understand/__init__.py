@@ -326,7 +326,7 @@ def _impossible(text: str, world: WorldState) -> str | None:
             + (", open and close the drawer and press the button" if world.drawer else "")
         )
     m = re.search(
-        rf"\b{_MOVE}\s+(?:up\s+)?(?:the\s+)?(?:(?:{'|'.join(L.COLOURS)})\s+)?(?P<thing>bin|bins|table|robot|arm|wall|floor|basket|container)\b",
+        rf"\b{_MOVE}\s+(?:up\s+)?(?:the\s+)?(?:(?:{_C})\s+)?(?P<thing>bin|bins|table|robot|arm|wall|floor|basket|container)\b",
         t,
     )
     if m and not re.search(r"\b(?:in|into|from|out\s+of|on|onto)\s*$", t[: m.start("thing")]):
@@ -335,14 +335,14 @@ def _impossible(text: str, world: WorldState) -> str | None:
             return "the bins are fixed to the table; I can only move the blocks"
         return f"the {fixed} cannot be moved; I can only move the blocks"
     m = re.search(
-        rf"\b(?:put|place|stack|set|drop)\s+(?:the\s+)?(?P<a>{'|'.join(L.COLOURS)})\s+(?:block|cube|brick|one)\s+"
+        rf"\b(?:put|place|stack|set|drop)\s+(?:the\s+)?(?P<a>{_C})\s+(?:block|cube|brick|one)\s+"
         rf"(?:on|onto|on\s+top\s+of|in|into)\s+(?:(?:it)self|the\s+same\s+(?:block|cube))\b",
         t,
     )
     if m:
         return f"the {m.group('a')} block cannot be put on itself"
     m = re.search(
-        rf"\b(?:in|into|inside)\s+(?:the\s+)?(?P<a>{'|'.join(L.COLOURS)})\s+(?:block|cube|brick)\b",
+        rf"\b(?:in|into|inside)\s+(?:the\s+)?(?P<a>{_C})\s+(?:block|cube|brick)\b",
         t,
     )
     if m and re.search(rf"\b{_MOVE}\b", t[: m.start()]):
@@ -407,12 +407,12 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
     """(kind, candidates, phrase) when the rules find a reference that fits several things
     and nothing in the text (no shade, no thing of a colour, no relation) could narrow it."""
     from bridge.grounding import colours_named
-    from planner.rules import RulesPlanner
+    from planner.rules import parse as rules_parse
 
     phrase = _bare_block(text, world)
     if phrase is not None:
         return "block", [o.name for o in world.objects], phrase
-    r = RulesPlanner().parse(text, world)
+    r = rules_parse(text, world)
     if r.confident:
         return None
     kind = next((_AMBIG_NOTES[n] for n in r.notes if n in _AMBIG_NOTES), None)

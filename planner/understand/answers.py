@@ -442,12 +442,12 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
     """What would happen, from the rules planner's plan and the bridge's simulation."""
     import bridge
     from bridge.validate import simulate
-    from planner.rules import RulesPlanner
+    from planner.rules import parse as rules_parse
 
     cmd = re.sub(r"^(?:you\s+|i\s+)", "", cmd.strip())
     cmd = re.sub(r"^(?:were\s+to\s+|did\s+|would\s+)", "", cmd)
     cmd = re.sub(r"\b(?:puts?|placed?|dropped|stacked|pushed|moved|picked)\b", _present, cmd)
-    r = RulesPlanner().parse(cmd, world)
+    r = rules_parse(cmd, world)
     if not r.confident:
         return "I am not sure what that would do; nothing has moved"
     plan = r.to_json()
