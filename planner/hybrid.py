@@ -148,6 +148,19 @@ class PlanOutcome:
         return d
 
     @property
+    def accepted_meta(self) -> dict:
+        """What the proposer of the accepted plan reported with it (empty without one)."""
+        accepted = [a for a in self.attempts if str(getattr(a, "decision", "")) == "accepted"]
+        meta = accepted[-1].meta if accepted else {}
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def confidence(self) -> float | None:
+        """The model's certainty in the accepted plan (None when no model reported one)."""
+        conf = self.accepted_meta.get("confidence")
+        return float(conf) if isinstance(conf, (int, float)) else None
+
+    @property
     def kind(self) -> str:
         """plan, nothing_to_do, answer, clarify, stop, refuse or safe_stop."""
         from bridge.policy import PLAN_DECISIONS, Decision
@@ -403,11 +416,10 @@ class HybridPlanner:
             or out.source != getattr(self.llm, "name", None)
         ):
             return None
-        accepted = [a for a in out.attempts if str(getattr(a, "decision", "")) == "accepted"]
-        meta = accepted[-1].meta if accepted else {}
-        conf = meta.get("confidence") if isinstance(meta, dict) else None
+        meta = out.accepted_meta
+        conf = out.confidence
         tau = self.threshold()
-        if not isinstance(conf, (int, float)) or conf >= tau:
+        if conf is None or conf >= tau:
             return None
         said = str(meta.get("command") or "that")
         u = Understanding(

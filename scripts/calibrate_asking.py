@@ -32,9 +32,7 @@ def _model_rows(planner, entries, worlds, judge) -> list[dict]:
     rows = []
     for e, w in zip(entries, worlds, strict=True):
         out = planner.plan(e["instruction"], w)
-        accepted = [a for a in out.attempts if str(a.decision) == "accepted"]
-        meta = accepted[-1].meta if accepted else {}
-        conf = meta.get("confidence") if isinstance(meta, dict) else None
+        conf = out.confidence
         rows.append(
             {
                 "id": e["id"],
