@@ -1120,3 +1120,386 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "ありますか": " <IN?> ",
     },
 }
+
+# ------------------------------------------------------------ added for the corpus and rules
+# Everything below was added so that the training-corpus generator (planner.corpus) and the
+# rules planner (planner.rules) read their words here instead of keeping copies.
+#
+# The *_FORMS tables are ordered on purpose: the corpus draws from them by index (a repeated
+# entry is drawn more often), so their order is part of every generated corpus, and the
+# shipped adapter was trained on those corpora. Append to a table rather than reorder it, and
+# expect a corpus generated with an old seed to change when one grows. Every colour word in
+# them is one of COLOUR_CUES (tests/planner/test_corpus_lexicon.py checks the agreements).
+
+#: Bin colours, in the order the scene lists its bins.
+BIN_COLOURS: tuple[str, ...] = tuple(scene.BIN_COLORS)
+#: Colours no cube or bin has, in the corpus's draw order (a subset of OTHER_COLORS).
+ABSENT_COLOURS: tuple[str, ...] = (
+    "purple",
+    "orange",
+    "pink",
+    "black",
+    "white",
+    "brown",
+    "grey",
+    "violet",
+)
+#: The table regions by their short names (``table_<name>`` in the scene), in draw order.
+REGION_NAMES: tuple[str, ...] = ("center", "left", "right", "front", "back")
+#: Quantifier words the rules planner reads ("every block", "all cubes").
+QUANTIFIERS = frozenset({"all", "every", "each", "both", "everything", "any"})
+#: Verb -> the skill sense the rules planner reads it in ("move" pick and place, "stack",
+#: "push", "pick", "home", "sort" each into the bin of its colour). "want" stands for "I need
+#: / I want / I'd like X in Y"; "goes", "go", "belongs" follow their object.
+VERB_SENSES: dict[str, str] = {
+    **{
+        v: "move"
+        for v in """put place drop move set bring transfer deposit toss throw carry relocate
+        store stow load get take lay insert return dump position shift""".split()
+    },
+    **{v: "stack" for v in ("stack", "pile")},
+    **{v: "push" for v in ("push", "slide", "shove", "nudge", "drag", "scoot", "slip")},
+    **{v: "pick" for v in ("pick", "grab", "lift", "grasp", "raise", "hold", "seize", "fetch")},
+    **{v: "sort" for v in ("sort", "organize", "organise", "tidy")},
+    "home": "home",
+    "reset": "home",
+    "park": "home",
+    "want": "move",
+    "goes": "move",
+    "go": "move",
+    "belongs": "move",
+    "belong": "move",
+}
+#: The articulated scene's devices: word -> device ("lamp" is the light).
+DEVICE_NOUNS: dict[str, str] = {
+    "drawer": "drawer",
+    "button": "button",
+    "light": "light",
+    "lamp": "light",
+}
+#: Device verbs -> what they do ("turn"/"switch" take "on" or "off").
+DEVICE_VERBS: dict[str, str] = {
+    "open": "open",
+    "close": "close",
+    "shut": "close",
+    "press": "press",
+    "push": "press",
+    "hit": "press",
+    "click": "press",
+    "tap": "press",
+    "toggle": "press",
+    "turn": "turn",
+    "switch": "turn",
+}
+#: Shades of each colour as people write them, the plain name first.
+SHADE_FORMS: dict[str, tuple[str, ...]] = {
+    "red": (
+        "red",
+        "crimson",
+        "scarlet",
+        "ruby",
+        "cherry red",
+        "ruby red",
+        "blood red",
+        "fire-engine red",
+        "reddish",
+        "rosso",
+        "maroon",
+        "rouge",
+        "cardinal",
+    ),
+    "green": (
+        "green",
+        "emerald",
+        "jade",
+        "lime",
+        "forest green",
+        "olive",
+        "mint green",
+        "greenish",
+        "kelly green",
+        "verde",
+        "grass green",
+        "sage",
+    ),
+    "blue": (
+        "blue",
+        "navy",
+        "azure",
+        "cobalt",
+        "sapphire",
+        "sky blue",
+        "cerulean",
+        "bluish",
+        "royal blue",
+        "navy blue",
+        "indigo",
+        "baby blue",
+    ),
+    "yellow": (
+        "yellow",
+        "golden",
+        "gold",
+        "amber",
+        "lemon",
+        "mustard",
+        "canary",
+        "yellowish",
+        "sunflower yellow",
+        "lemon yellow",
+        "butter yellow",
+    ),
+}
+#: Familiar things of each colour ("the block the colour of grass").
+THING_FORMS: dict[str, tuple[str, ...]] = {
+    "red": (
+        "blood",
+        "a tomato",
+        "a strawberry",
+        "a fire truck",
+        "a stop sign",
+        "a ripe cherry",
+        "a ladybug",
+        "a rose",
+        "ketchup",
+        "a fire engine",
+        "a cardinal",
+        "a red apple",
+    ),
+    "green": (
+        "grass",
+        "a leaf",
+        "a frog",
+        "a cucumber",
+        "broccoli",
+        "a lime",
+        "spinach",
+        "a pine tree",
+        "the hulk",
+        "a lettuce leaf",
+        "an unripe banana",
+        "moss",
+    ),
+    "blue": (
+        "the sky",
+        "the ocean",
+        "the sea",
+        "a blueberry",
+        "a smurf",
+        "the clear sky",
+        "deep water",
+        "a sapphire",
+        "cookie monster",
+        "a bluebird",
+        "jeans",
+    ),
+    "yellow": (
+        "a banana",
+        "a lemon",
+        "the sun",
+        "a sunflower",
+        "a school bus",
+        "a taxi cab",
+        "butter",
+        "an egg yolk",
+        "a rubber duck",
+        "corn",
+        "pikachu",
+        "a canary",
+    ),
+}
+#: More things of each colour (the corpus's ``phrasing`` profile draws them apart, so the
+#: earlier profiles' corpora stay what they were). Some are not in COLOUR_CUES yet.
+MORE_THING_FORMS: dict[str, tuple[str, ...]] = {
+    "red": ("a christmas bauble", "a lobster", "a chili pepper", "a post box", "lipstick"),
+    "green": (
+        "a christmas tree",
+        "a traffic light's go signal",
+        "an avocado",
+        "a pea",
+        "mint",
+    ),
+    "blue": ("a police light", "the deep sea", "a bluejay", "blue ink", "a swimming pool"),
+    "yellow": ("a lemon peel", "a yield sign", "a daffodil", "mustard", "a bumblebee stripe"),
+}
+#: Ways to call a cube (head nouns in BLOCK_NOUNS or ONE_WORDS, or "piece"/"square").
+BLOCK_FORMS: tuple[str, ...] = (
+    "block",
+    "cube",
+    "brick",
+    "block",
+    "cube",
+    "one",
+    "piece",
+    "square",
+    "thing",
+    "box-shaped block",
+    "little block",
+    "little cube",
+    "toy block",
+)
+#: Ways to call a bin (each in BIN_WORDS).
+BIN_FORMS: tuple[str, ...] = (
+    "bin",
+    "bin",
+    "box",
+    "basket",
+    "container",
+    "bucket",
+    "tub",
+    "crate",
+    "receptacle",
+    "tray",
+    "bin",
+    "box",
+)
+#: Ways to name each table region (each has a word of REGION_WORDS for it but one, "the
+#: central area").
+REGION_FORMS: dict[str, tuple[str, ...]] = {
+    "center": (
+        "the center",
+        "the middle",
+        "the centre",
+        "the middle of the table",
+        "the center of the table",
+        "the centre of the table",
+        "the table center",
+        "the middle of the workspace",
+        "the central area",
+    ),
+    "left": (
+        "the left",
+        "the left side",
+        "the left of the table",
+        "the left-hand side",
+        "the left edge",
+        "the table's left side",
+        "the left part of the table",
+    ),
+    "right": (
+        "the right",
+        "the right side",
+        "the right of the table",
+        "the right-hand side",
+        "the right edge",
+        "the table's right side",
+        "the right part of the table",
+    ),
+    "front": (
+        "the front",
+        "the front of the table",
+        "the front side",
+        "the front edge",
+        "the table front",
+        "the front part of the table",
+    ),
+    "back": (
+        "the back",
+        "the back of the table",
+        "the rear",
+        "the back side",
+        "the back edge",
+        "the rear of the table",
+        "the table back",
+    ),
+}
+#: Verbs for moving a cube somewhere, as people write them (more than the rules read).
+MOVE_VERB_FORMS: tuple[str, ...] = (
+    "put",
+    "place",
+    "drop",
+    "move",
+    "toss",
+    "chuck",
+    "throw",
+    "stick",
+    "pop",
+    "get",
+    "bring",
+    "transfer",
+    "deposit",
+    "stash",
+    "plop",
+    "set",
+    "load",
+    "carry",
+    "stow",
+    "relocate",
+    "put",
+    "put",
+    "place",
+    "move",
+    "drop",
+)
+#: Verbs for stacking one cube on another.
+STACK_VERB_FORMS: tuple[str, ...] = (
+    "stack",
+    "put",
+    "place",
+    "set",
+    "pile",
+    "move",
+    "stack",
+    "plop",
+    "balance",
+)
+#: Verbs for pushing a cube along the table.
+PUSH_VERB_FORMS: tuple[str, ...] = (
+    "push",
+    "slide",
+    "shove",
+    "nudge",
+    "scoot",
+    "push",
+    "slide",
+    "drag",
+)
+#: Verbs for picking a cube up.
+PICK_VERB_FORMS: tuple[str, ...] = (
+    "pick up",
+    "grab",
+    "lift",
+    "take",
+    "grasp",
+    "pick up",
+    "hold",
+    "raise",
+    "get hold of",
+    "pick",
+)
+#: Ways of saying "except" after "all the blocks".
+EXCEPT_FORMS: tuple[str, ...] = (
+    "except",
+    "but",
+    "apart from",
+    "other than",
+    "except for",
+    "besides",
+)
+#: Ways to name the articulated scene's drawer, lamp and button.
+DRAWER_FORMS: tuple[str, ...] = (
+    "the drawer",
+    "the drawer",
+    "the drawer",
+    "drawer",
+    "the little drawer",
+    "the cabinet drawer",
+    "that drawer",
+    "the desk drawer",
+    "the drawer under the table",
+)
+LIGHT_FORMS: tuple[str, ...] = (
+    "the light",
+    "the light",
+    "the lamp",
+    "the lights",
+    "the lamp",
+    "the table lamp",
+)
+BUTTON_FORMS: tuple[str, ...] = (
+    "the button",
+    "the button",
+    "the push button",
+    "the switch button",
+    "the red button",
+)
