@@ -120,9 +120,12 @@ STOP_PHRASES = frozenset(
     don't do that|dont do that|never mind then|halt halt|stop it now|quit it|quit|
     don't bother|dont bother|do not bother|scrap that|scrap it|scrap that whole thing|
     scrap everything|forget everything|call it off|abort mission|stop what you're doing|
-    nothing more|that's all|thats all|no more|cancel the whole thing""".replace("\n", " ").split(
-        "|"
-    )
+    nothing more|that's all|thats all|no more|cancel the whole thing|that is all|that'll be all|
+    that's it|thats it|nothing else|we're done|we are done|all done|i'm done|done|that will be all|
+    forget it then|no thanks|no thank you|not now|maybe later|let's not|lets not|
+    don't worry about it|dont worry about it|never you mind|belay that|stand down""".replace(
+        "\n", " "
+    ).split("|")
 )
 STOP_PHRASES = frozenset(p.strip() for p in STOP_PHRASES if p.strip())
 #: Words that negate the clause they start ("don't move the red block").
@@ -276,6 +279,20 @@ NUMBERS: dict[str, int] = {
     "2": 2,
     "3": 3,
     "4": 4,
+    # more than a scene holds: read, so that "five blocks" is refused with the real count
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "a dozen": 12,
+    "5": 5,
+    "6": 6,
+    "7": 7,
+    "8": 8,
+    "9": 9,
+    "10": 10,
 }
 #: Indefinite "any one": the robot may choose ("a block", "any cube", "one of the blocks").
 ANY_ONE = ("any one of the", "one of the", "any of the", "any", "a", "some", "whichever")

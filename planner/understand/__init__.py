@@ -112,7 +112,7 @@ def _filler(chunk: str) -> bool:
     """A chunk that says nothing ("oh", "ok", "please", "sorry")."""
     return bool(
         re.fullmatch(
-            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|wait|actually)\s*",
+            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|nah|wait|actually)\s*",
             chunk,
         )
     )
@@ -121,10 +121,16 @@ def _filler(chunk: str) -> bool:
 def _stop_chunk(chunk: str) -> bool:
     b = re.sub(r"\s+", " ", _bare(chunk))
     b = re.sub(
-        r"^(?:(?:no|oh|hey|ok|okay|please|robot|wait|just|uh|um|whoa|woah)\s+)+(?=\S)", "", b
+        r"^(?:(?:no|nah|naw|nope|eh|meh|oh|oh well|hey|ok|okay|please|robot|wait|just|uh|um|"
+        r"whoa|woah|actually|hmm|well|so)\s+)+(?=\S)",
+        "",
+        b,
     )
     b = re.sub(
-        r"(?:\s+(?:please|now|right now|immediately|thanks|thank you|robot|already))+$", "", b
+        r"(?:\s+(?:please|now|for now|for today|right now|immediately|thanks|thank you|robot|"
+        r"already|then|anyway|mate|buddy))+$",
+        "",
+        b,
     )
     return b in L.STOP_PHRASES
 
@@ -153,6 +159,7 @@ def understand(text: str, world: WorldState) -> Understanding:
         "",
         t,
     )
+    t = _asked_condition(t)
     t, cnotes = corrections.apply(t)
     notes += cnotes
     stripped = smalltalk.strip(t)
@@ -172,6 +179,21 @@ def understand(text: str, world: WorldState) -> Understanding:
 _C = "|".join(L.COLOURS)
 
 
+def _asked_condition(t: str) -> str:
+    """ "is the red block in a bin? if not, put it in the green one": the question is the
+    condition of the order after it ("if the red block is not in a bin, put it ...")."""
+    m = re.match(
+        r"^(?P<v>is|are)\s+(?P<s>(?:the\s+)?\w+(?:\s+(?:block|cube|brick|one|bin|drawer|light|lamp))?)\s+"
+        r"(?P<p>[^?]+?)\s*\?\s*(?:and\s+)?if\s+(?P<a>not|so|yes|no|it\s+is|it\s+isn't|it's\s+not|they\s+are|"
+        r"they\s+aren't|it\s+is\s+not)\s*,?\s*(?:then\s+)?(?P<cmd>.+)$",
+        t,
+    )
+    if m is None:
+        return t
+    neg = m["a"] in ("not", "no", "it isn't", "it's not", "they aren't", "it is not")
+    return f"if {m['s']} {m['v']}{' not' if neg else ''} {m['p']}, {m['cmd']}"
+
+
 def _tidy(t: str) -> str:
     """Shapes of a command the planners read better spelled out: a missing verb ("the red
     block into the green bin", "green block, blue bin"), a fronted object ("the green
@@ -182,6 +204,15 @@ def _tidy(t: str) -> str:
     there = re.search(r"\b(?:in|into|inside)\s+there\b", t)
     if there and cont and cont[-1].start() < there.start():
         t = t[: there.start()] + f"in {cont[-1].group(0)}" + t[there.end() :]
+    # "put the block nearest the blue bin in it": it is the one container named before it
+    # (only when no block is named as a thing "it" could be)
+    into_it = re.search(r"\b(?:in|into|inside)\s+it\s*[.!]*$", t)
+    if into_it:
+        before = t[: into_it.start()]
+        named = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", before))
+        blocks = re.findall(rf"\b(?:{_C})\s+(?:block|cube|brick|one)\b", before)
+        if len(named) == 1 and not blocks:
+            t = before + f"in {named[0].group(0).removeprefix('the ')}".replace("in ", "in the ", 1)
     t = re.sub(
         r"\bclear\s+(?:off\s+)?the\s+table\b(?=\s+(?:into|in|to)\b)", "put all the blocks", t
     )
@@ -194,17 +225,34 @@ def _tidy(t: str) -> str:
         t,
     )
     t = re.sub(r"^there\s+(?:is|are)\s+[^,]*,\s*(?=\w)", "", t)
+    # "put the green block away": in a bin (which one is the robot's choice unless named)
+    t = re.sub(
+        r"\b(?:put|place|tidy|stow|pack|clear)\s+((?:the\s+\w+\s+(?:block|cube|brick|one))|it|them)"
+        r"\s+away\b(?!\s+(?:in|into|inside)\b)",
+        r"put \1 in a bin",
+        t,
+    )
     t = re.sub(r"^(?:whichever|which\s*ever)\s+(block|cube|one)\s+is\s+", r"the \1 ", t)
     m = re.match(
-        rf"^(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\s*,\s*(?:the\s+)?({_C})\s+bin\b", t
+        rf"^(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\s*,\s*(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+bin\b",
+        t,
     )
     if m:
         t = f"put the {m.group(1)} block in the {m.group(2)} bin" + t[m.end() :]
+    # "the green block, the blue block and the yellow block into the red bin": a list of
+    # things before one destination
+    listed = re.match(
+        rf"^(?:the\s+)?(?:{_C})\s+(?:block|cube|brick|one)(?:\s*(?:,|,?\s*and)\s*(?:the\s+)?(?:{_C})\s+"
+        rf"(?:block|cube|brick|one))+\s+(?:in|into|inside|onto|to)\s",
+        t,
+    )
+    if listed:
+        t = "put " + t
     single = not re.search(r"[,;]|\bthen\b|\band\b", t)
     if (
         single
         and re.match(
-            rf"^(?:(?:the|both|all(?:\s+the)?)\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
+            rf"^(?:(?:the|both|all(?:\s+the)?|every|each|all\s+of\s+the)\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
             rf"\s+(?:in|into|inside|onto|on\s+top\s+of|to)\s",
             t,
         )
@@ -255,6 +303,9 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
         other = refs.another(t, world, avoid)
         t = other.text
         notes += other.notes
+        anyb = refs.any_bin(t, world, avoid)
+        t = anyb.text
+        notes += anyb.notes
         resolved = refs.resolve(t, world)
         t = _tidy(resolved.text)
         notes += resolved.notes
@@ -386,6 +437,32 @@ def _bare_block(text: str, world: WorldState) -> str | None:
     return None if colours_named(text) - plain_bins else bare.group(0)
 
 
+_DEICTIC = re.compile(
+    r"\b(?:pick\s+up|pick|grab|take|lift|get|move|put|place|drop|push|fetch|bring|stack|hand\s+me)"
+    r"\s+(?P<d>that|this|one|something|that\s+thing|this\s+thing)\b(?!\s+(?:of|is|which|that|more|block|cube|brick|bin))"
+)
+
+
+def _deictic(text: str, world: WorldState) -> str | None:
+    """ "grab that", "pick one up", "put this in the red bin": a thing pointed at (or any
+    one, said so briefly that it may be a pointing) with nothing held and no colour that
+    could say which, in a scene of several."""
+    m = _DEICTIC.search(text)
+    if (
+        m is None
+        or len(world.objects) < 2
+        or world.held_object
+        or re.search(rf"\b(?:{_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text)
+        or re.search(r"\b(?:all|every|each|both|any|blocks|cubes|them|it)\b", text)
+    ):
+        return None
+    from bridge.grounding import colours_named
+
+    if colours_named(text) - set(re.findall(rf"\b({_C})\s+(?:bin|basket|box)\b", text)):
+        return None  # a shade or a thing of a colour names the block
+    return m.group("d")
+
+
 #: Words of order in a stack or a sequence that the rules do not read but a model may
 #: (spatial words are not among them: the selectors resolve those exactly, or ask).
 _NARROWING = re.compile(
@@ -409,7 +486,7 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
     from bridge.grounding import colours_named
     from planner.rules import parse as rules_parse
 
-    phrase = _bare_block(text, world)
+    phrase = _bare_block(text, world) or _deictic(text, world)
     if phrase is not None:
         return "block", [o.name for o in world.objects], phrase
     r = rules_parse(text, world)

@@ -31,8 +31,21 @@ _HYPOTHETICAL = re.compile(
     r"^(?:what\s+(?:would|will|could)\s+happen\s+if|what\s+if|what\s+happens\s+if|"
     r"would\s+it\s+work\s+if|suppose|imagine|hypothetically,?)\s+(?:you\s+|i\s+)?(?P<cmd>.+)$"
 )
+#: Lead-ins of an observation ("looks like ...", "I see ...", "apparently ...").
+_OBSERVED = (
+    r"(?:(?:i\s+(?:think|believe|guess|suppose|reckon)|i'm\s+(?:pretty\s+)?sure|"
+    r"(?:it\s+)?looks\s+like|(?:it\s+)?seems\s+(?:like|that|as\s+if)?|i\s+(?:can\s+)?(?:see|notice)|"
+    r"i\s+noticed|apparently|so|oh|hmm+|ok(?:ay)?\s+so|(?:it\s+)?appears|as\s+far\s+as\s+i\s+can\s+tell)"
+    r"[\s,]+(?:that\s+)?)"
+)
+#: A tag that makes a statement a yes/no question ("the green cube is on the table, right?").
+_TAG = re.compile(
+    r"[\s,]+(?:right|correct|yes|yeah|yep|no|true|innit|isn't\s+it|is\s+it\s+not|aren't\s+they|"
+    r"isn't\s+that\s+(?:so|right|true)|am\s+i\s+right|don't\s+you\s+think|or\s+not|hasn't\s+it|"
+    r"didn't\s+it|haven't\s+they)\s*[?!.]*$"
+)
 _COPULA_STATEMENT = re.compile(
-    rf"^(?:(?:i\s+(?:think|believe|guess|suppose|reckon)|i'm\s+(?:pretty\s+)?sure)\s+(?:that\s+)?)?"
+    rf"^{_OBSERVED}?"
     rf"(?:the\s+)?(?:(?:{_C})\s+(?:block|cube|brick|one|bin|basket)|drawer|light|lamp|"
     rf"gripper|hand)(?:\s+(?:is|are)|'s)\s+(?!to\b|supposed\b|meant\b|going\b|gonna\b)"
 )
@@ -127,6 +140,8 @@ def is_statement(text: str) -> bool:
         return False
     if re.search(r"\b(?:should|must|needs?|has\s+to|have\s+to|want|wants|ought)\b", t):
         return False
+    if re.search(r"\b(?:off[\s-]+limits|out\s+of\s+bounds|not\s+to\s+be)\b", t):
+        return False  # a rule ("the green bin is off limits"), read as a prohibition
     return bool(_COPULA_STATEMENT.match(t)) or bool(re.match(r"^there\s+(?:is|are)\b", t))
 
 
@@ -193,6 +208,52 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     t = re.sub(r"^which\s+colou?r\b", "what colour", t)
     t = re.sub(r"^(?:can|could)\s+you\s+tell\s+me\s+|^tell\s+me\s+|^do\s+you\s+know\s+", "", t)
     t = re.sub(r"^i\s+wonder\s+|^any\s+idea\s+", "", t)
+    # an embedded question in statement order ("do you know where the blue one went",
+    # "tell me if the red block is in the bin")
+    t = re.sub(
+        r"^where\s+(.+?)\s+(?:is|are|went|has\s+gone|ended\s+up|got\s+to|is\s+now|sits)$",
+        r"where is \1",
+        t,
+    )
+    m = re.fullmatch(r"(?:if|whether)\s+(?P<s>.+?)\s+(?P<v>is|are)\s+(?P<p>.+?)(?:\s+or\s+not)?", t)
+    if m:
+        t = f"{m['v']} {m['s']} {m['p']}"
+    # a tagged statement ("the green cube is on the table, right?")
+    if _TAG.search(" " + t + "?") and not re.match(
+        r"(?:is|are|was|were|do|does|did|where|what|which|how)\b", t
+    ):
+        said = statement(t, world)
+        if said is not None:
+            return said.removesuffix(". I did not move anything")
+    m = re.fullmatch(
+        rf"(?:was|were|has|have|did)\s+(?:the\s+)?(?P<o>{_C})(?:\s+(?:block|cube|brick|one))?\s+"
+        r"(?:been\s+|get\s+|got\s+)?(?:moved|touched|picked\s+up|used|taken|shifted|disturbed)"
+        r"(?:\s+(?:before|earlier|already|yet|at\s+all|by\s+you|by\s+anyone))*",
+        t,
+    )
+    if m:
+        return _cap(
+            "I keep no record of what happened before this request; now "
+            + _where(world, f"{m['o']}_block")
+        )
+    m = _FEASIBLE.fullmatch(t)
+    if m:
+        return _feasible(f"put {m['x']} {m['p']} {m['y']}", world)
+    m = re.fullmatch(
+        r"(?:which|what)\s+bins?\s+(?:is|are)\s+(?:still\s+)?(?P<s>empty|free|unused|available|full|"
+        r"occupied|used|not\s+empty)",
+        t,
+    ) or re.fullmatch(
+        r"(?:which|what)\s+bins?\s+(?P<s>ha(?:s|ve)\s+(?:nothing|no\s+blocks?)|"
+        r"ha(?:s|ve)\s+(?:something|blocks?|anything))(?:\s+in\s+(?:it|them))?",
+        t,
+    )
+    if m:
+        return _which_bins(
+            world,
+            not re.search(r"empty|free|unused|available|nothing|\bno\b", m["s"])
+            or "not empty" in m["s"],
+        )
     m = _HYPOTHETICAL.match(t)
     if m:
         return _hypothetical(m.group("cmd"), world)
@@ -420,6 +481,8 @@ def _verdict(fact: facts.Fact, world: WorldState) -> str:
     said = fact.says
     if true:
         return f"Yes, {said}"
+    if re.search(r"\b(?:gripper|hand)\b.*\bempty\b", said) and world.held_object:
+        return f"No, I am holding the {world.held_object.split('_')[0]} block"
     m = re.match(rf"the ({_C}) block\b", said)
     if m and world.object(f"{m.group(1)}_block") is not None:
         return f"No, {_where(world, m.group(1) + '_block')}"
@@ -428,7 +491,8 @@ def _verdict(fact: facts.Fact, world: WorldState) -> str:
 
 def statement(text: str, world: WorldState) -> str | None:
     """A reply checking a statement, or None when it is not a claim this reader knows."""
-    t = text.strip().lower().rstrip(".!")
+    t = _TAG.sub("", text.strip().lower()).rstrip(".!?")
+    t = re.sub(rf"^{_OBSERVED}", "", t)
     t = _did(t) or t
     fact = facts.read(t, world)
     if fact is None:
@@ -463,6 +527,42 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
             changed.append(re.sub(r",\s+(?:at|in)\s+the.*$", "", _where(after, o.name)))
     what = "; ".join(changed) or "nothing would change"
     return f"Then {what}. Nothing has moved yet: say it as a command to do it"
+
+
+#: "could the blue block go on top of the yellow one?": a question whether it can be done
+#: (asked of the thing, not of the robot); a request says so ("please", "for me", "thx"),
+#: see :mod:`planner.understand.smalltalk`.
+_FEASIBLE = re.compile(
+    rf"(?:could|can|might|would|will)\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one))?)\s+"
+    r"(?:go|fit|be\s+put|get\s+put|be\s+placed|be\s+moved|be\s+stacked|sit|stand|be|end\s+up)\s+"
+    r"(?P<p>in|into|inside|on|onto|on\s+top\s+of)\s+(?P<y>.+)"
+)
+
+
+def _feasible(cmd: str, world: WorldState) -> str:
+    """Whether ``cmd`` could be done now, from the rules planner and the bridge; nothing moves."""
+    import bridge
+    from planner.rules import parse as rules_parse
+
+    r = rules_parse(cmd, world)
+    if not r.confident:
+        return "I am not sure what that would take; nothing has moved"
+    res = bridge.validate(r.to_json(), world)
+    if not res.accepted:
+        why = res.refusal or "; ".join(x.message for x in res.reasons[:1]) or "it is not possible"
+        return f"No, I could not: {why}. Nothing has moved"
+    return f"Yes, I could {cmd}. Nothing has moved yet: say it as a command to do it"
+
+
+def _which_bins(world: WorldState, full: bool) -> str:
+    used = {o.in_bin for o in world.objects if o.in_bin}
+    names = [b.name.split("_")[0] for b in world.bins if (b.name in used) == full]
+    what = "hold something" if full else "are empty"
+    if not names:
+        return f"None of the bins {what}" if full else "No bin is empty"
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    verb = ("holds something" if full else "is empty") if len(names) == 1 else what
+    return f"The {said} bin{'s' if len(names) > 1 else ''} {verb}"
 
 
 def _present(m: re.Match[str]) -> str:

@@ -31,7 +31,9 @@ _MARKER = re.compile(
 )
 _SWAP = re.compile(
     r"[\s,;.!-]*(?:(?:no|actually|sorry|wait|i\s+mean|rather|er+|um+)\s*,?\s*)*"
-    r"(?:the\s+)?other\s+way\s+(?:round|around)[\s.!]*$"
+    r"(?:(?:the\s+)?other\s+way\s+(?:round|around)|(?:swap|switch|reverse|flip)\s+(?:them|those|these|it|that|"
+    r"the\s+(?:two|order|blocks))(?:\s+(?:round|around|over))?|the\s+reverse|vice\s+versa|"
+    r"(?:swap|switch)\s+(?:round|around))[\s.!]*$"
 )
 _VERBS = set(L.ACTION_VERBS) | {"stack", "pick", "push", "put", "home"}
 
@@ -90,6 +92,24 @@ def apply(text: str) -> tuple[str, list[str]]:
             break
         before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
         word = re.sub(r"\s+", " ", m.group("m"))
+        vague = re.fullmatch(
+            rf"(?:(?:in|into|on|onto)\s+)?(?:the|that|this)\s+(?P<n>{_BIN}|block|cube|brick|one)",
+            after,
+        )
+        if vague and before:
+            # "in a bin... actually, the bin": the indefinite becomes definite (then asked)
+            noun = vague.group("n")
+            pat = (
+                rf"\b(?:a|any|some|one\s+of\s+the)\s+{_BIN}s?\b"
+                if re.fullmatch(_BIN, noun)
+                else r"\b(?:a|any|some|one\s+of\s+the)\s+(?:block|cube|brick|one)s?\b"
+            )
+            indef = list(re.finditer(pat, before))
+            if indef:
+                i = indef[-1]
+                t = before[: i.start()] + f"the {noun}" + before[i.end() :]
+                notes.append(f"{word!r}: {i.group(0)!r} -> 'the {noun}'")
+                continue
         if (
             word in ("actually", "rather")
             and not _has_verb(after)

@@ -163,6 +163,7 @@ def read(text: str, world: WorldState) -> Reading:
     t = re.sub(r"^\s*,\s*and\s+also\s+", "", t)
     t = _keep_out(t, targets, negated)
     t = _stays(t, objects, negated)
+    t = _wishes(t)
     # "hands off X", "keep your hands off X", "stay away from X"
     t = re.sub(
         r"\b(?:keep\s+(?:your\s+)?hands\s+off|hands\s+off|stay\s+away\s+from|keep\s+away\s+from)\b",
@@ -233,6 +234,50 @@ def read(text: str, world: WorldState) -> Reading:
         t = _exclude(t, objects)
     cons = Constraints(frozenset(objects), frozenset(targets), frozenset(pairs), frozenset(skills))
     return Reading(t, cons, negated)
+
+
+#: A wish or a rule that forbids, said as the speaker's preference ("I don't want the red
+#: block moved", "I'd rather you didn't touch blue", "the green bin is off limits"),
+#: rewritten into the plain "don't ..." the clause reader knows.
+_WISHES: list[tuple[re.Pattern[str], str]] = [
+    (
+        re.compile(
+            rf"\bi\s+(?:really\s+)?(?:don't|dont|do\s+not)\s+want\s+(?P<x>(?:the\s+)?(?:{_C})"
+            rf"(?:\s+(?:{_BLOCK}|{_BIN}))?|anything|any\s+(?:blocks?|cubes?))\s+(?:to\s+be\s+|being\s+|"
+            rf"getting\s+|to\s+get\s+)?(?:moved|touched|disturbed|used|picked\s+up|stacked|pushed)\b"
+        ),
+        r"don't touch \g<x>",
+    ),
+    (
+        re.compile(
+            rf"\bi\s+(?:really\s+)?(?:don't|dont|do\s+not)\s+want\s+(?P<x>anything|any\s+(?:blocks?|cubes?)|"
+            rf"(?:the\s+)?(?:{_C})(?:\s+{_BLOCK})?)\s+(?P<p>in|inside|on|on\s+top\s+of)\s+"
+        ),
+        r"don't put \g<x> \g<p> ",
+    ),
+    (
+        re.compile(
+            r"\bi\s+(?:really\s+)?(?:don't|dont|do\s+not)\s+want\s+(?:you\s+)?to\s+|"
+            r"\bi(?:'d|\s+would)\s+(?:rather|prefer)\s+(?:that\s+|if\s+)?you\s+(?:didn't|did\s+not|"
+            r"don't|dont|do\s+not|not|wouldn't)\s+(?:to\s+)?|\bi\s+(?:forbid|prohibit)\s+you\s+(?:to\s+|from\s+)?|"
+            r"\byou(?:'re|\s+are)\s+not\s+(?:allowed|supposed|permitted)\s+to\s+"
+        ),
+        "don't ",
+    ),
+    (
+        re.compile(
+            rf"\b(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?)\s+(?:is|are)\s+"
+            r"(?:off[\s-]+limits|not\s+to\s+be\s+(?:touched|moved|used)|out\s+of\s+bounds)\b"
+        ),
+        r"don't touch \g<x>",
+    ),
+]
+
+
+def _wishes(t: str) -> str:
+    for pattern, repl in _WISHES:
+        t = pattern.sub(repl, t)
+    return t.replace("don't moving", "don't move")
 
 
 def _device_skills(what: str, verb_text: str) -> set[str]:

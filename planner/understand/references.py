@@ -439,6 +439,14 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
         ),
         _superlative,
     ),
+    # "the block at the front", "the cube in the back of the table" (colourless)
+    (
+        re.compile(
+            rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?:at|on|in)\s+the\s+(?:very\s+)?(?P<sup>front|back|rear)"
+            rf"(?:\s+(?:end|edge|side))?(?:\s+of\s+the\s+table)?(?=\s+(?:in|into|on|onto|to|inside|over)\b|\s*[,.!?]|\s*$)"
+        ),
+        _superlative,
+    ),
     # "the other block": the one not named (asked when several are left)
     (
         re.compile(r"\bthe\s+other\s+(?:block|cube|brick|one)\b"),
@@ -505,9 +513,9 @@ def _relation_is_selector(text: str, m: re.Match[str]) -> bool:
 
 # --------------------------------------------------------------------------- counting
 _COUNT = re.compile(
-    rf"\b(?:at\s+least\s+|exactly\s+|just\s+)?(?P<num>two|three|four|[234]|a\s+couple\s+of|a\s+couple|"
-    rf"a\s+pair\s+of|couple\s+of)\s+(?:of\s+the\s+|of\s+)?(?:(?:the|your)\s+)?"
-    rf"(?:(?:two|three|four|[234])\s+)?{_SIZE}(?:blocks?|cubes?|bricks?|ones|things)\b"
+    rf"\b(?:at\s+least\s+|exactly\s+|just\s+)?(?P<num>two|three|four|five|six|seven|eight|nine|ten|"
+    rf"a\s+dozen|[2-9]|10|a\s+couple\s+of|a\s+couple|a\s+pair\s+of|couple\s+of)\s+"
+    rf"(?:of\s+the\s+|of\s+)?(?:(?:the|your)\s+)?(?:(?:two|three|four|[234])\s+)?{_SIZE}(?:blocks?|cubes?|bricks?|ones|things)\b"
 )
 #: "the two blocks closest to you", "the two leftmost cubes"
 _COUNT_SUP = re.compile(
@@ -596,6 +604,34 @@ def another(text: str, world: WorldState, avoid: set[str]) -> Resolution:
     said = f"{m.group('prep')} {_say(pick)}"
     return Resolution(
         text[: m.start()] + said + text[m.end() :], [f"{m.group(0)!r} is {_say(pick)}"]
+    )
+
+
+_ANY_BIN = re.compile(
+    rf"\b(?P<prep>in|into|inside)\s+(?:a|any|some|one\s+of\s+the|any\s+of\s+the|any\s+one\s+of\s+the|"
+    rf"whichever|a\s+random)\s+(?:{_BIN})s?\b(?!\s+(?:is|that|which|with|where|has|holding|containing|of)\b)(?:\s+(?:you\s+(?:like|want|choose|prefer)|at\s+all))?"
+    rf"(?:\s*,?\s*(?:any\s+(?:bin|one)\s+will\s+do|(?:i\s+)?(?:don't|dont|do\s+not)\s+care\s+which"
+    rf"(?:\s+(?:one|bin))?|it\s+doesn't\s+matter\s+which(?:\s+(?:one|bin))?))?"
+)
+
+
+def any_bin(text: str, world: WorldState, avoid: set[str]) -> Resolution:
+    """ "in a bin", "into any bin": the robot chooses, the bin nearest the cube moved (the
+    one named before it, else the one held) that is not off limits (``avoid``)."""
+    m = _ANY_BIN.search(text)
+    if m is None:
+        return Resolution(text, [])
+    pool = [b.name for b in world.bins if b.name not in avoid]
+    if not pool:
+        raise Unresolvable("every bin is off limits")
+    mover = re.findall(rf"\b({_C})\s+(?:block|cube|brick|one)\b", text[: m.start()])
+    moved = f"{mover[-1]}_block" if mover else world.held_object
+    point = _xy(world, moved) if moved and world.object(moved) else (0.0, 0.0)
+    pick = min(pool, key=lambda b: (math.dist(_xy(world, b), point), b))
+    said = f"{m.group('prep')} {_say(pick)}"
+    return Resolution(
+        text[: m.start()] + said + text[m.end() :],
+        [f"{m.group(0)!r} is {_say(pick)} (any one will do)"],
     )
 
 
@@ -764,7 +800,9 @@ def _count(text: str, world: WorldState, forbidden: set[str]) -> Resolution | No
 def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
     """ "any block", "a block", "one of the blocks": the robot picks one."""
     text = re.sub(
-        r",?\s*(?:any\s+(?:of\s+them|one)|(?:it\s+)?doesn't\s+matter\s+which(?:\s+one)?|"
+        r",?\s*(?:any\s+(?:of\s+them|one)(?:\s+will\s+do)?|(?:it\s+)?doesn't\s+matter\s+which(?:\s+one)?|"
+        r"(?:i\s+)?(?:don't|do\s+not|dont)\s+care\s+which(?:\s+(?:one|block|cube|bin))?|"
+        r"(?:your|you're)\s+(?:choice|call|pick)|you\s+(?:choose|pick|decide)|"
         r"whichever(?:\s+one)?(?:\s+you\s+like)?)\s*$",
         "",
         text,

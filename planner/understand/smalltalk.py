@@ -56,7 +56,7 @@ _WRAPPERS: list[tuple[str, str]] = [
     (
         r"\b(?:could|can|would|might)\s+((?:the\s+)?\w+\s+(?:block|cube|brick))\s+(?:end\s+up|go|"
         r"be\s+put|get\s+put|be\s+moved|be)\s+(in|into|on|onto)\b",
-        r"put \1 \2",
+        r"<IF_REQUEST>put \1 \2",
     ),
     (
         r"\b((?:the\s+)?\w+\s+(?:block|cube|brick))\s+would\s+look\s+(?:best|good|nice|better|great)\s+(in|on)\b",
@@ -91,6 +91,11 @@ _WRAPPERS: list[tuple[str, str]] = [
     (r"\blights?\s+out\b", "turn off the light"),
     (r"\b(?:switch\s+on|put\s+on)\s+the\s+(light|lamp)\b", r"turn on the \1"),
 ]
+#: Words that make "could the red block go in the bin?" a request rather than a question.
+_ASKING = re.compile(
+    r"\b(?:please|pls|plz|thx|thanks|thank\s+you|ty|cheers|for\s+me|at\s+some\s+point|no\s+rush|"
+    r"when\s+you\s+(?:can|get\s+a)|if\s+you\s+(?:can|could|would|don't\s+mind)|i'd\s+appreciate)\b"
+)
 _REMARK = re.compile(r"^(?:" + "|".join(re.escape(r) for r in L.REMARKS) + r")\b", re.IGNORECASE)
 
 
@@ -179,6 +184,12 @@ def _unwrap(text: str) -> str:
     """Polite wrappers reduced to the verb; a polite request asks nothing (no "?")."""
     before = text
     for pattern, repl in _WRAPPERS:
+        if repl.startswith("<IF_REQUEST>"):
+            # "could the blue cube end up in the blue bin? thx" asks for it; without a word
+            # of asking it is a question whether it can be done (answered, nothing moves)
+            if _ASKING.search(text):
+                text = re.sub(pattern, repl.removeprefix("<IF_REQUEST>"), text)
+            continue
         if repl == "<G>":
             text = re.sub(pattern, lambda m: _GERUND[m.group(1)], text)
         else:

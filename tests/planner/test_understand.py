@@ -5,6 +5,8 @@ exactly one answer (or, for the ambiguity tests, several)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bridge import validate
@@ -375,3 +377,94 @@ def test_dont_forget_asks_for_more_and_forbids_nothing():
     assert u.kind == "plan" and not u.constraints
     out = HybridPlanner().plan(u.text, w)
     assert goal_holds(["in(yellow_block, red_bin)"], _after(w, out.steps()))
+
+
+# ------------------------------------------------- second sitting: wider phenomena
+@pytest.mark.parametrize(
+    "text, has",
+    [
+        ("do you know where the red one went", "green bin"),
+        ("the red cube is in the green bin, right?", "Yes"),
+        ("the blue block is in the green bin, isn't it?", "No"),
+        ("which bins are empty", "red and blue bins are empty"),
+        ("looks like the red block is already in the green bin", "Yes"),
+        ("was the blue block moved?", "no record"),
+        ("could the blue block go on top of the yellow one?", "Yes, I could"),
+        ("can the yellow block go in the red bin?", "Yes, I could"),
+    ],
+)
+def test_more_question_forms_are_answered_and_move_nothing(text, has):
+    u = understand(text, binned())
+    assert u.kind == "answer" and not u.moves
+    assert has in u.answer
+
+
+def test_a_request_marker_makes_a_could_question_a_request():
+    u = understand("at some point could the blue cube end up in the blue bin? thx", binned())
+    assert u.kind == "plan" and "blue bin" in u.text
+
+
+@pytest.mark.parametrize(
+    "text, objects, targets",
+    [
+        ("i don't want the red block moved", {"red_block"}, set()),
+        ("I'd rather you didn't touch the blue one", {"blue_block"}, set()),
+        ("the green bin is off limits", set(), {"green_bin"}),
+        ("I don't want you to move the yellow cube", {"yellow_block"}, set()),
+    ],
+)
+def test_wishes_that_forbid_are_bare_prohibitions(text, objects, targets):
+    u = understand(text, row())
+    assert u.kind == "answer" and not u.moves
+    assert set(u.constraints.objects) == objects and set(u.constraints.targets) == targets
+
+
+def test_any_bin_is_a_choice_that_keeps_the_prohibitions():
+    w = row()
+    u = understand("never use the blue bin. now put the yellow block in a bin", w)
+    assert u.kind == "plan" and "blue bin" not in u.text and "bin" in u.text
+    u = understand("put the green block away, just not in the red bin", w)
+    assert u.kind == "plan" and re.search(r"in the (green|blue) bin", u.text)
+    # a bin named by what it holds is a selector, not a free choice
+    u = understand("put the yellow block in whichever bin is still empty", binned())
+    assert u.kind == "clarify" and set(u.candidates) == {"red_bin", "blue_bin"}
+
+
+@pytest.mark.parametrize("text", ["grab that", "pick one up", "put this in the red bin"])
+def test_a_pointing_word_with_nothing_held_asks(text):
+    u = understand(text, row())
+    assert u.kind == "clarify" and len(u.candidates) == 4
+
+
+def test_more_than_the_scene_holds_is_refused_with_the_count():
+    u = understand("put five blocks in the red bin", row())
+    assert u.kind == "refuse" and "only 4" in u.reason
+
+
+@pytest.mark.parametrize(
+    "text, goal",
+    [
+        ("put the blue one on the green one, wait, swap them", ["on(green_block, blue_block)"]),
+        (
+            "the green block, the blue block and the red block into the red bin",
+            ["in(green_block, red_bin)", "in(blue_block, red_bin)", "in(red_block, red_bin)"],
+        ),
+        (
+            "is the blue block in a bin? if not, put it in the green one",
+            ["in(blue_block, green_bin)"],
+        ),
+        (
+            "push the block at the front to the back of the table",
+            ["in_region(yellow_block, table_back)"],
+        ),
+    ],
+)
+def test_swaps_lists_asked_conditions_and_postposed_places(text, goal):
+    w = row()
+    out, steps = plan_goal(text, w)
+    assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
+
+
+@pytest.mark.parametrize("text", ["nah forget it", "hold on, stop stop", "abort the task", "don't bother"])
+def test_more_stop_forms(text):
+    assert understand(text, row()).kind == "stop"

@@ -68,6 +68,7 @@ CATEGORIES = (
     "chatty",
     "articulated",
     "statements",
+    "verbs",
 )
 LANGS = ("zh", "es", "fr", "de", "ja")
 
