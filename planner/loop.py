@@ -30,12 +30,22 @@ from typing import TYPE_CHECKING
 
 from bridge import goals as G
 from bridge.policy import Decision
+from planner import dialogue as D
+from planner.conversation import ROBOT, USER, Conversation, Interrupted, Turn
 from planner.hybrid import HybridPlanner, PlanOutcome
 from planner.llm import Usage
 from planner.rules import NOTHING_TO_DO
 
 if TYPE_CHECKING:
+    from planner.understand import Understanding
     from sim.world import WorldState
+
+#: Utterances taken while the robot works, per run, at most (then it stops: a run that is
+#: corrected without end is not converging).
+MAX_INTERJECTIONS = 20
+#: Clarifying questions per run at most (each answered one may uncover the next: "put the
+#: block in the bin" asks for the block, then the bin).
+MAX_QUESTIONS = 6
 
 Executor = Callable[[dict], "tuple[bool, WorldState]"]
 #: ``verify(goal) -> (world, [{"predicate": str, "met": bool}, ...])``
@@ -64,6 +74,11 @@ class LoopEvent(StrEnum):
     GOAL_CHECK = "goal_check"
     GOAL_UNMET = "goal_unmet"
     REPLAN = "replan"
+    #: the conversation (planner.conversation): a question asked, an answer read, an
+    #: utterance taken while the robot worked
+    QUESTION = "question"
+    ANSWER = "answer"
+    INTERJECTION = "interjection"
     END = "end"
 
 
@@ -98,6 +113,12 @@ class LoopResult:
     understanding: dict | None = None
     answer: str | None = None
     question: str | None = None
+    #: the task as it ended up after the conversation (answers and corrections applied)
+    task: str | None = None
+    #: every turn of the conversation (planner.conversation.Turn.to_dict()), and each
+    #: utterance taken while the robot worked with what it was read as
+    turns: list[dict] = field(default_factory=list)
+    interjections: list[dict] = field(default_factory=list)
 
     @property
     def goal_met(self) -> bool | None:
@@ -124,6 +145,9 @@ class LoopResult:
             "understanding": self.understanding,
             "answer": self.answer,
             "question": self.question,
+            "task": self.task,
+            "turns": self.turns,
+            "interjections": self.interjections,
             "executed": self.executed,
             "plans": [p.to_dict() for p in self.plans],
             "usage": self.usage.to_dict(),
@@ -168,18 +192,35 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
     trace_id: str | None = None,
     on_event: Callable[[str, dict], None] | None = None,
     verify: Verifier | None = None,
+    conversation: Conversation | None = None,
+    max_interjections: int = MAX_INTERJECTIONS,
 ) -> LoopResult:
-    """Run ``task`` to completion, refusal, or the replan bound."""
+    """Run ``task`` to completion, refusal, or the replan bound.
+
+    With a ``conversation`` (:class:`planner.conversation.Conversation`) the loop talks: a
+    clarifying question is asked there and the answer read against its candidates
+    (:func:`planner.dialogue.resolve_answer`, asked again when it says nothing, bounded);
+    an utterance posted while the robot works is taken before the next subgoal, or by
+    ``execute`` raising :class:`~planner.conversation.Interrupted` at the next control
+    step, and the loop replans from the world as it is with the task the utterance made
+    (:func:`planner.dialogue.interpret`). Without one, a question ends the run (status
+    ``clarify``), as it always did."""
     planner = planner or HybridPlanner()
     trace_id = trace_id or uuid.uuid4().hex[:12]
-    result = LoopResult(status=FAILED, trace_id=trace_id, world=world)
+    result = LoopResult(status=FAILED, trace_id=trace_id, world=world, task=task)
     history: list[dict] = []
     emit = on_event or (lambda kind, data: None)
+    conv = conversation
+    if conv is not None:
+        conv.record(USER, "task", task)
 
     def finish(status: RunStatus, message: str = "", refusal: str | None = None) -> LoopResult:
         result.status, result.message, result.refusal = status, message, refusal
         result.executed = history
         result.world = world
+        if conv is not None:
+            conv.set_context(None)
+            result.turns = [t.to_dict() for t in conv.turns]
         emit(LoopEvent.END, {"status": status, "message": message})
         return result
 
@@ -214,23 +255,132 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         )
         return missed
 
-    understood = planner.understand(task, world) if hasattr(planner, "understand") else None
+    def read(text: str) -> Understanding | None:
+        return planner.understand(text, world) if hasattr(planner, "understand") else None
+
+    asked = [0]
+
+    def settle(text: str, u: Understanding | None) -> tuple[str, Understanding | None] | LoopResult:
+        """Ask the user while the task is ambiguous: (the task, its reading) to go on with,
+        or the run's end (the user said stop)."""
+        tries = 0
+        while (
+            conv is not None
+            and u is not None
+            and u.kind == "clarify"
+            and u.candidates
+            and asked[0] < MAX_QUESTIONS
+        ):
+            question = u.question or "Which one?"
+            said = question if tries == 0 else D.reask(question)
+            emit(LoopEvent.QUESTION, {"question": said, "candidates": list(u.candidates)})
+            reply = conv.ask(said, list(u.candidates))
+            if reply is None:
+                break
+            reading = D.resolve_answer(u, reply, world)
+            emit(LoopEvent.ANSWER, reading.to_dict())
+            if reading.kind == D.STOPPED:
+                conv.record(ROBOT, "stopped", "Stopped; nothing more is done.")
+                result.answer = "Stopped; nothing more is done"
+                return finish(RunStatus.STOPPED, f"stopped by the user ({reply!r})")
+            if reading.kind == D.UNCLEAR or reading.task is None:
+                tries += 1
+                if tries > D.MAX_REASKS:
+                    break
+                continue
+            tries = 0
+            asked[0] += 1
+            text = reading.task
+            result.task = text
+            u = read(text)
+            conv.record(ROBOT, "ack", f"OK: {text}")
+        return text, u
+
+    def not_a_plan(text: str, u: Understanding) -> LoopResult:
+        outcome = planner.plan(text, world, trace_id=trace_id, understood=u)
+        result.plans.append(outcome)
+        emit(LoopEvent.PLAN, {"steps": [], "decision": outcome.decision, "source": "understand"})
+        result.understanding = u.to_dict()
+        result.answer, result.question = u.answer, u.question
+        status = {
+            "answer": RunStatus.ANSWERED,
+            "clarify": RunStatus.CLARIFY,
+            "stop": RunStatus.STOPPED,
+        }.get(u.kind, REFUSED)
+        why = u.answer or u.question or u.reason or ""
+        if conv is not None and (u.answer or u.reason) and u.kind != "clarify":
+            conv.record(ROBOT, "reply", u.answer or u.reason or "")
+        return finish(status, why, u.reason if status == REFUSED else None)
+
+    def redirect(
+        inter: D.Interjection, turn: Turn, step: dict | None, stop: Interrupted | None
+    ) -> tuple[str, Understanding | None] | LoopResult:
+        """An utterance taken while the robot worked: record it, then the run's end (a
+        stop) or the task from now on, read and clarified."""
+        nonlocal world
+        if stop is not None and stop.world is not None:
+            world = stop.world
+        if step is not None:
+            rec = {
+                "step": dict(step),
+                "success": bool(stop.success) if stop is not None else False,
+                "plan": len(result.plans) - 1,
+                "interrupted": True,
+                "finished": bool(stop.finished) if stop is not None else False,
+                "detail": f"interrupted: the user said {turn.text!r}",
+            }
+            history.append(rec)
+            emit(LoopEvent.STEP, rec)
+        info = {
+            "turn": turn.index,
+            "utterance": turn.text,
+            "kind": inter.kind,
+            "task": inter.task,
+            "posted_step": turn.step,
+            "taken_step": turn.taken_step,
+            "during": dict(step) if step is not None else None,
+            "finished": bool(stop.finished) if stop is not None else False,
+        }
+        result.interjections.append(info)
+        emit(LoopEvent.INTERJECTION, info)
+        assert conv is not None
+        if inter.kind == D.STOP:
+            conv.record(ROBOT, "stopped", "Stopped.", to=turn.index)
+            result.answer = "Stopped"
+            return finish(RunStatus.STOPPED, f"stopped by the user ({turn.text!r})")
+        if len(result.interjections) > max_interjections:
+            return finish(FAILED, f"gave up after {max_interjections} corrections")
+        text = D.put_down_first(inter.task or "", world)
+        result.task = text
+        conv.record(ROBOT, "ack", f"OK: {text}", to=turn.index)
+        return settle(text, read(text))
+
+    def go_on(
+        taken: tuple[D.Interjection, Turn, dict | None, Interrupted | None],
+    ) -> tuple[str, Understanding | None] | LoopResult:
+        """After an interjection: the run's end, or the new task to plan (its reading
+        recorded, the old goal dropped: the new task brings its own)."""
+        got = redirect(*taken)
+        if isinstance(got, LoopResult):
+            return got
+        text, u = got
+        if u is not None:
+            result.understanding = u.to_dict()
+            if u.kind != "plan":
+                return not_a_plan(text, u)
+        result.goal = result.goal_source = result.goal_eval = None
+        return text, u
+
+    understood = read(task)
+    got = settle(task, understood)
+    if isinstance(got, LoopResult):
+        return got
+    task, understood = got
     if understood is not None:
         result.understanding = understood.to_dict()
         if understood.kind != "plan":
-            outcome = planner.plan(task, world, trace_id=trace_id, understood=understood)
-            result.plans.append(outcome)
-            emit(
-                LoopEvent.PLAN, {"steps": [], "decision": outcome.decision, "source": "understand"}
-            )
-            result.answer, result.question = understood.answer, understood.question
-            status = {
-                "answer": RunStatus.ANSWERED,
-                "clarify": RunStatus.CLARIFY,
-                "stop": RunStatus.STOPPED,
-            }.get(understood.kind, REFUSED)
-            why = understood.answer or understood.question or understood.reason or ""
-            return finish(status, why, understood.reason if status == REFUSED else None)
+            return not_a_plan(task, understood)
+    seg_replans = 0
     while True:
         extra = {"understood": understood} if understood is not None else {}
         outcome = planner.plan(task, world, history=list(history), trace_id=trace_id, **extra)
@@ -261,10 +411,22 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         if not steps:
             return finish(SUCCESS if not safe else SAFE_STOP, "nothing left to do")
         failed = False
+        taken: tuple[D.Interjection, Turn, dict | None, Interrupted | None] | None = None
+        context = understood.text if understood is not None else task
         for i, step in enumerate(steps):
             if len(history) >= max_executed:
                 return finish(FAILED, f"gave up after {max_executed} executed subgoals")
-            ok, world = execute(dict(step))
+            if conv is not None:
+                waiting = conv.check(None, _now(world))  # said while it planned
+                if waiting is not None:
+                    taken = (*waiting, None, None)
+                    break
+                conv.set_context(context, step.get("object") or world.held_object)
+            try:
+                ok, world = execute(dict(step))
+            except Interrupted as stop:
+                taken = (stop.interjection, stop.turn, dict(step), stop)
+                break
             rec = {"step": dict(step), "success": bool(ok), "plan": len(result.plans) - 1}
             if not ok:
                 rec["detail"] = "its success test failed; the world below is the state after"
@@ -278,6 +440,13 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
                 emit(LoopEvent.STALE, {"remaining": rest})
                 failed = True  # the rest no longer fits the world: replan, nothing failed
                 break
+        if taken is not None:
+            got = go_on(taken)
+            if isinstance(got, LoopResult):
+                return got
+            task, understood = got
+            seg_replans = 0  # a new task: its own goal (go_on) and its own replan budget
+            continue
         if safe:
             if result.goal is not None:
                 check()  # recorded; a safe stop is never a success
@@ -288,6 +457,14 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         goal_unmet: list[str] = []
         if not failed:
             goal_unmet = check()
+            late = conv.check(None, _now(world)) if conv is not None else None
+            if late is not None:  # said while the goal was checked: the task goes on
+                got = go_on((*late, None, None))
+                if isinstance(got, LoopResult):
+                    return got
+                task, understood = got
+                seg_replans = 0
+                continue
             if not goal_unmet:
                 return finish(
                     SUCCESS,
@@ -305,18 +482,24 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
             }
             history.append(rec)
             emit(LoopEvent.GOAL_UNMET, {"unmet": goal_unmet})
-        if result.replans >= max_replans:
-            stop = _safe_stop(execute, history)
+        if seg_replans >= max_replans:
+            stop_msg = _safe_stop(execute, history)
             if goal_unmet:
                 return finish(
                     FAILED,
-                    f"goal unmet after {max_replans} replans: {', '.join(goal_unmet)}" + stop,
+                    f"goal unmet after {max_replans} replans: {', '.join(goal_unmet)}" + stop_msg,
                 )
-            return finish(FAILED, f"still failing after {max_replans} replans" + stop)
+            return finish(FAILED, f"still failing after {max_replans} replans" + stop_msg)
         if goal_unmet:
             result.goal_replans += 1
         result.replans += 1
+        seg_replans += 1
         emit(LoopEvent.REPLAN, {"replans": result.replans})
+
+
+def _now(world: WorldState) -> Callable[[], WorldState]:
+    """The world as the loop has it, for reading an utterance against."""
+    return lambda: world
 
 
 def _safe_stop(execute: Executor, history: list[dict]) -> str:

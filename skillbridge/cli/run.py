@@ -68,6 +68,20 @@ def run(
     drawer: str = typer.Option(None, "--drawer", help=DRAWER_HELP),
     light: str = typer.Option(None, "--light", help=LIGHT_HELP),
     scene_file: Path = typer.Option(None, "--scene-file", help=SCENE_FILE_HELP),
+    answer: list[str] = typer.Option(
+        None,
+        "--answer",
+        help="Answer the robot's clarifying question in advance (repeatable, used in order), "
+        "e.g. --answer 'the red one'. On a terminal it asks; without one and without an "
+        "answer a question ends the run with exit 3 (the question in --json).",
+    ),
+    interject: list[str] = typer.Option(
+        None,
+        "--interject",
+        metavar="STEP:TEXT",
+        help="Say TEXT while the robot works, at control step STEP (repeatable; scripted "
+        "corrections), e.g. --interject '20:not that one, the yellow one'.",
+    ),
     policy_source: str = typer.Option(
         "pretrained",
         "--policy-source",
@@ -90,8 +104,11 @@ def run(
     )
     console = make_console(stderr=as_json, soft_wrap=True)  # paths stay copyable
     terminal_logging(log_level, make_console(stderr=True))
+    scripted = [_interjection(x) for x in interject or []]
     cfg = RunConfig(
         task=task,
+        answers=list(answer or []) or None,
+        interjections=scripted or None,
         llm=llm,
         seed=seed,
         max_replans=max_replans,
@@ -112,7 +129,13 @@ def run(
         if ui is not None:
             ui.event(kind, d)
 
-    runner = Runner(cfg, on_event=on_event)
+    from planner.conversation import Conversation
+
+    interactive = _terminal()
+    conv = Conversation(answers=answer or (), answerer=_Asker(console, ui) if interactive else None)
+    if ui is not None:
+        ui.interactive = interactive
+    runner = Runner(cfg, on_event=on_event, conversation=conv)
     runner.prepare()
     try:
         result = runner.run()
@@ -127,6 +150,43 @@ def run(
     if result.video_error:
         raise UserError(f"the run finished but the video failed: {result.video_error}", 1)
     exit_with(result.exit_code)
+
+
+def _interjection(spec: str) -> tuple[int, str]:
+    """``STEP:TEXT`` of ``--interject``."""
+    step, sep, text = spec.partition(":")
+    if not sep or not step.strip().isdigit() or not text.strip():
+        raise UserError(
+            f"--interject takes STEP:TEXT (a control step, then what is said), not {spec!r}", 2
+        )
+    return int(step), text.strip()
+
+
+def _terminal() -> bool:
+    """Questions are asked only where someone can answer: stdin is a terminal."""
+    import sys
+
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+class _Asker:
+    """The robot's question on the terminal, the answer read from it (EOF: no answer)."""
+
+    def __init__(self, console, ui) -> None:
+        self.c = console
+        self.ui = ui
+
+    def __call__(self, question: str, candidates: list[str] | None) -> str | None:
+        if self.ui is not None:
+            self.ui.stop()
+        self.c.print(f"[bold cyan]robot asks:[/bold cyan] {safe(question)}", highlight=False)
+        try:
+            return input("> ")
+        except EOFError:
+            return None
 
 
 def _model_unused(runner, plans: list[dict]) -> None:
@@ -167,17 +227,51 @@ class _Progress:
     def __init__(self, console):
         self.c = console
         self.status = None
+        #: questions are printed by the terminal prompt, not here
+        self.interactive = False
+
+    def interjection(self, d: dict) -> None:
+        how = {"stopped": "stopped", "finished": "let finish its release", "idle": "taken"}
+        self.c.print(
+            f"[yellow]interjection[/yellow] at step {d.get('taken_step')}: subgoal "
+            f"{how.get(str(d.get('mode')), d.get('mode'))}, "
+            f"{safe(d.get('reading'))} → {safe(d.get('task') or 'stop')}",
+            highlight=False,
+        )
+
+    def turn(self, d: dict) -> None:
+        """A turn of the conversation as it is said."""
+        who, act, text = d.get("role"), d.get("kind"), safe(d.get("text"))
+        if act == "task" or (act == "question" and self.interactive):
+            return
+        if act == "answer" and self.interactive:
+            return
+        label = {
+            "question": "[cyan]robot asks:[/cyan]",
+            "answer": "[cyan]answer:[/cyan]",
+            "message": "[yellow]user says:[/yellow]",
+            "reply": "[cyan]robot says:[/cyan]",
+            "ack": "[cyan]robot:[/cyan]",
+            "stopped": "[yellow]robot:[/yellow]",
+        }.get(str(act), f"{safe(who)}:")
+        step = f" (step {d.get('step')})" if act == "message" else ""
+        self.stop()
+        self.c.print(f"  {label} {text}{step}", highlight=False)
 
     def stop(self):
         if self.status is not None:
             self.status.stop()
             self.status = None
 
-    def event(self, kind: str, d: dict) -> None:
+    def event(self, kind: str, d: dict) -> None:  # noqa: C901 - one branch per event kind
         from skillbridge.episodes.episode import format_subgoal
         from skillbridge.runner.records import RunEvent
 
         c = self.c
+        if kind == RunEvent.TURN:
+            return self.turn(d)
+        if kind == RunEvent.INTERJECTION:
+            return self.interjection(d)
         if kind == RunEvent.START:
             c.print(
                 f"[bold]task[/bold] {safe(d['task'])}  (seed {d['seed']}, planner "

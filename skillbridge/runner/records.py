@@ -29,12 +29,25 @@ class RunEvent(StrEnum):
     STALE = "stale"
     GOAL_CHECK = "goal_check"
     GOAL_UNMET = "goal_unmet"
+    #: the conversation: a turn said (planner.conversation.Turn.to_dict()), a question
+    #: asked, an answer read, an utterance taken while the robot worked
+    TURN = "turn"
+    QUESTION = "question"
+    ANSWER = "answer"
+    INTERJECTION = "interjection"
     VIDEO_START = "video_start"
     DONE = "done"
 
 
 #: Closed-loop events (:class:`planner.loop.LoopEvent`) the runner records and passes on.
-LOOP_EVENTS_FORWARDED = (RunEvent.REPLAN, RunEvent.STALE, RunEvent.GOAL_CHECK, RunEvent.GOAL_UNMET)
+LOOP_EVENTS_FORWARDED = (
+    RunEvent.REPLAN,
+    RunEvent.STALE,
+    RunEvent.GOAL_CHECK,
+    RunEvent.GOAL_UNMET,
+    RunEvent.QUESTION,
+    RunEvent.ANSWER,
+)
 
 EventFn = Callable[[str, dict], None]
 
@@ -89,6 +102,11 @@ class RunConfig:
     #: off)
     drawer: float | None = None
     light: bool | None = None
+    #: answers to the robot's questions, given in advance, used in order (``run --answer``)
+    answers: list[str] | None = None
+    #: a scripted user: ``(control step, utterance)`` said while the robot works (``run
+    #: --interject STEP:TEXT``, tests, benchmarks)
+    interjections: list[tuple[int, str]] | None = None
 
 
 @dataclass
@@ -125,6 +143,11 @@ class RunResult:
     understanding: dict | None = None
     answer: str | None = None
     question: str | None = None
+    #: the task as the conversation left it, every turn, and each utterance taken while
+    #: the robot worked with its control steps (posted, taken, stopped, resumed)
+    final_task: str | None = None
+    turns: list | None = None
+    interjections: list | None = None
 
     @property
     def success(self) -> bool:
@@ -200,4 +223,7 @@ class RunResult:
             "answer": self.answer,
             "question": self.question,
             "understanding": self.understanding,
+            "final_task": self.final_task,
+            "turns": self.turns or [],
+            "interjections": self.interjections or [],
         }

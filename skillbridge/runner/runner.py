@@ -51,6 +51,27 @@ log = logging.getLogger("skillbridge.runner")
 SETTLE_S = 0.5
 #: ``subgoal`` index of the settling steps in the episode (no subgoal is active).
 SETTLE_INDEX = -1
+#: ``subgoal`` index of the steps that bring the arm to rest after an interjection stopped
+#: its subgoal (the superseded plan commands nothing from there on).
+STOP_INDEX = -2
+#: The arm is at rest once its grip site moves less than this in a control step (m) ...
+REST_M = 0.001
+#: ... after at least and at most this many hold steps.
+STOP_MIN_STEPS, STOP_MAX_STEPS = 2, 12
+#: A place is "about to release" (an interjection lets it finish rather than stop it with
+#: the cube hanging over its target) when its gripper is already opening, or the held cube
+#: is this close to the target horizontally (m) ...
+RELEASE_XY = 0.025
+#: ... and this low above it (m).
+RELEASE_DZ = 0.09
+
+
+class _Stop(Exception):  # noqa: N818 - control flow out of the skill's step loop
+    """Raised from a skill's step hook when an interjection stops it (before the step)."""
+
+    def __init__(self, interjection, turn) -> None:
+        super().__init__(turn.text)
+        self.interjection, self.turn = interjection, turn
 
 
 class _TracedPlanner:
@@ -89,8 +110,15 @@ class Runner:
         executor=None,
         on_event: EventFn | None = None,
         fault=None,
+        conversation=None,
     ):
         self.config = config
+        #: the dialogue (planner.conversation.Conversation): questions asked there, and
+        #: utterances posted to it (any thread) taken at the next control step; built from
+        #: ``config.answers`` / ``config.interjections`` when not given
+        self.conversation = conversation
+        self.interjections: list[dict] = []
+        self._turns_out: list = []
         self.planner = planner
         self.executor = executor
         #: test hook (fault injection, real physics): ``fault.after_subgoal(env, index,
@@ -159,6 +187,7 @@ class Runner:
                 raise UserError(str(e).splitlines()[0], EXIT_INPUT) from None
         if self.executor is None:
             self.executor = make_executor(c.policy_source)
+        self._prepare_conversation()
         try:
             check_writable(Path(c.out_dir))
             if c.video is not None:
@@ -170,6 +199,25 @@ class Runner:
             raise UserError(str(e), EXIT_INPUT) from None
         self._prepared = True
         return self
+
+    def _prepare_conversation(self) -> None:
+        """Check the scripted answers and interjections; the conversation they make."""
+        c = self.config
+        for k, text in c.interjections or []:
+            if not isinstance(k, int) or isinstance(k, bool) or k < 0:
+                raise UserError(f"an interjection's step must be >= 0, not {k!r}", EXIT_INPUT)
+            if not str(text).strip():
+                raise UserError("an interjection is empty", EXIT_INPUT)
+        if any(not str(a).strip() for a in c.answers or []):
+            raise UserError("an --answer is empty", EXIT_INPUT)
+        if self.conversation is None and (c.answers or c.interjections):
+            from planner.conversation import Conversation
+
+            self.conversation = Conversation(answers=c.answers or ())
+        if self.conversation is not None and c.interjections:
+            from planner.conversation import ScriptedUser
+
+            ScriptedUser(self.conversation, [(int(k), str(t)) for k, t in c.interjections])
 
     # ------------------------------------------------------------------ the run
     def run(self) -> RunResult:
@@ -258,6 +306,7 @@ class Runner:
                     "episode": str(writer.path),
                 },
             )
+            conv = self._listen()
             t_loop = time.perf_counter()
             loop = run_closed_loop(
                 c.task,
@@ -269,7 +318,9 @@ class Runner:
                 trace_id=self.trace_id,
                 on_event=self._loop_event,
                 verify=self._verify,
+                conversation=conv,
             )
+            self._drain_turns()
             final_world = env.world_state()
             goal_eval = self._final_goal(loop, final_world)
             writer.trace(
@@ -306,6 +357,15 @@ class Runner:
                     "goal_met": goal_met(goal_eval),
                     "goal_replans": loop.goal_replans,
                     "faults": self.faults,
+                    **(
+                        {
+                            "final_task": loop.task,
+                            "turns": len(loop.turns),
+                            "interjections": len(self.interjections),
+                        }
+                        if conv is not None
+                        else {}
+                    ),
                 },
             )
             self.timings["recording"] += time.perf_counter() - t0
@@ -323,6 +383,8 @@ class Runner:
             error = e
             raise
         finally:
+            if self.conversation is not None:
+                self.conversation.close()
             restore_sigterm(old_term)
             if not writer.closed:
                 why = (
@@ -372,24 +434,51 @@ class Runner:
         env, writer = self._live()
         t = self.timings
         idx = len(self.subgoals)
-        self.subgoals.append({"index": idx, "subgoal": dict(step), "start_step": writer.steps})
+        self.subgoals.append(
+            {
+                "index": idx,
+                "subgoal": dict(step),
+                "start_step": writer.steps,
+                "plan": len(self.plans) - 1,
+            }
+        )
+        self._resumed(idx)
         writer.trace("subgoal_start", index=idx, subgoal=dict(step))
         self._log("subgoal_start", f"subgoal {idx}: {step}", index=idx, subgoal=dict(step))
         self._emit(RunEvent.SUBGOAL_START, {"index": idx, "subgoal": dict(step)})
         get_state = env.get_state
         n = [0]
+        conv = self.conversation
+        finishing: list = []  # the interjection a release in progress finishes before
+        last = [np.zeros(4)]
 
         def on_step(action):
+            if conv is not None and not finishing:
+                got = conv.check(writer.steps, env.world_state)
+                self._drain_turns()
+                if got is not None:
+                    if self._about_to_release(env, step, action):
+                        finishing.append(got)
+                    else:
+                        raise _Stop(*got)  # before the step: the recording stays exact
             t0 = time.perf_counter()
             writer.record(get_state(), np.asarray(action, dtype=np.float64), idx)
             t["recording"] += time.perf_counter() - t0
+            last[0] = np.asarray(action, dtype=np.float64)
             n[0] += 1
             if n[0] % 10 == 0:
                 self._emit(RunEvent.PROGRESS, {"index": idx, "steps": n[0]})
 
         before = {k: t[k] for k in ("physics", "world", "recording")}
         t0 = time.perf_counter()
-        outcome = self.executor.run(env, dict(step), on_step=on_step)
+        try:
+            outcome = self.executor.run(env, dict(step), on_step=on_step)
+        except _Stop as stop:
+            taken = writer.steps
+            held = self._hold(last[0])
+            dt = time.perf_counter() - t0
+            t["policy"] += max(0.0, dt - sum(t[k] - before[k] for k in before))
+            return self._interrupted(idx, step, stop.interjection, stop.turn, taken, held, dt)
         dt = time.perf_counter() - t0
         t["policy"] += max(0.0, dt - sum(t[k] - before[k] for k in before))
         after = outcome.after
@@ -425,7 +514,160 @@ class Runner:
             **rec,
         )
         self._emit(RunEvent.SUBGOAL_END, rec)
+        if finishing:
+            from planner.conversation import Interrupted
+
+            inter, turn = finishing[0]
+            self._note_interjection(inter, turn, "finished", idx, turn.taken_step, writer.steps)
+            raise Interrupted(inter, turn, after, finished=True, success=outcome.success)
         return outcome.success, after
+
+    # ------------------------------------------------------------------ interjections
+    def _about_to_release(self, env, step: dict, action) -> bool:
+        """A place whose gripper is opening, or whose cube hangs low over its target: let
+        it finish (stopping it there would leave the cube dangling over the target)."""
+        if step.get("skill") != "place":
+            return False
+        w = env.world_state()
+        cube = w.object(w.held_object) if w.held_object else None
+        if cube is None:
+            return False
+        if float(np.asarray(action)[-1]) < 0:
+            return True
+        target = str(step.get("target"))
+        where = w.bin(target) or w.object(target) or w.region(target)
+        if where is None:
+            return False
+        tx, ty = where.pos[0], where.pos[1]
+        tz = where.pos[2] if len(where.pos) > 2 else 0.0
+        near = math.hypot(cube.pos[0] - tx, cube.pos[1] - ty) <= RELEASE_XY
+        return near and cube.pos[2] - tz <= RELEASE_DZ
+
+    def _hold(self, last) -> int:
+        """Bring the arm to rest where it is (the hold action of the goal check: the motion
+        target drawn back onto the gripper, the gripper as last commanded); recorded with
+        :data:`STOP_INDEX`. The steps it took."""
+        from sim import scene
+
+        env, writer = self._live()
+        ctl, data = env.controller, env.data
+        speed = scene.MAX_EE_SPEED * scene.CONTROL_DT
+        grip = float(np.clip(last[-1], -1.0, 1.0)) if len(last) else -1.0
+        prev = np.array(ctl.grip_pos(data), dtype=np.float64)
+        k = 0
+        for k in range(1, STOP_MAX_STEPS + 1):
+            back = (ctl.grip_pos(data) - ctl.target(data)) / speed
+            action = np.array([*np.clip(back, -1.0, 1.0), grip], dtype=np.float64)
+            writer.record(env.get_state(), action, STOP_INDEX)
+            env.step_physics(action)
+            now = np.array(ctl.grip_pos(data), dtype=np.float64)
+            moved = float(np.linalg.norm(now - prev))
+            prev = now
+            if k >= STOP_MIN_STEPS and moved < REST_M:
+                break
+        writer.flush()
+        return k
+
+    def _interrupted(self, idx, step, inter, turn, taken, held, dt):
+        """The subgoal an interjection stopped: its outcome in the trace, then the signal
+        to the closed loop."""
+        from planner.conversation import Interrupted
+
+        env, writer = self._live()
+        steps = taken - self.subgoals[idx]["start_step"]
+        reason = f"interrupted: the user said {turn.text!r}"[:300]
+        rec = {
+            "skill": step.get("skill"),
+            "params": {k: v for k, v in step.items() if k != "skill"},
+            "success": False,
+            "steps": steps,
+            "reason": reason,
+            "violations": [],
+            "index": idx,
+            "sim_time_s": round(steps * control_dt(), 4),
+            "wall_s": round(dt, 4),
+            "interrupted": True,
+        }
+        self.subgoals[idx].update(
+            success=False,
+            steps=steps,
+            sim_time_s=rec["sim_time_s"],
+            reason=reason,
+            violations=[],
+            wall_s=round(dt, 4),
+            interrupted=True,
+        )
+        writer.trace("skill_outcome", **rec)
+        self._log("skill_result", f"subgoal {idx} {step.get('skill')}: {reason}", **rec)
+        self._emit(RunEvent.SUBGOAL_END, rec)
+        self._note_interjection(inter, turn, "stopped", idx, taken, writer.steps, held)
+        world = env.world_state()
+        return_signal = Interrupted(inter, turn, world, finished=False, success=False)
+        raise return_signal
+
+    def _note_interjection(self, inter, turn, mode, idx, taken, rest_step, held=0) -> None:
+        self._note(turn.index, turn.text, inter.kind, inter.task, mode, idx, turn.step, taken)
+        self.interjections[-1].update(rest_step=rest_step, hold_steps=held)
+        self._tell_interjection()
+
+    def _note(self, turn, text, reading, task, mode, idx, posted, taken) -> None:
+        """One utterance that superseded a subgoal: when it was posted, taken, and the arm
+        was at rest (``rest_step``); the first motion of the plan after it is added when
+        that plan starts (:meth:`_resumed`)."""
+        d = {
+            "turn": turn,
+            "utterance": text,
+            "reading": reading,
+            "task": task,
+            "mode": mode,
+            "subgoal": idx,
+            "posted_step": posted,
+            "taken_step": taken,
+            "rest_step": taken,
+            "hold_steps": 0,
+            "resumed_step": None,
+            "resume_wall_s": None,
+            "_t": time.perf_counter(),
+        }
+        self.interjections.append(d)
+
+    def _tell_interjection(self) -> None:
+        d = self.interjections[-1]
+        shown = {k: v for k, v in d.items() if not k.startswith("_")}
+        self._live()[1].trace("interjection", **shown)
+        self._log("interjection", f"interjection ({d['mode']}): {d['utterance']!r}", **shown)
+        self._emit(RunEvent.INTERJECTION, shown)
+
+    def _resumed(self, idx: int) -> None:
+        """A subgoal starts: the first motion after the last interjection, if it waits."""
+        if not self.interjections or self.interjections[-1]["resumed_step"] is not None:
+            return
+        d = self.interjections[-1]
+        d["resumed_step"] = self._live()[1].steps
+        d["resume_wall_s"] = round(time.perf_counter() - d["_t"], 6)
+        d["resumed_subgoal"] = idx
+        self._live()[1].trace(
+            "resumed", turn=d["turn"], subgoal=idx, delay_steps=d["resumed_step"] - d["taken_step"]
+        )
+
+    def _listen(self):
+        """The conversation, with this run listening to its turns (which may be said in
+        any thread: they are written from this one)."""
+        if self.conversation is not None:
+            self.conversation.subscribe(self._turns_out.append)
+        return self.conversation
+
+    def _drain_turns(self) -> None:
+        """Write the turns said since the last call (any thread) from this one."""
+        if not self._turns_out:
+            return
+        writer = self._live()[1]
+        while self._turns_out:
+            turn = self._turns_out.pop(0)
+            d = turn.to_dict()
+            writer.trace("turn", **_turn_record(d))
+            self._log("turn", f"{turn.role} ({turn.kind}): {turn.text}", **d)
+            self._emit(RunEvent.TURN, d)
 
     def _verify(self, goal: list[str]) -> tuple[WorldState, list[dict]]:
         """Settle the physics, then evaluate ``goal`` on the world state: the closed loop's
@@ -440,7 +682,11 @@ class Runner:
         n = max(1, math.ceil(SETTLE_S / control_dt() - 1e-9))
         grip = 1.0 if env.world_state().held_object else -1.0
         speed = scene.MAX_EE_SPEED * scene.CONTROL_DT
+        conv = self.conversation
         for _ in range(n):
+            if conv is not None:
+                conv.tick(writer.steps)  # what is said now is taken before the verdict
+                self._drain_turns()
             back = (ctl.grip_pos(data) - ctl.target(data)) / speed
             action = np.array([*np.clip(back, -1.0, 1.0), grip], dtype=np.float64)
             writer.record(env.get_state(), action, SETTLE_INDEX)
@@ -527,6 +773,24 @@ class Runner:
         self._emit(RunEvent.PLAN, {**d, "attempt_records": [a.to_dict() for a in out.attempts]})
 
     def _loop_event(self, kind: str, data: dict) -> None:
+        self._drain_turns()
+        if kind == RunEvent.INTERJECTION and not any(
+            d["turn"] == data.get("turn") for d in self.interjections
+        ):
+            # taken between subgoals or before the verdict: nothing was moving
+            d = data
+            self._note(
+                d["turn"],
+                d["utterance"],
+                d["kind"],
+                d["task"],
+                "idle",
+                None,
+                d["posted_step"],
+                d["taken_step"],
+            )
+            self._tell_interjection()
+            return
         if kind in LOOP_EVENTS_FORWARDED:
             self._live()[1].trace(kind, **data)
             self._log(kind, f"{kind}: {data}", **data)
@@ -572,6 +836,11 @@ class Runner:
             understanding=getattr(loop, "understanding", None),
             answer=getattr(loop, "answer", None),
             question=getattr(loop, "question", None),
+            final_task=getattr(loop, "task", None),
+            turns=list(getattr(loop, "turns", None) or []),
+            interjections=[
+                {k: v for k, v in d.items() if not k.startswith("_")} for d in self.interjections
+            ],
             faults=list(self.faults),
         )
 
@@ -583,6 +852,21 @@ class Runner:
 
     def _log(self, event: str, message: str, **data: Any) -> None:
         log.info(message, extra={"event": event, "data": data, "trace_id": self.trace_id})
+
+
+def _turn_record(turn: dict) -> dict:
+    """A turn's fields as a trace record: ``act`` is its kind, ``said_step`` / ``said_t``
+    when it was said (the record's own ``step`` and ``t`` are when it was written)."""
+    d = dict(turn)
+    return {
+        "turn": d.pop("index"),
+        "role": d.pop("role"),
+        "act": d.pop("kind"),
+        "text": d.pop("text"),
+        "said_step": d.pop("step"),
+        "said_t": d.pop("t"),
+        **d,
+    }
 
 
 def run_task(task: str, **kw) -> RunResult:
