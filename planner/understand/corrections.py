@@ -67,21 +67,7 @@ def apply(text: str) -> tuple[str, list[str]]:
     """``(corrected text, notes)``; text with no correction comes back unchanged."""
     notes: list[str] = []
     t = text.strip()
-    m = _SWAP.search(t)
-    if m and m.start() > 0:
-        before = t[: m.start()]
-        cols = list(re.finditer(rf"\b({_C})\b", before))
-        if len(cols) >= 2:
-            a, b = cols[-2], cols[-1]
-            swapped = (
-                before[: a.start()]
-                + b.group(1)
-                + before[a.end() : b.start()]
-                + a.group(1)
-                + before[b.end() :]
-            )
-            notes.append(f"'the other way round': {before.strip()!r} -> {swapped.strip()!r}")
-            t = swapped
+    t = _swap(t, notes)
     while True:
         m = _MARKER.search(t)
         if m is None or m.start() == 0 and not t[: m.start()].strip():
@@ -92,24 +78,11 @@ def apply(text: str) -> tuple[str, list[str]]:
             break
         before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
         word = re.sub(r"\s+", " ", m.group("m"))
-        vague = re.fullmatch(
-            rf"(?:(?:in|into|on|onto)\s+)?(?:the|that|this)\s+(?P<n>{_BIN}|block|cube|brick|one)",
-            after,
-        )
-        if vague and before:
-            # "in a bin... actually, the bin": the indefinite becomes definite (then asked)
-            noun = vague.group("n")
-            pat = (
-                rf"\b(?:a|any|some|one\s+of\s+the)\s+{_BIN}s?\b"
-                if re.fullmatch(_BIN, noun)
-                else r"\b(?:a|any|some|one\s+of\s+the)\s+(?:block|cube|brick|one)s?\b"
-            )
-            indef = list(re.finditer(pat, before))
-            if indef:
-                i = indef[-1]
-                t = before[: i.start()] + f"the {noun}" + before[i.end() :]
-                notes.append(f"{word!r}: {i.group(0)!r} -> 'the {noun}'")
-                continue
+        definite = _definite(before, after)
+        if definite is not None:
+            t = definite
+            notes.append(f"{word!r}: the indefinite {after!r}")
+            continue
         if (
             word in ("actually", "rather")
             and not _has_verb(after)
@@ -159,6 +132,48 @@ def apply(text: str) -> tuple[str, list[str]]:
         t = _substitute(before, after, notes, word)
     t = re.sub(r"\s+instead\b", "", t).strip()
     return t, notes
+
+
+def _swap(t: str, notes: list[str]) -> str:
+    """ "stack yellow on red... actually the other way round" / "swap them": the last two
+    colours trade places."""
+    m = _SWAP.search(t)
+    if m and m.start() > 0:
+        before = t[: m.start()]
+        cols = list(re.finditer(rf"\b({_C})\b", before))
+        if len(cols) >= 2:
+            a, b = cols[-2], cols[-1]
+            swapped = (
+                before[: a.start()]
+                + b.group(1)
+                + before[a.end() : b.start()]
+                + a.group(1)
+                + before[b.end() :]
+            )
+            notes.append(f"'the other way round': {before.strip()!r} -> {swapped.strip()!r}")
+            t = swapped
+    return t
+
+
+def _definite(before: str, after: str) -> str | None:
+    """ "in a bin... actually, the bin": the indefinite becomes definite (and is then asked
+    about), or None when ``after`` is not a bare "the bin" / "the block"."""
+    vague = re.fullmatch(
+        rf"(?:(?:in|into|on|onto)\s+)?(?:the|that|this)\s+(?P<n>{_BIN}|block|cube|brick|one)", after
+    )
+    if vague is None or not before:
+        return None
+    noun = vague.group("n")
+    pat = (
+        rf"\b(?:a|any|some|one\s+of\s+the)\s+{_BIN}s?\b"
+        if re.fullmatch(_BIN, noun)
+        else r"\b(?:a|any|some|one\s+of\s+the)\s+(?:block|cube|brick|one)s?\b"
+    )
+    indef = list(re.finditer(pat, before))
+    if not indef:
+        return None
+    i = indef[-1]
+    return before[: i.start()] + f"the {noun}" + before[i.end() :]
 
 
 def _substitute(before: str, after: str, notes: list[str], word: str) -> str:

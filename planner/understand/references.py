@@ -149,6 +149,28 @@ def _distance(world: WorldState, m: re.Match[str]) -> str:
     return _pick_best(scored, m.group(0), kind)
 
 
+#: A side of the table as a filter: +y is left, -y right, +x front, -x back (robot's view).
+_SIDES = {"left": (1, 1), "right": (1, -1), "front": (0, 1), "back": (0, -1), "near": (0, -1)}
+
+
+def _side_then_distance(world: WorldState, m: re.Match[str]) -> str:
+    """ "the block on your right that's closest to you": the cubes on that side (of the
+    middle of the cubes there are), then the distance superlative among them."""
+    axis, sign = _SIDES[m.group("side")]
+    names, kind = _pool(world, m.group("noun"))
+    if not names:
+        raise Unresolvable(f"nothing here fits {m.group(0)!r}")
+    mid = sum(_xy(world, n)[axis] for n in names) / len(names)
+    side = [n for n in names if sign * (_xy(world, n)[axis] - mid) > TIE_M / 2]
+    point = _ref_point(world, m.group("ref"))
+    if point is None:
+        raise Unresolvable(f"I cannot tell what {m.group('ref')!r} is")
+    ref_names = _named_in(m.group("ref") or "", world)
+    d = L.DISTANCE_WORDS[m.group("dist")]
+    scored = [(-d * math.dist(_xy(world, n), point), n) for n in side if n not in ref_names]
+    return _pick_best(scored, m.group(0), kind)
+
+
 def _named_in(text: str, world: WorldState) -> set[str]:
     out: set[str] = set()
     for m in re.finditer(rf"\b({_C})\b(?:\s+({_BLOCK}|{_BIN}))?", text):
@@ -321,6 +343,17 @@ def _relation(world: WorldState, m: re.Match[str]) -> str:
 _PREFIX = r"(?:\bthe\s+|\bthat\s+|^)"
 _NOUN = rf"(?P<noun>{_BLOCK}|{_BIN})"
 _SELECTORS: list[tuple[re.Pattern[str], object]] = [
+    # "the block on your right that's closest to you", "the cube at the back nearest the red bin"
+    (
+        re.compile(
+            rf"{_PREFIX}{_SIZE}{_NOUN}\s+(?:on|at|to)\s+(?:your|the|my)\s+(?P<side>left|right|front|back|near)"
+            rf"(?:\s+(?:side|end|half))?(?:\s+of\s+the\s+table)?\s*,?\s*(?:(?:that's|thats|that\s+is|which\s+is|"
+            rf"and|the\s+one)\s+)?(?P<dist>closest|nearest|farthest|furthest)"
+            rf"(?:\s+(?:(?:to|from|away\s+from)\s+)?(?P<ref>{_ROBOT}|(?:the\s+)?(?:{_C})"
+            rf"(?:\s+(?:{_BLOCK}|{_BIN}))?))?(?:\s+away)?"
+        ),
+        _side_then_distance,
+    ),
     # "the block between the red and the green one"
     (
         re.compile(
@@ -544,11 +577,14 @@ _VERB = r"(?:put|place|drop|move|set|bring|transfer|stack|toss|throw|chuck|pop|l
 
 def _destination(text: str, world: WorldState) -> str | None:
     m = re.search(
-        rf"\b(?:in|into|inside|onto|on|to)\s+(?:the\s+)?({_C})\s*({_BIN}|{_BLOCK})?", text
+        rf"\b(?P<p>in|into|inside|onto|on\s+top\s+of|on|to)\s+(?:the\s+)?({_C})\s*({_BIN}|{_BLOCK})?",
+        text,
     )
     if m is None:
         return None
-    colour, noun = m.group(1), m.group(2) or ""
+    colour, noun = m.group(2), m.group(3) or ""
+    if not noun and m.group("p").startswith("on") and world.object(f"{colour}_block"):
+        return f"{colour}_block"  # "on red" is on the red block; a bin is "in"
     if re.fullmatch(_BIN, noun) or (not noun and world.bin(f"{colour}_bin")):
         return f"{colour}_bin" if world.bin(f"{colour}_bin") else None
     return f"{colour}_block" if world.object(f"{colour}_block") else None
@@ -793,6 +829,24 @@ def _count(text: str, world: WorldState, forbidden: set[str]) -> Resolution | No
     if len(pool) < count:
         raise Unresolvable(
             f"only {len(pool)} block{'s' if len(pool) != 1 else ''} can be moved there"
+        )
+    onto = re.match(
+        rf"\s+(?:on|onto|on\s+top\s+of)\s+(?:the\s+)?(?:{_C})(?:\s+{_BLOCK})?\b"
+        r"(?:\s*,?\s*(?:with\s+)?(?:one\s+on\s+(?:top\s+of\s+)?the\s+other|stacked|in\s+a\s+(?:tower|stack|pile)))?",
+        text[m.end() :],
+    )
+    if onto and dest is not None and dest.endswith("_block") and count >= 2:
+        # two blocks cannot both sit on one: "two blocks on the blue one (, one on the
+        # other)" is a tower on it, nearest first
+        chosen, below, steps = pool[:count], dest, []
+        for cube in chosen:
+            steps.append(f"stack {_say(cube)} on {_say(below)}")
+            below = cube
+        clause = re.search(rf"(?:\b{_VERB}\b\s+)?{re.escape(m.group(0))}", text)
+        start = clause.start() if clause else m.start()
+        note = f"{m.group(0)!r} in a tower on {_say(dest)}: " + ", ".join(chosen)
+        return Resolution(
+            text[:start] + ", then ".join(steps) + text[m.end() + onto.end() :], [note]
         )
     return _chosen(text, m, pool[:count], "are")
 

@@ -465,6 +465,36 @@ def test_swaps_lists_asked_conditions_and_postposed_places(text, goal):
     assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
 
 
-@pytest.mark.parametrize("text", ["nah forget it", "hold on, stop stop", "abort the task", "don't bother"])
+@pytest.mark.parametrize(
+    "text", ["nah forget it", "hold on, stop stop", "abort the task", "don't bother"]
+)
 def test_more_stop_forms(text):
     assert understand(text, row()).kind == "stop"
+
+
+def test_a_side_then_a_distance_narrows_in_that_order():
+    w = world(
+        [
+            cube("green_block", (-0.15, -0.2, Z)),
+            cube("red_block", (-0.15, 0.08, Z)),
+            cube("blue_block", (0.15, -0.2, Z)),
+            cube("yellow_block", (0.15, 0.08, Z)),
+        ]
+    )
+    u = understand("the block on your right that's closest to you goes into the red bin", w)
+    assert u.kind == "plan" and "green block" in u.text
+    u = understand("put the block on the left farthest from you in the blue bin", w)
+    assert u.kind == "plan" and "yellow block" in u.text
+
+
+@pytest.mark.parametrize(
+    "text", ["put two blocks on top of the red one", "stack two blocks on red, one on the other"]
+)
+def test_two_blocks_on_one_is_a_tower(text):
+    w = row()
+    out, steps = plan_goal(text, w)
+    after = _after(w, steps)
+    above = [
+        o.name for o in after.objects if o.name != "red_block" and after.above(o.name, "red_block")
+    ]
+    assert len(above) == 2, (out.to_dict().get("understanding"), steps)
