@@ -100,7 +100,7 @@ ARCHITECTURE = {
     "vocab_size": 49152,
     "max_position_embeddings": 8192,
 }
-_DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2}
+_DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2, "I8": 1, "U8": 1}
 MAX_HEADER = 1 << 20
 
 
@@ -135,17 +135,19 @@ def _check_weights(weights: Path) -> str | None:
     """Why a safetensors file's header does not describe the file exactly, or None."""
     import struct
 
+    label = weights.name
+
     try:
         size = weights.stat().st_size
         with weights.open("rb") as f:
             (n,) = struct.unpack("<Q", f.read(8))
             if not 2 <= n <= min(MAX_HEADER, size - 8):
-                return "model.safetensors has no valid header"
+                return f"{label} has no valid header"
             header = json.loads(f.read(n))
     except (OSError, ValueError, struct.error) as e:
-        return f"model.safetensors unreadable ({type(e).__name__})"
+        return f"{label} unreadable ({type(e).__name__})"
     if not isinstance(header, dict):
-        return "model.safetensors has no valid header"
+        return f"{label} has no valid header"
     end = 0
     for name, t in header.items():
         if name == "__metadata__":
@@ -157,12 +159,12 @@ def _check_weights(weights: Path) -> str | None:
                 count *= int(d)
             width = _DTYPE_BYTES[t["dtype"]]
         except (KeyError, TypeError, ValueError):
-            return f"model.safetensors: tensor {name[:60]} is malformed"
+            return f"{label}: tensor {name[:60]} is malformed"
         if lo < 0 or hi - lo != count * width:
-            return f"model.safetensors: tensor {name[:60]} does not fit its shape"
+            return f"{label}: tensor {name[:60]} does not fit its shape"
         end = max(end, hi)
     if 8 + n + end != size:
-        return f"model.safetensors is {size} bytes, its header describes {8 + n + end}"
+        return f"{label} is {size} bytes, its header describes {8 + n + end}"
     return None
 
 
@@ -215,19 +217,19 @@ def _convert(gguf: Path, dest: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def load_base(threads: int | None = None) -> BaseModel:
-    """The base model in fp32, converted on first use and loaded from the cache after."""
-    _quiet_transformers()
-    t0 = time.monotonic()
-    try:
-        import torch
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
-    except ImportError:
-        raise BackendUnavailable(
-            f"the embedded planner needs transformers: {INSTALL_HINT}"
-        ) from None
-    if threads:
-        torch.set_num_threads(int(threads))
+@dataclass
+class Converted:
+    """The converted base in the cache: where it is and what it was made from."""
+
+    gguf: Path
+    sha256: str
+    dest: Path
+    converted: bool
+
+
+def ensure_converted() -> Converted:
+    """The base model converted into the cache (on first use; a damaged copy is rebuilt).
+    Needs transformers only when it converts."""
     gguf = find_gguf()
     sha = file_sha256(gguf)
     dest = cache_root() / f"smollm2-135m-{sha[:16]}"
@@ -237,6 +239,7 @@ def load_base(threads: int | None = None) -> BaseModel:
         if why is not None:
             _discard(dest, why)
     if not (dest / "model.safetensors").is_file():
+        _quiet_transformers()
         try:
             _convert(gguf, dest)
         except (ImportError, ValueError, OSError, RuntimeError) as e:
@@ -248,6 +251,26 @@ def load_base(threads: int | None = None) -> BaseModel:
         why = check_cache(dest)
         if why is not None:  # what we just wrote is not the model this code knows
             raise PlannerError(f"the converted planner model in {dest} is not usable: {why}")
+    return Converted(gguf, sha, dest, converted)
+
+
+def load_base(threads: int | None = None) -> BaseModel:
+    """The base model in fp32 as a transformers model (for training, and as the reference
+    our own forward pass is tested against), converted on first use and loaded from the
+    cache after. Planning does not use it: see :mod:`planner.embedded.packed`."""
+    _quiet_transformers()
+    t0 = time.monotonic()
+    try:
+        import torch
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    except ImportError:
+        raise BackendUnavailable(
+            f"the embedded planner needs transformers: {INSTALL_HINT}"
+        ) from None
+    if threads:
+        torch.set_num_threads(int(threads))
+    conv = ensure_converted()
+    dest = conv.dest
     try:
         from safetensors.torch import load_model
 
@@ -261,4 +284,4 @@ def load_base(threads: int | None = None) -> BaseModel:
             "delete that folder and it is rebuilt"
         ) from None
     model.eval()
-    return BaseModel(model, tok, gguf, sha, time.monotonic() - t0, converted)
+    return BaseModel(model, tok, conv.gguf, conv.sha256, time.monotonic() - t0, conv.converted)

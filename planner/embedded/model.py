@@ -1,8 +1,11 @@
 """The specialised planner model at run time: base + shipped adapter, merged, decoded greedily
 under the command language's vocabulary.
 
-Why merge: the LoRA update is folded into the base weights once at load, so a forward pass
-costs exactly what the base model costs. Why a vocabulary mask: the command language uses a
+Why merge: the LoRA update is folded into the base weights once, when the packed model is
+written into the cache (:mod:`planner.embedded.packed`: 4-bit linear layers, memory-mapped),
+so a forward pass costs exactly what the base model costs; our own forward pass
+(:mod:`planner.embedded.llama`) runs it without importing transformers. Why a vocabulary
+mask: the command language uses a
 few hundred tokens; masking every other logit means the model cannot write anything else
 (no prose, no code, no stray JSON), whatever the instruction says. The rules planner then
 parses the command against the scene and the bridge validates the plan.
@@ -13,7 +16,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planner.embedded import prompt as fmt
-from planner.embedded.base import load_base
 from planner.errors import BackendUnavailable, GenerationTimeout, PlannerError, PromptTooLong
 from sim.util import sha256_bytes, sha256_file
 
@@ -37,6 +38,12 @@ MAX_RANK = 128
 MAX_PROMPT_TOKENS = 1024
 #: Below this a sampling temperature is greedy decoding (logits / 1e-300 overflow to inf).
 MIN_TEMPERATURE = 1e-4
+#: Which weights the planner runs on: "int4" (the default: linear layers in 4 bits as the
+#: shipped base is, the adapter beside them), "int8" (per output channel, the adapter
+#: merged) or "fp32" (merged, the reference the others are measured against).
+WEIGHTS_ENV = "SKILLBRIDGE_PLANNER_WEIGHTS"
+WEIGHT_KINDS = ("int4", "int8", "fp32")
+DEFAULT_WEIGHTS = "int4"
 
 
 class LoraSpec(BaseModel):
@@ -140,65 +147,60 @@ def command_vocabulary(tok: Any) -> list[int]:
 class EmbeddedModel:
     """Loaded once per process (see :func:`get_model`); calls are serialised by a lock."""
 
-    def __init__(self, adapter_dir: Path | None = None, threads: int | None = None):
+    def __init__(
+        self,
+        adapter_dir: Path | None = None,
+        threads: int | None = None,
+        weights: str | None = None,
+    ):
+        import os
+
         import torch
+
+        from planner.embedded import packed
+        from planner.embedded.base import file_sha256, find_gguf
+        from planner.embedded.tokens import Tokens
 
         t0 = time.monotonic()
         self.adapter_dir = Path(adapter_dir) if adapter_dir else SHIPPED
         self.manifest = read_manifest(self.adapter_dir)
+        self.weights = (weights or os.environ.get(WEIGHTS_ENV) or DEFAULT_WEIGHTS).strip().lower()
+        if self.weights not in WEIGHT_KINDS:
+            raise PlannerError(
+                f"{WEIGHTS_ENV} must be one of {', '.join(WEIGHT_KINDS)}, not {self.weights!r}"
+            )
         # one thread: a decode step is a chain of small matrix products, where a second
         # thread mostly waits; under load (physics, eval workers) two threads ran 5x slower
         self.threads = int(threads or 1)
-        base = load_base(self.threads)
-        if base.sha256 != self.manifest.base_file_sha256:
-            raise PlannerError(_other_base(self.adapter_dir, self.manifest, base.sha256))
-        self.model, self.tok = base.model, base.tokenizer
-        self.base_sha256 = base.sha256
-        self._merge(self.adapter_dir / "adapter.safetensors")
+        torch.set_num_threads(self.threads)
+        adapter = self.adapter_dir / "adapter.safetensors"
+        data = adapter.read_bytes() if adapter.is_file() else b""
+        if sha256_bytes(data) != self.manifest.adapter_sha256:
+            raise PlannerError(f"{adapter}: adapter weights do not match their manifest's sha256")
+        self.base_sha256 = file_sha256(find_gguf())
+        if self.base_sha256 != self.manifest.base_file_sha256:
+            raise PlannerError(_other_base(self.adapter_dir, self.manifest, self.base_sha256))
+        dest, self.converted = packed.ensure(
+            self.base_sha256, self.adapter_dir, self.manifest, self.weights
+        )
+        self.net, self.config, _ = packed.load(dest)
+        try:
+            self.tok = Tokens(dest / packed.TOKENIZER)
+        except Exception as e:  # noqa: BLE001 - the tokenizers library raises its own type
+            raise PlannerError(
+                f"the packed planner model in {dest} has an unreadable tokenizer "
+                f"({type(e).__name__}); delete that folder and it is rebuilt"
+            ) from None
         self.end_id = self.tok(fmt.END, add_special_tokens=False)["input_ids"][0]
         #: first token of "refuse:", banned at the first step of a no_refusal rewrite
         self.refuse_id = self.tok("refuse:", add_special_tokens=False)["input_ids"][0]
-        allowed = torch.tensor(command_vocabulary(self.tok))
-        self.mask = torch.full((self.model.config.vocab_size,), float("-inf"))
-        self.mask[allowed] = 0.0
+        #: the tokens the command language can write, and their rows of the output head
+        self.allowed = command_vocabulary(self.tok)
+        self._index = {t: i for i, t in enumerate(self.allowed)}
+        self._rows = self.net.embed[torch.tensor(self.allowed)].float()
         self._lock = threading.Lock()
-        self.max_prompt_tokens = min(
-            MAX_PROMPT_TOKENS, int(getattr(self.model.config, "max_position_embeddings", 0) or 0)
-        )
+        self.max_prompt_tokens = min(MAX_PROMPT_TOKENS, self.config.max_positions)
         self.load_s = time.monotonic() - t0
-
-    def _merge(self, path: Path) -> None:
-        import torch
-        from safetensors.torch import load_file
-
-        data = path.read_bytes() if path.is_file() else b""
-        if sha256_bytes(data) != self.manifest.adapter_sha256:
-            raise PlannerError(f"{path}: adapter weights do not match their manifest's sha256")
-        weights = load_file(str(path))
-        lora = self.manifest.lora
-        scale = lora.alpha / lora.rank
-        modules = dict(self.model.named_modules())
-        pairs = {k[: -len(".lora_A")] for k in weights if k.endswith(".lora_A")}
-        if not pairs:
-            raise PlannerError(f"{path}: no adapter tensors")
-        with torch.no_grad():
-            for key in sorted(pairs):
-                mod = modules.get(key)
-                a, b = weights.get(f"{key}.lora_A"), weights.get(f"{key}.lora_B")
-                if (
-                    not isinstance(mod, torch.nn.Linear)
-                    or a is None
-                    or b is None
-                    or (
-                        a.shape != (lora.rank, mod.in_features)
-                        or b.shape != (mod.out_features, lora.rank)
-                    )
-                ):
-                    raise PlannerError(f"{path}: tensor {key} does not fit the base model")
-                delta = (b.float() @ a.float()) * scale
-                if not torch.isfinite(delta).all():
-                    raise PlannerError(f"{path}: tensor {key} is not finite")
-                mod.weight += delta
 
     def rewrite(
         self,
@@ -224,6 +226,8 @@ class EmbeddedModel:
         (each a :class:`GenerationTimeout`)."""
         import torch
 
+        from planner.embedded.llama import Cache
+
         t0 = time.monotonic()
         user = _clipped(clean_text(str(user)))
         if self.manifest.format_version == 1 and user.startswith("scene: "):
@@ -232,53 +236,50 @@ class EmbeddedModel:
         limit = self.max_prompt_tokens
         if len(text) > 64 * limit:  # no token is that long: refused without tokenizing
             raise PromptTooLong(limit, limit, at_least=True)
-        ids = self.tok(text, add_special_tokens=False, return_tensors="pt")["input_ids"]
-        if ids.shape[1] > limit:
-            raise PromptTooLong(int(ids.shape[1]), limit)
+        ids = self.tok.encode(text)
+        if len(ids) > limit:
+            raise PromptTooLong(len(ids), limit)
         if not temperature >= MIN_TEMPERATURE:  # also NaN: greedy, never a NaN softmax
             temperature = 0.0
         gen = torch.Generator().manual_seed(int(seed) % (1 << 63))
         out: list[int] = []
         min_prob = 1.0
+        steps = max(1, min(int(max_new_tokens), fmt.MAX_NEW_TOKENS))
+        banned = [self._index[t] for t in (self.refuse_id, self.end_id) if t in self._index]
         if not self._lock.acquire(timeout=-1 if wait_s is None else max(0.0, wait_s)):
             raise GenerationTimeout(f"the model stayed busy for {wait_s:.0f} s")
         try:
-            with torch.inference_mode(), warnings.catch_warnings():
-                # transformers 5.x renames past_key_values to cache; both work until 5.40
-                warnings.simplefilter("ignore", FutureWarning)
+            with torch.inference_mode():
                 torch.set_num_threads(self.threads)
-                res = self.model(input_ids=ids, use_cache=True)
-                past = res.past_key_values
-                logits = res.logits[0, -1]
-                for step in range(max(1, min(int(max_new_tokens), fmt.MAX_NEW_TOKENS))):
+                cache = Cache(self.config, len(ids) + steps)
+                hidden = self.net.forward(ids, cache)
+                for step in range(steps):
                     if cancel is not None and cancel.is_set():
                         raise GenerationTimeout("the generation was cancelled")
                     if deadline_s is not None and time.monotonic() - t0 > deadline_s:
                         raise GenerationTimeout(
                             f"the generation ran past its {deadline_s:g} s bound"
                         )
-                    logits = logits.float() + self.mask
+                    # the logits of the allowed tokens only: every other one is masked
+                    logits = self.net.head(hidden, self._rows)
                     if no_refusal and step == 0:
-                        logits[self.refuse_id] = float("-inf")
-                        logits[self.end_id] = float("-inf")
+                        logits[banned] = float("-inf")
                     if temperature > 0:
                         probs = torch.softmax(logits / temperature, dim=-1)
-                        nxt = int(torch.multinomial(probs, 1, generator=gen))
+                        pick = int(torch.multinomial(probs, 1, generator=gen))
                     else:
-                        nxt = int(torch.argmax(logits))
-                    min_prob = min(min_prob, float(torch.softmax(logits, dim=-1)[nxt]))
+                        pick = int(torch.argmax(logits))
+                    min_prob = min(min_prob, float(torch.softmax(logits, dim=-1)[pick]))
+                    nxt = self.allowed[pick]
                     if nxt == self.end_id:
                         break
                     out.append(nxt)
-                    res = self.model(
-                        input_ids=torch.tensor([[nxt]]), past_key_values=past, use_cache=True
-                    )
-                    past = res.past_key_values
-                    logits = res.logits[0, -1]
+                    if step + 1 < steps:
+                        hidden = self.net.forward([nxt], cache)
         finally:
             self._lock.release()
         text = self.tok.decode(out, skip_special_tokens=True).strip()
-        return Rewrite(text, int(ids.shape[1]), len(out) + 1, time.monotonic() - t0, min_prob)
+        return Rewrite(text, len(ids), len(out) + 1, time.monotonic() - t0, min_prob)
 
 
 def clean_text(text: str) -> str:
