@@ -200,8 +200,7 @@ class Conversation:
             self.task, self.acting_on = task, acting_on
 
     def tick(self, step: int) -> None:
-        """A control step was reached: run the step hooks (nothing is taken; the settling
-        before a goal check ticks, the loop takes what was said before it judges)."""
+        """A control step was reached: run the step hooks; nothing is taken."""
         with self._lock:
             self._step = step
             hooks = list(self._hooks)
@@ -221,7 +220,8 @@ class Conversation:
                 if not self._inbox:
                     return None
                 turn = self._inbox.popleft()
-                turn.taken_step, turn.taken_t = self._step, self.clock()
+                if turn.taken_step is None:
+                    turn.taken_step, turn.taken_t = self._step, self.clock()
                 task, acting = self.task, self.acting_on
             inter = D.interpret(turn.text, task or "", world(), acting_on=acting)
             turn.data["interjection"] = inter.to_dict()
@@ -229,6 +229,13 @@ class Conversation:
                 self.record(ROBOT, "reply", inter.reply or "", to=turn.index)
                 continue
             return inter, turn
+
+    def defer(self, turn: Turn) -> None:
+        """Put a taken utterance back at the front, for the closed loop to act on (the
+        settling before a goal check ends early for it; the loop takes it before its
+        verdict). It keeps the step it was taken at."""
+        with self._lock:
+            self._inbox.appendleft(turn)
 
     def ask(self, question: str, candidates: list[str] | None = None) -> str | None:
         """Ask ``question``; the reply, or None when nobody answers."""

@@ -396,6 +396,9 @@ def interpret(
         combined = f"{task.rstrip(' .')}, then {rest}"
         return Interjection(ADDITION, utterance, combined, notes=notes + [f"added: {rest!r}"])
     if _CORRECTS.search(english) or not _has_verb(english):
+        swapped = _other_block(english, task, obj)
+        if swapped is not None:
+            return Interjection(CORRECTION, utterance, swapped[0], notes=notes + swapped[1])
         said = english
         if obj and re.search(r"\b(?:it|that)\b", said) and _has_verb(said):
             said = re.sub(r"\b(?:it|that)\b", _say(obj), said, count=1)
@@ -407,11 +410,42 @@ def interpret(
     return Interjection(REPLACE, utterance, english, notes=notes + ["a new task replaces the old"])
 
 
+_MARKERS = re.compile(
+    r"^(?:(?:no|nope|not\s+that(?:\s+one)?|not\s+this(?:\s+one)?|wait|actually|sorry|oops|"
+    r"i\s+mean(?:t)?|rather|wrong(?:\s+one)?)\b[\s,;.!:-]*)+"
+)
+
+
+def _other_block(english: str, task: str, obj: str | None) -> tuple[str, list[str]] | None:
+    """ "(not that one,) the yellow one (in the red bin)": the block being moved is the one
+    corrected (a bin of the same colour in the task is not), then any destination said."""
+    rest = _MARKERS.sub("", english).strip()
+    m = re.fullmatch(
+        rf"(?:the\s+)?(?P<c>{_C})\s+(?:{_BLOCK}|one)(?:\s+instead)?(?P<tail>\s+.*)?", rest
+    )
+    if m is None or obj is None:
+        return None
+    mine = re.search(rf"\b(?:the\s+)?{_colour_of(obj)}\s+(?:{_BLOCK}|one)\b(?!\s+{_BIN})", task)
+    if mine is None:
+        return None
+    new = f"the {m.group('c')} block"
+    out = task[: mine.start()] + new + task[mine.end() :]
+    notes = [f"the block being moved, {_say(obj)}, is now {new}"]
+    tail = (m.group("tail") or "").strip()
+    if tail:
+        out, more = corr.apply(f"{out}, no, {tail}")
+        notes += more
+    return re.sub(r"\s+instead\b", "", out), notes
+
+
 def put_down_first(task: str, world: WorldState) -> str:
     """A task that does not name the block the gripper holds would leave it dangling (the
     planners refuse to move anything else while it is held): it is set down on the table
     first."""
     held = world.held_object
-    if not held or re.search(rf"\b{_colour_of(held)}\b", task) or re.search(r"\bit\b", task):
+    if not held:
+        return task
+    named = rf"\b{_colour_of(held)}\s+(?:{_BLOCK}|one)\b(?!\s+{_BIN})"
+    if re.search(named, task) or re.search(r"\bit\b", task):
         return task
     return f"put {_say(held)} on the table center, then {task}"

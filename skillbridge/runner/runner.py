@@ -685,8 +685,11 @@ class Runner:
         conv = self.conversation
         for _ in range(n):
             if conv is not None:
-                conv.tick(writer.steps)  # what is said now is taken before the verdict
+                got = conv.check(writer.steps, env.world_state)
                 self._drain_turns()
+                if got is not None:  # the task changes: the loop takes it before its verdict
+                    conv.defer(got[1])
+                    break
             back = (ctl.grip_pos(data) - ctl.target(data)) / speed
             action = np.array([*np.clip(back, -1.0, 1.0), grip], dtype=np.float64)
             writer.record(env.get_state(), action, SETTLE_INDEX)

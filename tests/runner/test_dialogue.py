@@ -91,7 +91,10 @@ def test_a_whole_command_as_answer_is_a_new_task_and_stop_stops(scene):
     [
         ("stop", D.STOP, None),
         ("Stop!", D.STOP, None),
-        ("not that one, the yellow one", D.CORRECTION, "put the yellow one in the green bin"),
+        ("not that one, the yellow one", D.CORRECTION, "put the yellow block in the green bin"),
+        # the block being moved is corrected, not the bin of the same colour
+        ("not that one, the green one", D.CORRECTION, "put the green block in the green bin"),
+        ("no, the yellow one in the red bin", D.CORRECTION, "put the yellow block in the red bin"),
         ("put it in the blue bin instead", D.CORRECTION, "put the red block in the blue bin"),
         ("no, the blue bin", D.CORRECTION, "put the red block in the blue bin"),
         (
@@ -127,6 +130,10 @@ def test_a_held_block_the_new_task_does_not_name_is_put_down_first(scene):
     )
     assert D.put_down_first("put the red block in the blue bin", held) == (
         "put the red block in the blue bin"
+    )
+    # the held block's colour as a bin's is no mention of the block
+    assert D.put_down_first("put the yellow block in the red bin", held).startswith(
+        "put the red block on the table center, then "
     )
 
 

@@ -67,6 +67,15 @@ def test_a_release_in_progress_is_finished_then_replanned(tmp_path, recorded):
     assert r.subgoals[1]["success"]  # the release was finished into the green bin first
 
 
+def test_said_while_the_goal_settles_is_taken_at_once(tmp_path, recorded):
+    settle = next(k for k, i in enumerate(load(recorded[1]).subgoals) if i == -1)
+    r = _run(tmp_path, interjections=[(settle + 2, "put it in the blue bin instead")])
+    (ij,) = r.interjections
+    assert ij["mode"] == "idle" and ij["taken_step"] == settle + 2
+    assert ij["resumed_step"] - ij["posted_step"] <= 1  # the settling ends for it
+    assert r.status == "success" and r.final_task == "put the red block in the blue bin"
+
+
 def test_stop_leaves_the_arm_at_rest_and_the_run_stopped(tmp_path):
     r = _run(tmp_path, interjections=[(8, "stop!")])
     assert r.status == "stopped" and r.steps == r.interjections[0]["rest_step"]
