@@ -3,7 +3,13 @@
 Why: people type "stcak red on grene" and "the blue blok". The embedded model saw keyboard
 slips in training, but a 135M-parameter model generalises poorly to slips it never saw, and
 one wrong colour makes a wrong plan. Repairing a word is cheap and exact when the vocabulary
-is small, and the vocabulary here is the corpus's (:func:`planner.corpus.words`).
+is small. The vocabulary is the words the robot's language is written in, read where they
+are defined, with no corpus sampled: the lexicon's forms (:mod:`bridge.lexicon`: shades,
+things of a colour, nouns, regions, verbs), every command text of the command language
+(:func:`planner.corpus.vocabulary.command_texts`) and the words of the corpus's templates
+(:func:`planner.corpus.vocabulary.template_words`). It holds exactly the words a sampled
+tabletop corpus holds (``tests/planner/test_spelling_vocabulary.py``); the counts, which
+break ties, are how often each word is written there.
 
 Deliberately conservative, because a wrong repair is worse than none:
 
@@ -15,13 +21,16 @@ Deliberately conservative, because a wrong repair is worse than none:
   longer ones; up to five letters the first letter must agree (slips rarely hit it, and "glue"
   must not become "blue");
 - among equally close candidates, one with the same letters wins (two keys pressed in the
-  wrong order: "opne" is "open", not "one"), then the most frequent corpus word.
+  wrong order: "opne" is "open", not "one"), then a word of doable requests (a slip turned
+  into a word only refusals use, "plase" into "plate", would refuse a doable request), then
+  the most often written word.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -55,16 +64,61 @@ def distance(a: str, b: str, limit: int = 2) -> int:
     return prev[-1]
 
 
+#: The lexicon's forms the vocabulary reads: the tabletop's words (the articulated scene's
+#: drawer, lamp and button forms are left out, as the corpus vocabulary always left them).
+LEXICON_FORMS = (
+    "COLOURS",
+    "ABSENT_COLOURS",
+    "REGION_NAMES",
+    "SHADE_FORMS",
+    "THING_FORMS",
+    "MORE_THING_FORMS",
+    "BLOCK_FORMS",
+    "BIN_FORMS",
+    "REGION_FORMS",
+    "MOVE_VERB_FORMS",
+    "STACK_VERB_FORMS",
+    "PUSH_VERB_FORMS",
+    "PICK_VERB_FORMS",
+    "EXCEPT_FORMS",
+)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", text.lower())
+
+
+def lexicon_words() -> Counter[str]:
+    """How often each word is written in the lexicon's :data:`LEXICON_FORMS`."""
+    from bridge import lexicon
+
+    out: Counter[str] = Counter()
+    for name in LEXICON_FORMS:
+        table = getattr(lexicon, name)
+        for forms in table.values() if isinstance(table, dict) else [table]:
+            for form in forms:
+                out.update(_words(form))
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def _vocabularies() -> tuple[dict[str, int], frozenset[str]]:
-    from planner import corpus
+    from planner.corpus.grammar import REFUSE
+    from planner.corpus.vocabulary import command_texts, template_words
 
-    every, doable = corpus.words()
-    return every, frozenset(doable)
+    lexicon = lexicon_words()
+    doable_templates, refusal_templates = template_words()
+    commands: Counter[str] = Counter()
+    refusals: Counter[str] = Counter()
+    for text in command_texts(articulated=False):
+        (refusals if text.startswith(REFUSE) else commands).update(_words(text))
+    doable = lexicon + doable_templates + commands
+    every = doable + refusal_templates + refusals
+    return dict(every), frozenset(doable)
 
 
 def vocabulary() -> dict[str, int]:
-    """The corpus vocabulary with counts (built once per process, about 0.5 s)."""
+    """The robot's vocabulary with counts (built once per process)."""
     return _vocabularies()[0]
 
 
@@ -87,7 +141,7 @@ def is_english(word: str) -> bool:
 
 def repair_word(word: str, vocab: dict[str, int] | None = None) -> str:
     """``word`` as the vocabulary word it was probably meant to be, or unchanged (against the
-    corpus vocabulary, remembered: the rules planner and the model both repair a request)."""
+    robot's vocabulary, remembered: the rules planner and the model both repair a request)."""
     if vocab is None:
         return _repair_default(word)
     return _repair(word, vocab)
@@ -95,23 +149,23 @@ def repair_word(word: str, vocab: dict[str, int] | None = None) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _repair_default(word: str) -> str:
-    return _repair(word, vocabulary())
+    return _repair(word, vocabulary(), doable_vocabulary())
 
 
-def _repair(word: str, vocab: dict[str, int]) -> str:
+def _repair(word: str, vocab: dict[str, int], doable: frozenset[str] = frozenset()) -> str:
     low = word.lower()
     if len(low) < MIN_LEN or low in vocab or is_english(low):
         return word
     limit = 1 if len(low) <= 6 else 2
     letters = sorted(low)
-    best: tuple[tuple[int, bool, int], str] | None = None
+    best: tuple[tuple[int, bool, bool, int], str] | None = None
     for cand, count in vocab.items():
         if len(cand) < MIN_LEN - 1 or (len(low) <= 5 and cand[0] != low[0]):
             continue
         d = distance(low, cand, limit)
         if d > limit:
             continue
-        key = (d, sorted(cand) != letters, -count)
+        key = (d, sorted(cand) != letters, bool(doable) and cand not in doable, -count)
         if best is None or key < best[0]:
             best = (key, cand)
     if best is None:

@@ -75,7 +75,7 @@ def reordered(r: random.Random, w: Writer, a: Clause, b: Clause) -> str:
             f"{B} once you have done this: {A}",
             f"after you {A}, {B}",
             f"once you {A}, {B}",
-            f"start by {A}, and finish by {B}" if False else f"first {A}, and only then {B}",
+            f"first {A}, and only then {B}",
             f"{A} first, then {B}",
             f"{A}. when that's done, {B}",
             f"{B} - but {A} before that",

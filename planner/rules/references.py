@@ -12,6 +12,8 @@ from sim.world import WorldState
 
 
 def check_exists(c: ParsedClause, world: WorldState) -> None:
+    """Refuse a clause that names what the scene lacks (an absent colour, a bin or block
+    of a colour not here, a thing this robot has no such thing as), with the reason."""
     if c.source_thing is not None and world.drawer is None:
         raise Refuse(missing_message(c.source_thing, "source"))
     for role, p in (("object", c.obj), ("target", c.target)):

@@ -72,7 +72,7 @@ def test_tabletop_profiles_are_what_they_were(profile, digest):
     assert hashlib.sha256(text.encode()).hexdigest() == digest
 
 
-def test_the_spelling_vocabulary_is_what_it_was():
+def test_the_sampled_word_counts_are_what_they_were():
     every, doable = corpus.words(400)
     text = json.dumps([every, doable], sort_keys=True)
     digest = "e77eee89b3855588b82c7de85f9d0cb3206ccd0b705a3139af56d2cfb35831db"
