@@ -165,6 +165,11 @@ RELEASE_BAND = (
 PUSH_BESIDE = REGION_BESIDE - SPOT_MARGIN
 _RING_RADII = (0.015, 0.025, 0.035)
 _ANGLES = tuple(2 * math.pi * k / 16 for k in range(16))
+#: The candidate offsets of :func:`free_spot`, computed once: each ring inside a region
+#: (its radius, then (r cos a, r sin a) per angle) and the spots beside a block there.
+_RING = tuple((r, tuple((r * math.cos(a), r * math.sin(a)) for a in _ANGLES)) for r in _RING_RADII)
+_BESIDE_STEP = min(SPOT_CLEAR + 0.001, PUSH_BESIDE)
+_BESIDE = tuple((_BESIDE_STEP * math.cos(a), _BESIDE_STEP * math.sin(a)) for a in _ANGLES)
 
 XY = tuple[float, float]
 
@@ -187,30 +192,42 @@ def free_spot(
     rest = [(float(p[0]), float(p[1])) for p in others]
 
     def free(p: XY) -> bool:
-        return reachable_xy(*p) and all(
-            math.dist(p, q) >= SPOT_CLEAR
-            and (band is None or abs(p[0] - q[0]) >= band[0] or abs(p[1] - q[1]) >= band[1])
-            for q in rest
-        )
+        if not reachable_xy(p[0], p[1]):
+            return False
+        for q in rest:
+            if not math.dist(p, q) >= SPOT_CLEAR:
+                return False
+            if band is not None and not (
+                abs(p[0] - q[0]) >= band[0] or abs(p[1] - q[1]) >= band[1]
+            ):
+                return False
+        return True
 
     if free(c):
         return c
     inner = [
-        (c[0] + r * math.cos(a), c[1] + r * math.sin(a))
-        for r in _RING_RADII
-        if r <= radius - SPOT_MARGIN
-        for a in _ANGLES
+        (c[0] + dx, c[1] + dy) for r, ring in _RING if r <= radius - SPOT_MARGIN for dx, dy in ring
     ]
     members = [q for q in rest if math.dist(q, c) <= radius]
-    step = min(SPOT_CLEAR + 0.001, PUSH_BESIDE)
-    beside = [
-        (m[0] + step * math.cos(a), m[1] + step * math.sin(a)) for m in members for a in _ANGLES
-    ]
+    beside = [(m[0] + dx, m[1] + dy) for m in members for dx, dy in _BESIDE]
     ref = c if toward is None else (float(toward[0]), float(toward[1]))
+
+    def key(p: XY) -> tuple[float, XY]:
+        return (round(math.dist(p, ref), 9), p)
+
+    # (NaN keys do not order: there, min() over the free ones as it always was)
+    ordered = all(math.isfinite(v) for v in (*c, *ref, *(v for q in members for v in q)))
     for group in (inner, beside):
+        if ordered:
+            # the nearest free candidate, ties in candidate order (a stable sort): what
+            # min() over the free ones gives, without testing the farther ones
+            found = next((p for p in sorted(group, key=key) if free(p)), None)
+            if found is not None:
+                return found
+            continue
         ok = [p for p in group if free(p)]
         if ok:
-            return min(ok, key=lambda p: (round(math.dist(p, ref), 9), p))
+            return min(ok, key=key)
     return None
 
 

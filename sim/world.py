@@ -420,8 +420,48 @@ def _box(x0: float, x1: float, y0: float, y1: float) -> list[tuple[float, float]
     return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
 
+def _boxes_apart(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool:
+    """Whether the bounding boxes of two corner lists are strictly apart (False where a
+    coordinate is NaN or infinite: then only the full test answers, as it always did)."""
+    ax0 = ax1 = a[0][0]
+    ay0 = ay1 = a[0][1]
+    for x, y in a:
+        if x - x or y - y:  # NaN or infinite
+            return False
+        if x < ax0:
+            ax0 = x
+        elif x > ax1:
+            ax1 = x
+        if y < ay0:
+            ay0 = y
+        elif y > ay1:
+            ay1 = y
+    bx0 = bx1 = b[0][0]
+    by0 = by1 = b[0][1]
+    for x, y in b:
+        if x - x or y - y:  # NaN or infinite
+            return False
+        if x < bx0:
+            bx0 = x
+        elif x > bx1:
+            bx1 = x
+        if y < by0:
+            by0 = y
+        elif y > by1:
+            by1 = y
+    return ax1 < bx0 or bx1 < ax0 or ay1 < by0 or by1 < ay0
+
+
 def polygons_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool:
-    """Whether two convex polygons (corner lists) overlap: no separating edge normal."""
+    """Whether two convex polygons (corner lists) overlap: no separating edge normal.
+
+    Most pairs the skills ask about (fingers against bin walls, cube footprints) are far
+    apart, so disjoint bounding boxes answer first. That answer is the one the edge normals
+    give: convex polygons whose boxes are strictly apart are disjoint, so one of their edge
+    normals separates them, and the test below counts a gap (or a touch within its
+    tolerance) on any normal as no overlap."""
+    if _boxes_apart(a, b):
+        return False
     for poly in (a, b):
         for i in range(len(poly)):
             (x0, y0), (x1, y1) = poly[i], poly[(i + 1) % len(poly)]
