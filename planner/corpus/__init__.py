@@ -2,7 +2,7 @@
 
 Why this shape: the embedded language model does not plan. It rewrites whatever a person
 typed (typos, colour synonyms, "the colour of grass", goal-state phrasing, lists, exclusions,
-ordering words, chit-chat) into the *command language* (:mod:`planner.corpus.grammar`): the
+ordering words, chit-chat) into the *command language* (:mod:`planner.grammar`): the
 small, fixed English that the rules planner parses with certainty. Grounding in the scene
 (which cubes exist, what is already done, quantifiers over what is present) stays with the
 rules planner and the bridge, so the model needs no scene in its prompt, its output is a
@@ -18,9 +18,9 @@ Everything is drawn from one ``random.Random(seed)``, so a seed names a corpus e
 shipped adapter was trained on such corpora, so a change here that alters what a seed
 draws changes the training data (``tests/planner/test_corpus_articulated.py`` pins digests).
 
-One module per concept:
+The command language itself is :mod:`planner.grammar` (outside this package: the rules
+planner, the model's decoding mask and typo repair read it too). One module per concept:
 
-- :mod:`~planner.corpus.grammar`: the command language (clauses and their command text);
 - :mod:`~planner.corpus.forms`: the surface words, most of them the lexicon's
   (:mod:`bridge.lexicon`);
 - :mod:`~planner.corpus.writer` and :mod:`~planner.corpus.devices`: a clause as a person
@@ -68,14 +68,6 @@ from planner.corpus.forms import (
     VERBOSE_PRE,
     WORLD_THINGS,
 )
-from planner.corpus.grammar import (
-    ARTICULATED_KINDS,
-    DEVICE_COMMANDS,
-    INJECTION_REASON,
-    NO_DEVICE,
-    Clause,
-    command,
-)
 from planner.corpus.noise import add_typos, casualise, typo_word
 from planner.corpus.phrasing import phrasing
 from planner.corpus.plans import random_clause, random_clauses
@@ -99,6 +91,14 @@ from planner.corpus.sampling import (
 from planner.corpus.scenes import Scene, articulated_scene, random_scene
 from planner.corpus.vocabulary import command_texts, words
 from planner.corpus.writer import Writer
+from planner.grammar import (
+    ARTICULATED_KINDS,
+    DEVICE_COMMANDS,
+    INJECTION_REASON,
+    NO_DEVICE,
+    Clause,
+    command,
+)
 
 __all__ = [
     "ABSENT",

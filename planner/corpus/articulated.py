@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 
 from planner.corpus.forms import BINS, CUBES, DRAWER_NOUNS, IN_PREPS
-from planner.corpus.grammar import NO_DEVICE, REFUSE, Clause
 from planner.corpus.lists import join_clauses
 from planner.corpus.plans import named, random_clause, random_clauses
 from planner.corpus.scenes import Scene, articulated_scene, random_scene
 from planner.corpus.writer import Writer
+from planner.grammar import NO_DEVICE, REFUSE, Clause
 
 
 def _tower(r: random.Random, w: Writer) -> tuple[str, list[Clause]]:

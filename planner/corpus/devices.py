@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from planner.corpus.forms import BUTTON_NOUNS, DRAWER_NOUNS, LIGHT_NOUNS, MOVE_VERBS, PICK_VERBS
-from planner.corpus.grammar import Clause
+from planner.grammar import Clause
 
 if TYPE_CHECKING:
     from planner.corpus.writer import Writer

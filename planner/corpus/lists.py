@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from planner.corpus.grammar import Clause
 from planner.corpus.writer import Writer
+from planner.grammar import Clause
 
 _JOINS = [
     ", then ",

@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 
 from planner.corpus.forms import BINS, CUBES, MORE_THINGS, MOVE_VERBS
-from planner.corpus.grammar import Clause
 from planner.corpus.plans import random_clause
 from planner.corpus.scenes import Scene, random_scene
 from planner.corpus.writer import Writer
+from planner.grammar import Clause
 
 
 def _shorthand(w: Writer, c: Clause) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from planner.corpus.forms import BINS, CUBES, REGIONS
-from planner.corpus.grammar import Clause
+from planner.grammar import Clause
 
 T = TypeVar("T")
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 
 from planner.corpus.forms import BINS, CUBES, REGIONS
-from planner.corpus.grammar import Clause
 from planner.corpus.plans import other_than
 from planner.corpus.scenes import Scene, random_scene
 from planner.corpus.writer import Writer
+from planner.grammar import Clause
 
 
 def reference(r: random.Random, w: Writer) -> tuple[str, list[Clause], Scene]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 
 from planner.corpus.forms import ABSENT, BINS, CUBES, REGIONS
-from planner.corpus.grammar import INJECTION_REASON, REFUSE, Clause
 from planner.corpus.plans import random_clause
 from planner.corpus.writer import Writer
+from planner.grammar import INJECTION_REASON, REFUSE, Clause
 
 __all__ = [
     "FIXED_REFUSALS",

@@ -7,7 +7,6 @@ import random
 
 from planner.corpus.articulated import articulated, device_refusal
 from planner.corpus.forms import BINS
-from planner.corpus.grammar import Clause, command
 from planner.corpus.lists import join_clauses, reordered
 from planner.corpus.noise import finish
 from planner.corpus.phrasing import phrasing
@@ -16,6 +15,7 @@ from planner.corpus.references import reference
 from planner.corpus.refusals import absent, refusal
 from planner.corpus.scenes import random_scene
 from planner.corpus.writer import Writer
+from planner.grammar import Clause, command
 
 #: Corpus profiles: ``base`` (the first stage), ``lists`` (more multi-item instructions:
 #: lists, goal-state lists and ordering, for a second stage from the first's adapter) and

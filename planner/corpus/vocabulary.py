@@ -18,9 +18,9 @@ import re
 from collections import Counter
 
 from planner.corpus.forms import ABSENT, BINS, CUBES, REGIONS
-from planner.corpus.grammar import DEVICE_COMMANDS, INJECTION_REASON, REFUSE, Clause
 from planner.corpus.refusals import FIXED_REFUSALS, OTHER_OBJECTS, REFUSE_TEMPLATES
 from planner.corpus.sampling import TABLETOP_PROFILES, sample
+from planner.grammar import DEVICE_COMMANDS, INJECTION_REASON, REFUSE, Clause
 
 
 def command_texts(articulated: bool = True) -> list[str]:

@@ -23,7 +23,7 @@ from planner.corpus.forms import (
     STACK_VERBS,
     WORLD_THINGS,
 )
-from planner.corpus.grammar import ARTICULATED_KINDS, Clause
+from planner.grammar import ARTICULATED_KINDS, Clause
 
 T = TypeVar("T")
 
