@@ -103,8 +103,8 @@ def lexicon_words() -> Counter[str]:
 
 @functools.lru_cache(maxsize=1)
 def _vocabularies() -> tuple[dict[str, int], frozenset[str]]:
-    from planner.corpus.grammar import REFUSE
     from planner.corpus.vocabulary import command_texts, template_words
+    from planner.grammar import REFUSE
 
     lexicon = lexicon_words()
     doable_templates, refusal_templates = template_words()

@@ -11,8 +11,7 @@ import re
 import pytest
 
 from bridge import lexicon as L
-from planner import corpus, rules
-from planner.corpus import grammar
+from planner import corpus, grammar, rules
 
 
 def _words(text: str) -> list[str]:
