@@ -56,6 +56,7 @@ VERBS = (
     "demo",
     "export",
     "view",
+    "serve",
 )
 
 
