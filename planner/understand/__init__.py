@@ -225,6 +225,26 @@ def _tidy(t: str) -> str:
         t,
     )
     t = re.sub(r"^there\s+(?:is|are)\s+[^,]*,\s*(?=\w)", "", t)
+    # "the green thing", "the red object": a block named by its colour
+    t = re.sub(rf"\b({_C})\s+(?:thing|object|item|piece|guy|fella)\b", r"\1 block", t)
+    # "I need the red block in the blue bin (asap)": the wish is the order
+    t = re.sub(
+        rf"^(?:i|we)\s+(?:really\s+)?(?:need|want|would\s+like|'d\s+like)\s+(?=(?:the\s+)?(?:{_C})\s+"
+        r"(?:block|cube|brick|one)\s+(?:in|into|inside|on|onto|on\s+top\s+of)\b)",
+        "put ",
+        t,
+    )
+    t = re.sub(r"\s*,?\s*\b(?:asap|as\s+soon\s+as\s+possible|right\s+away|pronto|quickly)\b", "", t)
+    # "stack them all" with nothing named before: every block
+    if not re.search(rf"\b(?:{_C})\b", t):
+        t = re.sub(r"\b(?:them\s+all|all\s+of\s+them)\b", "all the blocks", t)
+    # "one block in the red bin and two in the green bin": the count's noun carries over
+    t = re.sub(
+        r"\b(?P<c>and|then|,)\s+(?P<n>two|three|one|a\s+couple)\s+(?=(?:in|into|on|onto)\s)"
+        r"(?!(?:on|onto)\s+(?:top\s+of\s+)?(?:the\s+)?other\b)",
+        lambda m: f"{m['c']} put {m['n']} {'block' if m['n'] == 'one' else 'blocks'} ",
+        t,
+    )
     # "put the green block away": in a bin (which one is the robot's choice unless named)
     t = re.sub(
         r"\b(?:put|place|tidy|stow|pack|clear)\s+((?:the\s+\w+\s+(?:block|cube|brick|one))|it|them)"
@@ -291,6 +311,11 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
             answer=f"Understood: I will not do it ({said}); nothing was moved",
         )
     t = _tidy(reading.text)
+    if answers.is_question(t):
+        # "don't move anything, just tell me where the red block is"
+        return out(
+            ANSWER, text="", constraints=reading.constraints, answer=answers.answer(t, world)
+        )
     why = _impossible(t, world)
     if why:
         return out(REFUSE, constraints=reading.constraints, reason=why)

@@ -21,8 +21,14 @@ _POLITE = re.compile(
     r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+)*(?:please\s+)?(?:can|could|would|will|won't)"
     r"\s+(?:you|u)\s+(?:please\s+|kindly\s+|maybe\s+|just\s+)?(?P<verb>[a-z]+)"
 )
+#: Words before a question that say nothing ("wait, is ...", "oh and where ...").
+_LEAD = (
+    r"(?:(?:hey|ok|okay|so|robot|um+|uh+|wait|oh|hmm+|well|and|but|also|actually|sorry|btw|just|now|"
+    r"by\s+the\s+way|excuse\s+me|just\s+curious|out\s+of\s+curiosity|quick\s+question|quick\s+one|"
+    r"one\s+more\s+thing|real\s+quick)[\s,:!-]+)*"
+)
 _ASKS = re.compile(
-    r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+|um+\s+|quick question,?\s+)*"
+    rf"^{_LEAD}"
     r"(?:is|are|was|were|does|do|did|has|have|where|what|what's|whats|which|how|who|why|"
     r"tell\s+me|can\s+you\s+(?:see|tell|reach|find|spot)|could\s+you\s+tell|do\s+you\s+(?:know|see)|"
     r"i\s+wonder|any\s+idea|show\s+me\s+where|is\s+there|are\s+there)\b"
@@ -193,7 +199,15 @@ def _capabilities(world: WorldState) -> str:
 def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question form a branch
     """One sentence answering ``text`` from ``world``; nothing is moved."""
     t = text.strip().lower().rstrip("?!. ")
-    t = re.sub(r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+|um+\s+|quick question,?\s+)+", "", t)
+    t = re.sub(rf"^{_LEAD}", "", t)
+    t = re.sub(r"[\s,]+or\s+not$", "", t)
+    t = re.sub(r"^what(?:'s|\s+is)\s+the\s+colou?r\s+of\s+", "what colour is ", t)
+    t = re.sub(
+        r"^(?:are\s+you\s+able\s+to|is\s+it\s+possible\s+(?:for\s+you\s+)?to|"
+        r"would\s+you\s+be\s+able\s+to|do\s+you\s+think\s+you\s+(?:can|could))\s+",
+        "<feasible> ",
+        t,
+    )
     t = re.sub(
         r"\s*\b(?:right now|at the moment|currently|from where you (?:are|stand)|"
         r"as far as you can tell|by any chance)\b\s*,?",
@@ -239,6 +253,32 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     m = _FEASIBLE.fullmatch(t)
     if m:
         return _feasible(f"put {m['x']} {m['p']} {m['y']}", world)
+    if t.startswith("<feasible> "):
+        return _feasible(t.removeprefix("<feasible> "), world)
+    m = re.fullmatch(
+        r"(?:are|is)\s+(?P<q>all|both|any|none|each|every\s+one)\s+(?:of\s+)?(?:the\s+)?(?:blocks|cubes|bricks)"
+        r"\s+(?P<pred>.+)",
+        t,
+    ) or re.fullmatch(
+        r"(?:is|are)\s+(?P<q>every|each|any)\s+(?:block|cube|brick)\s+(?P<pred>.+)", t
+    )
+    if m:
+        return _quantified(world, m["q"], m["pred"])
+    m = re.fullmatch(
+        rf"how\s+far\s+(?:away\s+)?(?:is|are)\s+(?P<a>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|{_BIN}))?)"
+        rf"(?:\s+(?:from|to)\s+(?P<b>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|{_BIN}))?|you|me))?(?:\s+away)?",
+        t,
+    )
+    if m:
+        return _how_far(world, m["a"], m["b"])
+    if re.fullmatch(
+        r"where(?:'s|\s+is|\s+are)\s+(?:everything|all\s+the\s+blocks|the\s+blocks|all\s+of\s+them|they|things)"
+        r"|what(?:'s|\s+is)\s+where|describe\s+the\s+(?:scene|table)|what\s+does\s+the\s+(?:table|scene)\s+look\s+like",
+        t,
+    ):
+        return _cap(
+            "; ".join(_where(world, o.name) for o in world.objects) or "There are no blocks"
+        )
     m = re.fullmatch(
         r"(?:which|what)\s+bins?\s+(?:is|are)\s+(?:still\s+)?(?P<s>empty|free|unused|available|full|"
         r"occupied|used|not\s+empty)",
@@ -552,6 +592,52 @@ def _feasible(cmd: str, world: WorldState) -> str:
         why = res.refusal or "; ".join(x.message for x in res.reasons[:1]) or "it is not possible"
         return f"No, I could not: {why}. Nothing has moved"
     return f"Yes, I could {cmd}. Nothing has moved yet: say it as a command to do it"
+
+
+def _quantified(world: WorldState, q: str, pred: str) -> str:
+    """ "are all the blocks on the table?": the claim read for every cube."""
+    names = [o.name for o in world.objects]
+    if not names:
+        return "There are no blocks here"
+    verdicts: list[tuple[str, bool]] = []
+    for n in names:
+        fact = facts.read(f"the {n.split('_')[0]} block is {pred}", world)
+        if fact is None:
+            return "I am not sure how to check that for every block; nothing has moved"
+        verdicts.append((n, fact.holds(world)))
+    yes = [n for n, ok in verdicts if ok]
+    no = [n for n, ok in verdicts if not ok]
+    if q in ("any",):
+        return f"Yes: {_listing(yes)}" if yes else f"No, none of the blocks is {pred}"
+    if q == "none":
+        return "Yes, none is" if not yes else f"No: {_listing(yes)} is {pred}"
+    if not no:
+        return f"Yes, all {len(names)} are {pred}"
+    return "No: " + "; ".join(_where(world, n) for n in no)
+
+
+def _how_far(world: WorldState, a: str, b: str | None) -> str:
+    import math
+
+    from sim import scene
+
+    def where(phrase: str | None) -> tuple[str, tuple[float, float]] | None:
+        if phrase is None or phrase.strip() in ("you", "me"):
+            return "me", (float(scene.BASE_XY[0]), float(scene.BASE_XY[1]))
+        c = re.search(rf"\b({_C})\b", phrase)
+        assert c is not None
+        is_bin = re.search(rf"\b{_BIN}\b", phrase) is not None
+        name = f"{c.group(1)}_{'bin' if is_bin else 'block'}"
+        thing = world.bin(name) if is_bin else world.object(name)
+        if thing is None:
+            return None
+        return f"the {name.replace('_', ' ')}", (float(thing.pos[0]), float(thing.pos[1]))
+
+    pa, pb = where(a), where(b)
+    if pa is None or pb is None:
+        return "One of those is not here"
+    d = math.dist(pa[1], pb[1])
+    return _cap(f"{pa[0]} is about {d * 100:.0f} cm from {pb[0]}")
 
 
 def _which_bins(world: WorldState, full: bool) -> str:

@@ -147,6 +147,7 @@ def split(text: str, world: WorldState) -> Branch | None:
         if k:
             a_text, after = a_text[: k.start()], a_text[k.end() :]
     cond = _referents(cond, a_text)
+    a_text = _action_referents(cond, a_text)
     try:
         holds = _decide(cond, world)
     except UnknownCondition:
@@ -193,6 +194,15 @@ def _branch(chosen: str, holds: bool, cond: str, a_text: str, a_raw: str, world:
     return chosen
 
 
+def _action_referents(cond: str, action: str) -> str:
+    """ "if the red block is on the table, stack the blue one on it": "it" in the action is
+    the one cube the condition names (when the action names another, or none)."""
+    named = re.findall(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", cond)
+    if len(set(named)) != 1 or not re.search(r"\bit\b", action):
+        return action
+    return re.sub(r"\bit\b", f"the {named[0]} block", action, count=1)
+
+
 def _referents(cond: str, action: str) -> str:
     """ "it"/"there" in a condition: the action's cube, or its bin ("put the green block in
     the blue bin unless there's already something in there")."""
@@ -200,6 +210,8 @@ def _referents(cond: str, action: str) -> str:
     bin_ = re.search(rf"\b(?:in|into)\s+(?:the\s+)?({_C})\s+bin\b", action)
     if bin_ and not re.search(rf"\b(?:{_C})\s+bin\b", cond):
         cond = re.sub(r"\bin\s+(?:there|it)\b", f"in the {bin_.group(1)} bin", cond)
+        # "unless it's already there": there is where the action puts it
+        cond = re.sub(r"\b(?:over\s+)?there\s*$", f"in the {bin_.group(1)} bin", cond)
     if cube:
         cond = re.sub(r"^(?:it's|it\s+is)\b", f"the {cube.group(1)} block is", cond)
         cond = re.sub(r"^it\b", f"the {cube.group(1)} block", cond)

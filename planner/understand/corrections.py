@@ -77,6 +77,14 @@ def apply(text: str) -> tuple[str, list[str]]:
                 continue
             break
         before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
+        before = re.sub(r"[\s,]+or$", "", before)  # "stack blue on yellow, or actually ..."
+        whole = _whole_relation(before, after)
+        if whole is not None:
+            notes.append(
+                f"{re.sub(chr(92) + 's+', ' ', m.group('m'))!r}: {whole!r} replaces {before!r}"
+            )
+            t = whole
+            continue
         word = re.sub(r"\s+", " ", m.group("m"))
         definite = _definite(before, after)
         if definite is not None:
@@ -153,6 +161,20 @@ def _swap(t: str, notes: list[str]) -> str:
             notes.append(f"'the other way round': {before.strip()!r} -> {swapped.strip()!r}")
             t = swapped
     return t
+
+
+def _whole_relation(before: str, after: str) -> str | None:
+    """ "stack blue on yellow, actually yellow on blue": a whole relation with no verb
+    replaces the request and keeps its verb."""
+    rel = re.fullmatch(
+        rf"(?:the\s+)?(?:{_C})(?:\s+{_BLOCK})?\s+(?:on|onto|on\s+top\s+of|in|into|inside)\s+(?:the\s+)?"
+        rf"(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?",
+        after,
+    )
+    verb = re.match(r"\s*(?:please\s+)?(put|place|stack|move|drop|set|push|slide)\b", before)
+    if rel is None or verb is None:
+        return None
+    return f"{verb.group(1)} {after}"
 
 
 def _definite(before: str, after: str) -> str | None:

@@ -315,7 +315,10 @@ def _exclude(text: str, objects: set[str]) -> str:
     if m is None:
         return text
     said = " and ".join(f"the {o.split('_')[0]} block" for o in sorted(objects))
-    return text[: m.end()] + f" except {said}" + text[m.end() :]
+    head = m.group(0)
+    if re.fullmatch(r"the\s+(?:rest|others)", head):
+        head = "all the blocks"  # "leave green where it is and put the others in ..."
+    return text[: m.start()] + head + f" except {said}" + text[m.end() :]
 
 
 def _keep_out(t: str, targets: set[str], negated: list[str]) -> str:

@@ -676,12 +676,59 @@ def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:
 
     The robot chooses (the request says any will do): cubes not forbidden, clear, not
     already at the destination, nearest the destination first; "one in each bin" gives each
-    bin the cube of its colour where there is one, then the nearest left over."""
-    for fn in (_split, _one_more, _each_bin, _count_ranked, _all_but, _count, _any_one):
-        r = fn(text, world, forbidden)
-        if r is not None:
-            return r
-    return Resolution(text, [])
+    bin the cube of its colour where there is one, then the nearest left over. Several
+    counts in one request ("one block in the red bin and two in the green bin") are chosen
+    in turn, none chosen twice."""
+    notes: list[str] = []
+    taken = set(forbidden)
+    for _ in range(4):
+        for fn in (_tower, _split, _one_more, _each_bin, _count_ranked, _all_but, _count, _any_one):
+            r = fn(text, world, taken)
+            if r is not None:
+                break
+        else:
+            break
+        if r.text == text:
+            break
+        text, notes = r.text, notes + r.notes
+        taken |= {f"{c}_block" for c in re.findall(rf"\b({_C})\s+block\b", text)}
+    return Resolution(text, notes)
+
+
+_TOWER = re.compile(
+    r"\b(?:(?:stack|pile)\s+(?:up\s+)?(?:all\s+(?:of\s+)?the|all|the|every\s+one\s+of\s+the)\s+(?:(?P<n1>two|three|four|[234])\s+)?"
+    r"(?:blocks|cubes|bricks)(?:\s+(?:up|on\s+top\s+of\s+(?:each\s+other|one\s+another)|(?:into|in)\s+(?:a|one)\s+"
+    r"(?:single\s+)?(?:tower|stack|pile|column)))?|(?:build|make|stack|create)\s+(?:a|one)\s+(?:single\s+)?"
+    r"(?:tower|stack|pile|column)(?:\s+(?:with|of|from|out\s+of|using)\s+(?:all\s+)?(?:the\s+)?"
+    r"(?:(?P<n2>two|three|four|[234])\s+)?(?:blocks|cubes|bricks)?|\s+(?:of\s+)?(?P<n3>two|three|four|[234])"
+    r"(?:\s+(?:blocks|cubes|bricks))?(?:\s+(?:high|tall))?)?)"
+    r"(?=\s*(?:[,.;!?]|$|\band\b|\bthen\b))"
+)
+
+
+def _tower(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "stack all the blocks", "build a tower of three": one tower, on the cube nearest the
+    middle of those chosen, each next cube the nearest to the top. Named cubes are not read
+    here ("stack red on blue" has its own words)."""
+    m = _TOWER.search(text)
+    if m is None or re.search(rf"\b(?:{_C})\b", text[m.start() : m.end()]):
+        return None
+    word = m.group("n1") or m.group("n2") or m.group("n3")
+    pool = [o.name for o in world.objects if o.name not in forbidden and world.clear(o.name)]
+    count = L.NUMBERS[word] if word else len(pool)
+    if count < 2 or len(pool) < count:
+        raise Unresolvable(f"only {len(pool)} blocks are free to stack")
+    cx = sum(_xy(world, n)[0] for n in pool) / len(pool)
+    cy = sum(_xy(world, n)[1] for n in pool) / len(pool)
+    base = min(pool, key=lambda n: (math.dist(_xy(world, n), (cx, cy)), n))
+    order, left = [base], [n for n in pool if n != base]
+    while len(order) < count:
+        nxt = min(left, key=lambda n: (math.dist(_xy(world, n), _xy(world, order[-1])), n))
+        order.append(nxt)
+        left.remove(nxt)
+    steps = [f"stack {_say(a)} on {_say(b)}" for b, a in zip(order, order[1:], strict=False)]
+    note = f"{m.group(0)!r}: a tower of {count} on {_say(base)}"
+    return Resolution(text[: m.start()] + ", then ".join(steps) + text[m.end() :], [note])
 
 
 def _chosen(text: str, m: re.Match[str], chosen: list[str], note: str) -> Resolution:

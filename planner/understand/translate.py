@@ -210,7 +210,7 @@ def _cjk(text: str, lang: str) -> str:
     words = " ".join(out).split()
     words = _ba_order(words) if lang == "zh" else _wo_order(words)
     english = " ".join(w for w in words if not w.startswith("<"))
-    english = _zh_questions(english) if lang == "zh" else english
+    english = _zh_questions(english)
     english = re.sub(r"\s+([?,.!;:])", r"\1", english)
     english = re.sub(r"\?+", "?", english)
     m = re.match(r"^except\s+(?:the\s+)?(\w+)(?:\s+block)?\s*,\s*(.*)$", english)
@@ -303,6 +303,13 @@ def _zh_questions(s: str) -> str:
     """ "red block is in green bin ?" -> "is the red block in the green bin?";
     "red block where ?" -> "where is the red block?"."""
     s = s.strip()
+    s = re.sub(r"\s*<\w+\??>\s*", " ", s).strip()
+    m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(?:has\s+|is\s+in\s+)?what\s*\?*", s)
+    if m and not m.group(1).startswith(("what", "where", "how")):
+        return f"what is in the {m.group(1).strip()}?"
+    m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(?:has\s+)?how many\s+(?:blocks?)?\s*\?*", s)
+    if m and not m.group(1).startswith(("what", "where", "how")):
+        return f"how many blocks are in the {m.group(1).strip()}?"
     m = re.fullmatch(r"(.*?)\s*\bwhere\b\s*\??", s)
     if m and m.group(1):
         return f"where is the {m.group(1).replace('is in', '').strip()}?"

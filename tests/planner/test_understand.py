@@ -498,3 +498,67 @@ def test_two_blocks_on_one_is_a_tower(text):
         o.name for o in after.objects if o.name != "red_block" and after.above(o.name, "red_block")
     ]
     assert len(above) == 2, (out.to_dict().get("understanding"), steps)
+
+
+@pytest.mark.parametrize(
+    "text, has",
+    [
+        ("wait is the red one in a bin already", "Yes"),
+        ("are all the blocks in a bin?", "No"),
+        ("is the green bin empty or not?", "No"),
+        ("how far is the blue block from you?", "cm from me"),
+        ("so where's everything right now?", "the yellow block is"),
+        ("is it possible to put the blue block in the red bin?", "Yes, I could"),
+        ("don't move anything, just tell me where the blue block is", "blue block is on the table"),
+        ("绿色的箱子里有什么？", "red block"),
+        ("赤いブロックはどこ？", "green bin"),
+    ],
+)
+def test_questions_behind_fillers_prohibitions_and_other_languages(text, has):
+    u = understand(text, binned())
+    assert u.kind == "answer" and has in u.answer, u.answer
+
+
+@pytest.mark.parametrize(
+    "text, n",
+    [("stack them all", 4), ("build a tower of three blocks", 3), ("make a stack of two", 2)],
+)
+def test_towers_without_names_use_the_free_blocks(text, n):
+    w = row()
+    out, steps = plan_goal(text, w)
+    after = _after(w, steps)
+    tops = {o.name for o in after.objects if o.on}
+    assert len(tops) == n - 1, (out.to_dict().get("understanding"), steps)
+
+
+def test_several_counts_choose_different_blocks():
+    w = row()
+    out, steps = plan_goal("put one block in the red bin and two in the green bin", w)
+    after = _after(w, steps)
+    assert sum(o.in_bin == "red_bin" for o in after.objects) == 1
+    assert sum(o.in_bin == "green_bin" for o in after.objects) == 2
+
+
+@pytest.mark.parametrize(
+    "text, goal",
+    [
+        ("stack blue on yellow, or actually yellow on blue", ["on(yellow_block, blue_block)"]),
+        (
+            "if the red block is on the table, stack the blue one on it",
+            ["on(blue_block, red_block)"],
+        ),
+        (
+            "put the yellow block in the blue bin unless it's already there",
+            ["in(yellow_block, blue_bin)"],
+        ),
+        (
+            "leave the green one where it is and put the others in the blue bin",
+            ["in(red_block, blue_bin)", "in(blue_block, blue_bin)", "in(yellow_block, blue_bin)"],
+        ),
+        ("i need the red block in the blue bin asap", ["in(red_block, blue_bin)"]),
+    ],
+)
+def test_whole_corrections_referents_others_and_wishes(text, goal):
+    w = row()
+    out, steps = plan_goal(text, w)
+    assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
