@@ -364,6 +364,8 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         if isinstance(got, LoopResult):
             return got
         text, u = got
+        if conv is not None:  # what is said next is read against the new task
+            conv.set_context(u.text if u is not None else text, world.held_object)
         if u is not None:
             result.understanding = u.to_dict()
             if u.kind != "plan":

@@ -182,11 +182,12 @@ class _Asker:
     def __call__(self, question: str, candidates: list[str] | None) -> str | None:
         if self.ui is not None:
             self.ui.stop()
+        import sys
+
         self.c.print(f"[bold cyan]robot asks:[/bold cyan] {safe(question)}", highlight=False)
-        try:
-            return input("> ")
-        except EOFError:
-            return None
+        self.c.print("> ", end="")  # on stderr with --json: stdout stays one JSON document
+        line = sys.stdin.readline()
+        return None if not line else line.rstrip("\n")  # "" at the end of input
 
 
 def _model_unused(runner, plans: list[dict]) -> None:

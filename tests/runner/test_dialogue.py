@@ -270,3 +270,14 @@ def test_a_question_while_it_works_is_answered_and_nothing_stops(scene):
     assert r.status == "success" and not r.interjections
     assert len(ex.motion) == 2 * STEPS  # the plan ran uninterrupted
     assert any(t["kind"] == "reply" for t in r.turns)
+
+
+def test_a_second_interjection_is_read_against_the_task_the_first_made(scene):
+    conv = Conversation()
+    ScriptedUser(
+        conv, [(4, "put it in the blue bin instead"), (18, "also put the green one in the red bin")]
+    )
+    r, _ = _run("put the red block in the green bin", scene, conv)
+    assert [i["kind"] for i in r.interjections] == ["correction", "addition"]
+    assert r.status == "success"
+    assert r.world.in_("red_block", "blue_bin") and r.world.in_("green_block", "red_bin")

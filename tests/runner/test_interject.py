@@ -147,3 +147,30 @@ def test_run_cli_bad_dialogue_flags_are_one_line(tmp_path, monkeypatch, capsys, 
     )
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
     assert not list(tmp_path.iterdir())  # no episode was started
+
+
+def test_run_on_a_terminal_asks_and_reads_the_answer(tmp_path):
+    """stdin a terminal (a pseudo-terminal here): the question is asked on it and the
+    answer read; with --json the prompt goes to stderr and stdout stays one document."""
+    import os
+    import subprocess
+    import sys
+
+    master, slave = os.openpty()
+    try:
+        os.write(master, b"the first one\n")
+        p = subprocess.run(
+            [sys.executable, "-m", "skillbridge.cli", "run", "put the block in the green bin"]
+            + ["--llm", "rules", "--policy-source", "scripted", "--out", str(tmp_path), "--json"],
+            stdin=slave,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert p.returncode == 0, p.stderr
+    assert "robot asks:" in p.stderr and "Which block" in p.stderr
+    d = json.loads(p.stdout)
+    assert d["status"] == "success" and d["final_task"] == "put the red block in the green bin"
