@@ -206,13 +206,15 @@ def _tidy(t: str) -> str:
         t = t[: there.start()] + f"in {cont[-1].group(0)}" + t[there.end() :]
     # "put the block nearest the blue bin in it": it is the one container named before it
     # (only when no block is named as a thing "it" could be)
-    into_it = re.search(r"\b(?:in|into|inside)\s+it\s*[.!]*$", t)
+    # ("open the drawer, then put the blue block in it": a block holds nothing, so "in it"
+    # is the last container named before it)
+    into_it = re.search(r"\b(?:in|into|inside)\s+it\b", t)
     if into_it:
         before = t[: into_it.start()]
         named = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", before))
-        blocks = re.findall(rf"\b(?:{_C})\s+(?:block|cube|brick|one)\b", before)
-        if len(named) == 1 and not blocks:
-            t = before + f"in {named[0].group(0).removeprefix('the ')}".replace("in ", "in the ", 1)
+        if named:
+            said = named[-1].group(0).removeprefix("the ")
+            t = before + f"in the {said}" + t[into_it.end() :]
     t = re.sub(
         r"\bclear\s+(?:off\s+)?the\s+table\b(?=\s+(?:into|in|to)\b)", "put all the blocks", t
     )
@@ -225,6 +227,19 @@ def _tidy(t: str) -> str:
         t,
     )
     t = re.sub(r"^there\s+(?:is|are)\s+[^,]*,\s*(?=\w)", "", t)
+    # "open the drawer, put the blue block in it and close it": only the drawer opens or shuts
+    if re.search(r"\bdrawer\b", t):
+        t = re.sub(
+            r"\b(close|shut|open)\s+it(?:\s+(?:again|back\s+up|up|after(?:wards)?))?\b",
+            r"\1 the drawer",
+            t,
+        )
+    # "put the blue block in the drawer and close the drawer": a device step is a next step
+    t = re.sub(
+        r"\s+and\s+(?:then\s+)?(?=(?:close|shut|open|press|turn\s+(?:on|off))\s+the\s+(?:drawer|button|light|lamp)\b)",
+        ", then ",
+        t,
+    )
     # "the green thing", "the red object": a block named by its colour
     t = re.sub(rf"\b({_C})\s+(?:thing|object|item|piece|guy|fella)\b", r"\1 block", t)
     # "I need the red block in the blue bin (asap)": the wish is the order

@@ -250,6 +250,15 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
             "I keep no record of what happened before this request; now "
             + _where(world, f"{m['o']}_block")
         )
+    m = re.fullmatch(
+        r"is\s+the\s+(?P<d>light|lamp|drawer)\s+(?:on\s+or\s+off|off\s+or\s+on|open\s+or\s+(?:closed|shut)|"
+        r"(?:closed|shut)\s+or\s+open)",
+        t,
+    ) or re.fullmatch(
+        r"(?P<d>light|lamp|drawer)\s+(?:on\s+or\s+off|off\s+or\s+on|open\s+or\s+(?:closed|shut))", t
+    )
+    if m:
+        return _device_state(world, m["d"])
     m = _FEASIBLE.fullmatch(t)
     if m:
         return _feasible(f"put {m['x']} {m['p']} {m['y']}", world)
@@ -521,6 +530,13 @@ def _verdict(fact: facts.Fact, world: WorldState) -> str:
     said = fact.says
     if true:
         return f"Yes, {said}"
+    dev = re.fullmatch(r"the (drawer|light|lamp) is \w+", said)
+    if dev:
+        return (
+            "No, "
+            + _device_state(world, dev.group(1))[:1].lower()
+            + _device_state(world, dev.group(1))[1:]
+        )
     if re.search(r"\b(?:gripper|hand)\b.*\bempty\b", said) and world.held_object:
         return f"No, I am holding the {world.held_object.split('_')[0]} block"
     m = re.match(rf"the ({_C}) block\b", said)
@@ -638,6 +654,16 @@ def _how_far(world: WorldState, a: str, b: str | None) -> str:
         return "One of those is not here"
     d = math.dist(pa[1], pb[1])
     return _cap(f"{pa[0]} is about {d * 100:.0f} cm from {pb[0]}")
+
+
+def _device_state(world: WorldState, device: str) -> str:
+    if device == "drawer":
+        if world.drawer is None:
+            return "There is no drawer here"
+        return f"The drawer is {'open' if world.drawer.is_open else 'closed'}"
+    if world.drawer is None and not world.light_on:
+        return "There is no lamp here"
+    return f"The light is {'on' if world.light_on else 'off'}"
 
 
 def _which_bins(world: WorldState, full: bool) -> str:

@@ -215,6 +215,11 @@ def _referents(cond: str, action: str) -> str:
     if cube:
         cond = re.sub(r"^(?:it's|it\s+is)\b", f"the {cube.group(1)} block is", cond)
         cond = re.sub(r"^it\b", f"the {cube.group(1)} block", cond)
+    else:
+        device = re.search(r"\b(drawer|light|lamp)\b", action)
+        if device:  # "close the drawer unless it's already closed"
+            cond = re.sub(r"^(?:it's|it\s+is)\b", f"the {device.group(1)} is", cond)
+            cond = re.sub(r"^it\b", f"the {device.group(1)}", cond)
     cond = re.sub(r"^there's\b", "there is", cond)
     cond = re.sub(r"\b(?:already|still)\s+", "", cond)
     return cond

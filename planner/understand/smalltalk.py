@@ -89,6 +89,13 @@ _WRAPPERS: list[tuple[str, str]] = [
     (r"\b(?:pop|stick|plonk|chuck)\b", "put"),
     (r"\b(?:kill|switch\s+off|turn\s+out)\s+the\s+(light|lamp)s?\b", r"turn off the \1"),
     (r"\blights?\s+out\b", "turn off the light"),
+    (r"^(?:the\s+)?(?:lights?|lamp)\s+off\b", "turn off the light"),
+    (r"^(?:the\s+)?(?:lights?|lamp)\s+on\b(?!\s+or\b)", "turn on the light"),
+    (
+        r"\bmake\s+it\s+(?:bright|brighter|light|lighter)(?:\s+(?:in\s+)?here)?\b",
+        "turn on the light",
+    ),
+    (r"\bmake\s+it\s+(?:dark|darker)(?:\s+(?:in\s+)?here)?\b", "turn off the light"),
     (r"\b(?:switch\s+on|put\s+on)\s+the\s+(light|lamp)\b", r"turn on the \1"),
 ]
 #: Words that make "could the red block go in the bin?" a request rather than a question.

@@ -562,3 +562,32 @@ def test_whole_corrections_referents_others_and_wishes(text, goal):
     w = row()
     out, steps = plan_goal(text, w)
     assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
+
+
+def _articulated(open_: bool, light: bool):
+    from sim.world import DrawerState
+
+    drawer = DrawerState(is_open=open_, is_closed=not open_, opening=0.15 if open_ else 0.0)
+    return row().model_copy(update={"drawer": drawer, "light_on": light})
+
+
+@pytest.mark.parametrize(
+    "text, open_, light, kind, has",
+    [
+        ("is the light on or off?", False, True, "answer", "The light is on"),
+        ("is the drawer open?", False, False, "answer", "the drawer is closed"),
+        ("close the drawer unless it's already closed", False, False, "answer", "Nothing to do"),
+        ("lights off please", False, True, "plan", "turn off the light"),
+        ("make it bright in here", False, False, "plan", "turn on the light"),
+        (
+            "open the drawer, then put the blue block in it and close it",
+            False,
+            False,
+            "plan",
+            "put the blue block in the drawer, then close the drawer",
+        ),
+    ],
+)
+def test_the_drawer_and_the_light_in_other_words(text, open_, light, kind, has):
+    u = understand(text, _articulated(open_, light))
+    assert u.kind == kind and has in (u.answer or u.text), u
