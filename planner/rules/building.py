@@ -13,6 +13,7 @@ from planner.rules.vocabulary import HOME, MOVE, PICK, PICK_LIKE, PUSH, SORT
 
 
 def emit(c: ParsedClause, plan: Plan) -> list[str]:
+    """The steps and goal of one clause, by its verb and destination."""
     t = c.target
     if is_home(c):
         return emit_home(c, plan)
@@ -31,6 +32,7 @@ def emit(c: ParsedClause, plan: Plan) -> list[str]:
 
 
 def is_home(c: ParsedClause) -> bool:
+    """Whether the clause sends the arm home ("go home", "back to the start position")."""
     t = c.target
     return (
         c.verb == HOME
@@ -103,7 +105,7 @@ def emit_pick(c: ParsedClause, plan: Plan) -> list[str]:
 
 
 def emit_push(c: ParsedClause, t: Phrase, plan: Plan) -> list[str]:
-    """``t`` is ``c.target``, passed apart because :meth:`_emit` has ruled out a missing one."""
+    """``t`` is ``c.target``, passed apart because :func:`emit` has ruled out a missing one."""
     objs = objects_of(c.obj, plan)
     if len(objs) != 1:
         raise Unsure("push one block at a time")
@@ -131,7 +133,7 @@ def emit_push(c: ParsedClause, t: Phrase, plan: Plan) -> list[str]:
 
 
 def emit_move(c: ParsedClause, t: Phrase, plan: Plan) -> list[str]:
-    """``t`` is ``c.target``, passed apart because :meth:`_emit` has ruled out a missing one."""
+    """``t`` is ``c.target``, passed apart because :func:`emit` has ruled out a missing one."""
     world = plan.world
     if t.noun == "bin" and t.match and not t.colors:
         objs = objects_of(c.obj, plan)
