@@ -196,10 +196,11 @@ def _branch(chosen: str, holds: bool, cond: str, a_text: str, a_raw: str, world:
 
 def _action_referents(cond: str, action: str) -> str:
     """ "if the red block is on the table, stack the blue one on it": "it" in the action is
-    the one cube the condition names (when the action names another, or none)."""
+    the cube the condition is about (its subject, the only cube it names)."""
     named = re.findall(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", cond)
-    if len(set(named)) != 1 or not re.search(r"\bit\b", action):
-        return action
+    subject = re.match(rf"(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", cond)
+    if subject is None or len(set(named)) != 1 or not re.search(r"\bit\b", action):
+        return action  # "if anything is on the blue block, take it off": it is not blue
     return re.sub(r"\bit\b", f"the {named[0]} block", action, count=1)
 
 
