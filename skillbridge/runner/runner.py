@@ -8,6 +8,12 @@ active subgoal; planner calls, bridge decisions and skill outcomes in the trace;
 logs with the task's trace id. It measures where the wall time goes (planning, bridge,
 policy, physics, world state, recording) and what the planner spent in tokens.
 
+With a conversation (:mod:`planner.conversation`) the run talks: the closed loop asks its
+questions there, and an utterance posted while a skill runs is taken at the next control
+step: the skill is stopped and the arm brought to rest (those steps are recorded with
+subgoal :data:`STOP_INDEX`), or a release in progress is finished, and the loop replans.
+Every turn lands in the trace from this thread, whichever thread said it.
+
 All input is checked in :meth:`Runner.prepare`, before anything is created on disk, so bad
 input is one :class:`~skillbridge.errors.UserError` and leaves nothing half-written.
 """
