@@ -272,6 +272,8 @@ NUMBERS: dict[str, int] = {
     "four": 4,
     "a couple of": 2,
     "a couple": 2,
+    "a few": 3,
+    "several": 3,
     "a pair of": 2,
     "couple of": 2,
     "both": 2,

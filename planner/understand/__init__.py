@@ -88,6 +88,8 @@ def _normalise(text: str) -> str:
     t = unicodedata.normalize("NFC", text).replace("\u2019", "'").replace("\u2018", "'")
     t = t.replace("\u201c", '"').replace("\u201d", '"')
     t = re.sub(r"[\x00-\x1f\x7f]", " ", t)
+    # emoji and pictographs say nothing to plan ("stack red on yellow 🙂")
+    t = "".join(" " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch for ch in t)
     return re.sub(r"\s+", " ", t).strip()
 
 
@@ -238,6 +240,37 @@ def _tidy(t: str) -> str:
     t = re.sub(
         r"\s+and\s+(?:then\s+)?(?=(?:close|shut|open|press|turn\s+(?:on|off))\s+the\s+(?:drawer|button|light|lamp)\b)",
         ", then ",
+        t,
+    )
+    # "the one in front goes in the green bin", "red should go on blue": the move itself
+    t = re.sub(
+        r"^(?P<x>(?:the|that|this)\s+[^,;]+?|(?:red|green|blue|yellow))\s+(?:goes|should\s+go|must\s+go|needs\s+to\s+go|"
+        r"has\s+to\s+go|can\s+go|is\s+to\s+go|belongs)\s+(?P<p>in|into|inside|on|onto|on\s+top\s+of)\s+",
+        lambda m: f"put {m['x']} {m['p']} ",
+        t,
+    )
+    # "my boss wants the yellow block stacked on the green one"
+    t = re.sub(
+        rf"^(?:i|we)\s+(?:want|need|would\s+like|'d\s+like)\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one))?)\s+"
+        r"(?:stacked|put|placed|moved|dropped|set)\s+(?P<p>in|into|inside|on|onto|on\s+top\s+of)\s+",
+        lambda m: f"put {m['x']} {m['p']} ",
+        t,
+    )
+    # "red block green bin", "red on blue": the pairing alone
+    t = re.sub(
+        rf"^(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\s+(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+(?:bin|basket|box)\s*[.!]*$",
+        r"put the \1 block in the \2 bin",
+        t,
+    )
+    t = re.sub(
+        rf"^({_C})\s+(?:on|onto|on\s+top\s+of)\s+({_C})\s*[.!]*$",
+        r"put the \1 block on the \2 block",
+        t,
+    )
+    # "the yellow one. put the yellow one in the red bin": a fragment before the command
+    t = re.sub(
+        rf"^(?:no[\s,]+)*(?:the\s+)?(?:{_C})\s+(?:one|block|cube)\s*[.!;]\s+(?=(?:put|place|move|stack|push|take|grab|pick)\b)",
+        "",
         t,
     )
     # "the green thing", "the red object": a block named by its colour
@@ -488,6 +521,13 @@ def _deictic(text: str, world: WorldState) -> str | None:
     one, said so briefly that it may be a pointing) with nothing held and no colour that
     could say which, in a scene of several."""
     m = _DEICTIC.search(text)
+    bare_it = re.match(
+        r"^(?:please\s+)?(?:move|pick\s+up|pick|grab|take|lift|get|put|place|drop|push|bring)\s+it\b"
+        r"(?:\s+up)?(?:\s+(?:away|over|down|somewhere|there|here|please|now))*\s*[.!]*$",
+        text,
+    )
+    if bare_it and len(world.objects) > 1 and not world.held_object:
+        return "it"  # "move it" with nothing held and nothing named: which?
     if (
         m is None
         or len(world.objects) < 2

@@ -31,7 +31,8 @@ _ASKS = re.compile(
     rf"^{_LEAD}"
     r"(?:is|are|was|were|does|do|did|has|have|where|what|what's|whats|which|how|who|why|"
     r"tell\s+me|can\s+you\s+(?:see|tell|reach|find|spot)|could\s+you\s+tell|do\s+you\s+(?:know|see)|"
-    r"i\s+wonder|any\s+idea|show\s+me\s+where|is\s+there|are\s+there)\b"
+    r"i\s+wonder|any\s+idea|show\s+me\s+where|is\s+there|are\s+there|isn't|aren't|wasn't|doesn't|"
+    r"show\s+me\s+the\s+\w+\s+(?:block|cube|brick|one|bin)\s*[?.!]*$|point\s+(?:to|at|out)|locate)\b"
 )
 _HYPOTHETICAL = re.compile(
     r"^(?:what\s+(?:would|will|could)\s+happen\s+if|what\s+if|what\s+happens\s+if|"
@@ -201,6 +202,16 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     t = text.strip().lower().rstrip("?!. ")
     t = re.sub(rf"^{_LEAD}", "", t)
     t = re.sub(r"[\s,]+or\s+not$", "", t)
+    # a negative question asks the same as the positive one ("isn't the red block in ...?")
+    t = re.sub(r"^(?:isn't|is\s+not)\s+", "is ", t)
+    t = re.sub(r"^(?:aren't|are\s+not)\s+", "are ", t)
+    t = re.sub(r"^(?:wasn't)\s+", "was ", t)
+    t = re.sub(r"^(?:doesn't|does\s+not)\s+", "does ", t)
+    t = re.sub(
+        r"^(?:show\s+me|point\s+(?:to|at|out)|find|locate)\s+(?=(?:the\s+)?\w+\s+(?:block|cube|brick|one|bin)\b)",
+        "where is ",
+        t,
+    )
     t = re.sub(r"^what(?:'s|\s+is)\s+the\s+colou?r\s+of\s+", "what colour is ", t)
     t = re.sub(
         r"^(?:are\s+you\s+able\s+to|is\s+it\s+possible\s+(?:for\s+you\s+)?to|"
@@ -259,6 +270,23 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     )
     if m:
         return _device_state(world, m["d"])
+    m = re.fullmatch(
+        r"(?:is|are)\s+there\s+(?P<n>one|two|three|four|five|six|[1-6])\s+(?P<w>blocks?|cubes?|bins?)",
+        t,
+    )
+    if m:
+        have = len(world.bins) if m["w"].startswith("bin") else len(world.objects)
+        noun = "bin" if m["w"].startswith("bin") else "block"
+        said = f"there {'is' if have == 1 else 'are'} {have} {noun}{'s' if have != 1 else ''}"
+        return ("Yes, " if L.NUMBERS.get(m["n"]) == have else "No, ") + said
+    m = re.fullmatch(
+        rf"why\s+(?:is|are)\s+(?:the\s+)?(?P<o>{_C})(?:\s+(?:block|cube|brick|one))?\b.*", t
+    )
+    if m:
+        return _cap(
+            "I keep no record of how things got where they are; now "
+            + _where(world, f"{m['o']}_block")
+        )
     m = _FEASIBLE.fullmatch(t)
     if m:
         return _feasible(f"put {m['x']} {m['p']} {m['y']}", world)
@@ -335,7 +363,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
                 return _cap(r.notes[0].replace("'", ""))
 
     # where is X
-    m = re.fullmatch(rf"where(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?P<o>{_C})(?:\s+\w+)?", t)
+    m = re.fullmatch(rf"where(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?P<o>{_C})(?:\s+(?!{_BIN}$)\w+)?", t)
     if m:
         return _cap(_where(world, f"{m['o']}_block"))
     m = re.fullmatch(rf"where(?:'s|\s+is)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}", t)

@@ -68,6 +68,7 @@ def apply(text: str) -> tuple[str, list[str]]:
     notes: list[str] = []
     t = text.strip()
     t = _swap(t, notes)
+    t = _not_x_but_y(t, notes)
     while True:
         m = _MARKER.search(t)
         if m is None or m.start() == 0 and not t[: m.start()].strip():
@@ -140,6 +141,35 @@ def apply(text: str) -> tuple[str, list[str]]:
         t = _substitute(before, after, notes, word)
     t = re.sub(r"\s+instead\b", "", t).strip()
     return t, notes
+
+
+_NOT_X_BUT_Y = re.compile(
+    rf"[\s,;.!-]+(?:no[\s,]+)?not\s+(?:the\s+)?(?P<x>{_C})(?:\s+(?P<xn>{_BLOCK}|{_BIN}))?\s*[,;-]\s*(?:but\s+)?"
+    rf"(?:the\s+)?(?P<y>{_C})(?:\s+(?P<yn>{_BLOCK}|{_BIN}))?[\s.!]*$"
+)
+
+
+def _not_x_but_y(t: str, notes: list[str]) -> str:
+    """ "put the blue block in the red bin. not the red bin, the green one": the last
+    mention of X (of the kind named, if any) becomes Y."""
+    m = _NOT_X_BUT_Y.search(t)
+    if m is None or m.start() == 0:
+        return t
+    before = t[: m.start()]
+    noun = m.group("xn") or m.group("yn")
+    kind = "bin" if noun and re.fullmatch(_BIN, noun) else "block" if noun else None
+    pattern = {
+        "bin": rf"\b{m['x']}\s+{_BIN}\b",
+        "block": rf"\b{m['x']}(?:\s+{_BLOCK})?\b(?!\s+{_BIN})",
+        None: rf"\b{m['x']}\b",
+    }[kind]
+    found = list(re.finditer(pattern, before))
+    if not found:
+        return t
+    last = found[-1]
+    said = last.group(0).replace(m["x"], m["y"], 1)
+    notes.append(f"'not {m['x']}, {m['y']}': {last.group(0)!r} -> {said!r}")
+    return before[: last.start()] + said + before[last.end() :]
 
 
 def _swap(t: str, notes: list[str]) -> str:

@@ -164,6 +164,11 @@ def read(text: str, world: WorldState) -> Reading:
     t = _keep_out(t, targets, negated)
     t = _stays(t, objects, negated)
     t = _wishes(t)
+    gerund = _gerund(t, world)
+    if gerund is not None:
+        o, sk, pr, said = gerund
+        cons = Constraints(frozenset(o), frozenset(), frozenset(pr), frozenset(sk))
+        return Reading("", cons, [said])
     # "hands off X", "keep your hands off X", "stay away from X"
     t = re.sub(
         r"\b(?:keep\s+(?:your\s+)?hands\s+off|hands\s+off|stay\s+away\s+from|keep\s+away\s+from)\b",
@@ -274,7 +279,45 @@ _WISHES: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+#: A bare gerund prohibition forbids a kind of step: "no stacking", "no pushing please".
+_NO_GERUND = re.compile(
+    r"^(?:please\s+)?(?:no|don't\s+do\s+any|no\s+more)\s+(?P<g>stacking|pushing|moving|touching|picking|"
+    r"grabbing|lifting|dropping|binning)(?:\s+(?:anything|things|blocks|cubes|stuff|today|now|please|for\s+now))*"
+    r"\s*[.!]*$"
+)
+
+
+def _gerund(
+    t: str, world: WorldState
+) -> tuple[set[str], set[str], set[tuple[str, str]], str] | None:
+    """(objects, skills, pairs, said) that a bare "no stacking" forbids, or None."""
+    m = _NO_GERUND.match(t.strip())
+    if m is None:
+        return None
+    g = m.group("g")
+    if g == "stacking":
+        return set(), set(), {(Constraints.ANY, o.name) for o in world.objects}, m.group(0)
+    if g == "pushing":
+        return set(), {"push"}, set(), m.group(0)
+    if g == "binning":
+        return set(), set(), {(Constraints.ANY, b.name) for b in world.bins}, m.group(0)
+    return {o.name for o in world.objects}, set(), set(), m.group(0)
+
+
 def _wishes(t: str) -> str:
+    # "do not, under any circumstances, touch ...": the aside goes, the "do not" stays
+    t = re.sub(
+        r"\b(don't|dont|do\s+not|never)\s*,?\s*(?:under\s+any\s+circumstances|ever|at\s+all|whatever\s+happens|"
+        r"no\s+matter\s+what|for\s+any\s+reason|i\s+repeat)\s*,?\s*",
+        r"\1 ",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:nothing|no\s+blocks?|no\s+cubes?)\s+(?:goes|should\s+go|may\s+go|is\s+to\s+go|can\s+go|gets\s+put|"
+        r"should\s+be\s+put|is\s+allowed)\s+(in|into|inside|on|onto)\s+",
+        r"don't put anything \1 ",
+        t,
+    )
     for pattern, repl in _WISHES:
         t = pattern.sub(repl, t)
     return t.replace("don't moving", "don't move")

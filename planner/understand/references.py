@@ -480,6 +480,14 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
         ),
         _superlative,
     ),
+    # "the one in front goes in the green bin"
+    (
+        re.compile(
+            rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+in\s+(?P<sup>front)(?!\s+of)"
+            rf"(?=\s+(?:in|into|on|onto|to|inside|over)\b|\s*[,.!?]|\s*$)"
+        ),
+        _superlative,
+    ),
     # "the other block": the one not named (asked when several are left)
     (
         re.compile(r"\bthe\s+other\s+(?:block|cube|brick|one)\b"),
@@ -546,15 +554,16 @@ def _relation_is_selector(text: str, m: re.Match[str]) -> bool:
 
 # --------------------------------------------------------------------------- counting
 _COUNT = re.compile(
-    rf"\b(?:at\s+least\s+|exactly\s+|just\s+)?(?P<num>two|three|four|five|six|seven|eight|nine|ten|"
-    rf"a\s+dozen|[2-9]|10|a\s+couple\s+of|a\s+couple|a\s+pair\s+of|couple\s+of)\s+"
+    rf"(?:\bthe\s+(?=(?:two|three|four)\s))?\b(?:at\s+least\s+|exactly\s+|just\s+)?(?P<num>two|three|four|five|"
+    rf"six|seven|eight|nine|ten|a\s+few|several|a\s+dozen|[2-9]|10|a\s+couple\s+of|a\s+couple|a\s+pair\s+of|couple\s+of)\s+"
     rf"(?:of\s+the\s+|of\s+)?(?:(?:the|your)\s+)?(?:(?:two|three|four|[234])\s+)?{_SIZE}(?:blocks?|cubes?|bricks?|ones|things)\b"
 )
 #: "the two blocks closest to you", "the two leftmost cubes"
 _COUNT_SUP = re.compile(
     rf"\bthe\s+(?P<num>two|three|[23])\s+(?:(?P<sup>leftmost|rightmost|frontmost|backmost)\s+)?"
     rf"(?:blocks|cubes|bricks|ones)(?:\s+(?P<dist>closest|nearest|farthest|furthest)"
-    rf"(?:\s+(?:to|from)\s+(?P<ref>{_ROBOT}|(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?))?)?"
+    rf"(?:\s+(?:to|from)\s+(?P<ref>{_ROBOT}|(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?))?|"
+    rf"\s+(?:on|at|to)\s+the\s+(?:far\s+)?(?P<side>left|right|front|back)(?:\s+side)?)?"
 )
 _ALL_BUT = re.compile(
     r"\ball\s+but\s+(?P<num>one|two|1|2)\s+(?:of\s+)?(?:the\s+)?(?:blocks|cubes|bricks)\b"
@@ -831,12 +840,12 @@ def _each_bin(text: str, world: WorldState, forbidden: set[str]) -> Resolution |
 def _count_ranked(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
     """ "the two blocks closest to you", "the two leftmost cubes"."""
     m = _COUNT_SUP.search(text)
-    if m is None or not (m.group("sup") or m.group("dist")):
+    if m is None or not (m.group("sup") or m.group("dist") or m.group("side")):
         return None
     count = L.NUMBERS[m.group("num")]
     names = [o.name for o in world.objects if o.name not in forbidden]
-    if m.group("sup"):
-        axis, sign = L.SUPERLATIVES[m.group("sup")]
+    if m.group("sup") or m.group("side"):
+        axis, sign = L.SUPERLATIVES[m.group("sup") or m.group("side") + "most"]
         i = 0 if axis == "x" else 1
         ordered = sorted(names, key=lambda x: -sign * _xy(world, x)[i])
     else:

@@ -67,6 +67,8 @@ _WRAPPERS: list[tuple[str, str]] = [
     (r"\bat\s+some\s+point\s*,?\s*", " "),
     (r",?\s*(?:yeah|yes|ok|okay)?\s*,?\s*(?:go\s+for\s+it|go\s+ahead|do\s+it|please\s+do)\b", " "),
     (r"\b(?:thx|ty|cheers|obviously|of\s+course)\b", " "),
+    (r"^(?:ugh|argh|sigh|geez|jeez|man|dude|look|listen)\b[\s,!.]*", " "),
+    (r"(?<=\bbin)\s+already\s*[.!]*$|(?<=\bblock)\s+already\s*[.!]*$", " "),
     (
         r",?\s*that\s+would\s+be\s+(?:lovely|great|nice|awesome|perfect|amazing|wonderful|helpful)",
         " ",
@@ -164,7 +166,8 @@ def strip(text: str) -> str:
     if text == original:
         return original  # nothing dropped or unwrapped: the words go on as written
     text = re.sub(
-        r"^(?:(?:hi|hello|hey|yo|ok|okay|so|alright|well|um+|uh+|hmm+|yeah|yes|right|sure)\b[\s,!]*)+",
+        r"^(?:(?:hi|hello|hey|yo|ok|okay|so|alright|well|um+|uh+|hmm+|yeah|yes|right|sure|ugh|argh|sigh|geez|"
+        r"jeez|man|dude|oh|look|listen|right\s+then)\b[\s,!]*)+",
         "",
         text,
     )
@@ -182,6 +185,14 @@ def _preface(part: str) -> list[str]:
     task_words = r"\b(?:build|make|stack|pile|tower|goal|result|following|order|list|steps?|plan)\b"
     words = len(head.split())
     chat = words >= 6 or (words >= 4 and not re.search(task_words, head) and not _acts(head))
+    # a short aside before a colon ("for science: stack red on yellow") with an order after it
+    chat = chat or (
+        words <= 3
+        and not re.search(task_words, head)
+        and not _acts(head)
+        and not re.search(rf"\b{_THINGS}\b", head)
+        and _acts(m.group(2))
+    )
     if chat and not re.search(rf"\b(?:{_C})\b", head):
         return [head + ":", m.group(2)]
     return [part]

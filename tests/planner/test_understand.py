@@ -591,3 +591,67 @@ def _articulated(open_: bool, light: bool):
 def test_the_drawer_and_the_light_in_other_words(text, open_, light, kind, has):
     u = understand(text, _articulated(open_, light))
     assert u.kind == kind and has in (u.answer or u.text), u
+
+
+@pytest.mark.parametrize(
+    "text, objects, pairs, skills",
+    [
+        ("do not, under any circumstances, touch the blue block", {"blue_block"}, 0, set()),
+        ("no stacking please", set(), 4, set()),
+        ("nothing goes in the red bin", set(), 1, set()),
+        ("no pushing", set(), 0, {"push"}),
+    ],
+)
+def test_asides_gerunds_and_nothing_goes_are_bare_prohibitions(text, objects, pairs, skills):
+    u = understand(text, row())
+    assert u.kind == "answer" and not u.moves
+    c = u.constraints
+    assert set(c.objects) == objects and len(c.pairs) == pairs and set(c.skills) == skills
+
+
+@pytest.mark.parametrize(
+    "text, goal",
+    [
+        (
+            "put the blue block in the red bin. not the red bin, the green one",
+            ["in(blue_block, green_bin)"],
+        ),
+        ("the yellow one goes in the green bin", ["in(yellow_block, green_bin)"]),
+        (
+            "my boss wants the yellow block stacked on the green one",
+            ["on(yellow_block, green_block)"],
+        ),
+        ("red block green bin", ["in(red_block, green_bin)"]),
+        ("red on blue", ["on(red_block, blue_block)"]),
+        ("for science: stack red on yellow \U0001f642", ["on(red_block, yellow_block)"]),
+        ("ugh can you just put the red thing in the blue bin already", ["in(red_block, blue_bin)"]),
+        (
+            "put the two blocks on the left in the red bin",
+            ["in(red_block, red_bin)", "in(green_block, red_bin)"],
+        ),
+    ],
+)
+def test_not_x_but_y_goes_wants_pairings_and_asides(text, goal):
+    w = row()
+    out, steps = plan_goal(text, w)
+    assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
+
+
+@pytest.mark.parametrize(
+    "text, has",
+    [
+        ("isn't the red block in the green bin?", "Yes"),
+        ("aren't there four blocks?", "No, there are 3 blocks"),
+        ("show me the blue block", "blue block is on the table"),
+        ("point to the blue bin", "The blue bin is on the table"),
+        ("why is the red block in the green bin?", "no record"),
+    ],
+)
+def test_negative_questions_show_me_and_why(text, has):
+    u = understand(text, binned())
+    assert u.kind == "answer" and has in u.answer, u.answer
+
+
+def test_move_it_with_nothing_held_asks():
+    u = understand("move it", row())
+    assert u.kind == "clarify" and len(u.candidates) == 4
