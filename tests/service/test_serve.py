@@ -16,17 +16,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("sse_starlette")
 
-from skillbridge.service.client import Client, running_server  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    runs = tmp_path_factory.mktemp("serve-runs")
-    log = runs.parent / "serve.log"
-    with running_server(
-        runs, "--llm", "rules", "--workers", "1", "--queue", "1", "--answer-wait", "30", log=log
-    ) as base:
-        yield base, runs
+from skillbridge.service.client import Client  # noqa: E402
 
 
 @pytest.fixture
