@@ -57,6 +57,7 @@ VERBS = (
     "export",
     "view",
     "serve",
+    "mcp",
 )
 
 
