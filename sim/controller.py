@@ -17,10 +17,13 @@ every rollout that never turns the hand is bit for bit what it was.
 
 from __future__ import annotations
 
+import math
+
 import mujoco
 import numpy as np
 
 from sim import scene
+from sim.physics import index_span
 
 #: How far the target may lead the grip site (m): bounds wind-up when blocked.
 MAX_LEAD = 0.05
@@ -37,6 +40,31 @@ R_DOWN = np.array([[-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]).T
 
 
 _HOME_CACHE: dict[str, np.ndarray] = {}  # the scene is fixed, so one solution serves all
+#: How far one action unit moves the target in one control step (m).
+_STEP = scene.MAX_EE_SPEED * scene.CONTROL_DT
+
+
+def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve(a, b)`` for the damped 6x6 system, bit for bit.
+
+    ``np.linalg.solve`` checks and converts its arguments and sets up an error state around
+    the one LAPACK call (``gesv``) it makes, which costs five times the solve itself here.
+    The arguments are float64 arrays of fixed shapes, so the same gufunc is called directly;
+    where its answer is not finite (a singular or poisoned system, which damping rules out
+    in practice) ``np.linalg.solve`` itself answers, raising what it always raised."""
+    if _SOLVE1 is not None:
+        x = _SOLVE1(a, b, signature="dd->d")
+        if math.isfinite(sum(x.tolist())):
+            return x
+    return np.linalg.solve(a, b)
+
+
+try:  # numpy's own gufunc behind np.linalg.solve for one right-hand side
+    from numpy.linalg import _umath_linalg
+
+    _SOLVE1 = _umath_linalg.solve1
+except (ImportError, AttributeError):  # pragma: no cover - another numpy layout
+    _SOLVE1 = None
 
 
 class ArmController:
@@ -55,17 +83,26 @@ class ArmController:
         )
         self.site = model.site("grip_site").id
         self.mocap = model.body_mocapid[model.body("ee_target").id]
-        self._jacp = np.zeros((3, model.nv))
-        self._jacr = np.zeros((3, model.nv))
+        # one (6, nv) buffer: mj_jacSite fills its two halves, the IK reads it at once
+        self._jac = np.zeros((6, model.nv))
+        self._jacp, self._jacr = self._jac[:3], self._jac[3:]
+        # slices where the indices run contiguously (they do in both scenes): the same
+        # elements as the index arrays, read without a gather on every control step
+        self.q_span, self._d = index_span(self.qadr), index_span(self.dadr)
+        self._arm_ctrl, self._finger_ctrl = index_span(self.arm_act), index_span(self.finger_act)
         # preallocated work arrays: the IK step runs every control step
         self._J = np.zeros((6, 6))
         self._err = np.zeros(6)
         self._damp = (DLS_LAMBDA**2) * np.eye(6)
+        self._A = np.zeros((6, 6))
         self._lo, self._hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
+        self._lo_xyz = tuple(self._lo.tolist())
+        self._hi_xyz = tuple(self._hi.tolist())
         # the articulated scene's drawer: over its inside the hand reaches further along -y
         self._drawer = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, scene.DRAWER_NAME)
         self._drawer_lo = scene.WORKSPACE_LOW.copy()
         self._drawer_lo[1] = scene.DRAWER_REACH_Y
+        self._drawer_lo_xyz = tuple(self._drawer_lo.tolist())
 
     # ------------------------------------------------------------------ queries
     def grip_pos(self, data: mujoco.MjData) -> np.ndarray:
@@ -92,52 +129,74 @@ class ArmController:
 
     # ------------------------------------------------------------------ control
     def apply(self, data: mujoco.MjData, action: np.ndarray) -> None:
-        """Set mocap target, arm and finger set-points for one control step."""
+        """Set mocap target, arm and finger set-points for one control step.
+
+        The arithmetic is element for element that of the vector form (clip the action,
+        move the target, bound it by the lead and the workspace), done on the three
+        coordinates as Python floats: the same IEEE operations in the same order, so the
+        set-points are bit for bit the same, at a fraction of the small-array overhead."""
         a = np.asarray(action, dtype=np.float64)
         if a.shape != (scene.ACTION_DIM,):
             raise ValueError(f"action must have shape ({scene.ACTION_DIM},), got {a.shape}")
-        if not np.all(np.isfinite(a)):
-            raise ValueError(f"action must be finite, got {a.tolist()}")
-        a = np.minimum(np.maximum(a, -1.0), 1.0)
-        grip = data.site_xpos[self.site]
-        tgt = data.mocap_pos[self.mocap] + a[:3] * (scene.MAX_EE_SPEED * scene.CONTROL_DT)
-        tgt = np.minimum(np.maximum(tgt, grip - MAX_LEAD), grip + MAX_LEAD)
-        lo = self._lo
-        if self._drawer >= 0 and abs(tgt[0] - data.xpos[self._drawer][0]) < DRAWER_REACH_HALF_X:
-            lo = self._drawer_lo  # (the tabletop has no drawer: _drawer is -1)
-        tgt = np.minimum(np.maximum(tgt, lo), self._hi)
+        vals = a.tolist()
+        if not all(map(math.isfinite, vals)):
+            raise ValueError(f"action must be finite, got {vals}")
+        ax, ay, az, ag = (min(max(v, -1.0), 1.0) for v in vals)
+        grip = data.site_xpos[self.site].tolist()
+        gx, gy, gz = grip
+        px, py, pz = data.mocap_pos[self.mocap].tolist()
+        k = _STEP
+        tx = min(max(px + ax * k, gx - MAX_LEAD), gx + MAX_LEAD)
+        ty = min(max(py + ay * k, gy - MAX_LEAD), gy + MAX_LEAD)
+        tz = min(max(pz + az * k, gz - MAX_LEAD), gz + MAX_LEAD)
+        lo = self._lo_xyz
+        if self._drawer >= 0 and abs(tx - float(data.xpos[self._drawer][0])) < DRAWER_REACH_HALF_X:
+            lo = self._drawer_lo_xyz  # (the tabletop has no drawer: _drawer is -1)
+        hx, hy, hz = self._hi_xyz
+        tgt = (min(max(tx, lo[0]), hx), min(max(ty, lo[1]), hy), min(max(tz, lo[2]), hz))
         data.mocap_pos[self.mocap] = tgt
-        data.ctrl[self.arm_act] = self._ik_step(data, tgt)
-        data.ctrl[self.finger_act] = scene.FINGER_OPEN * (1.0 - a[3]) * 0.5
+        if isinstance(self._arm_ctrl, slice):  # straight into the actuators' set-points
+            self._ik_step(data, tgt, out=data.ctrl[self._arm_ctrl], site=grip)
+        else:
+            data.ctrl[self._arm_ctrl] = self._ik_step(data, tgt, site=grip)
+        data.ctrl[self._finger_ctrl] = scene.FINGER_OPEN * (1.0 - ag) * 0.5
 
-    def _ik_step(self, data: mujoco.MjData, target: np.ndarray) -> np.ndarray:
+    def _ik_step(
+        self, data: mujoco.MjData, target, out: np.ndarray | None = None, site=None
+    ) -> np.ndarray:
+        """One DLS step towards ``target``: the joint set-points (written into ``out`` when
+        given); ``site``: the grip site's position when the caller has read it already."""
         m = self.model
         mujoco.mj_jacSite(m, data, self._jacp, self._jacr, self.site)
         J, err = self._J, self._err
-        J[:3] = self._jacp[:, self.dadr]
-        np.multiply(self._jacr[:, self.dadr], ROT_WEIGHT, out=J[3:])
+        J[:] = self._jac[:, self._d]
+        J[3:] *= ROT_WEIGHT
         # orientation error 0.5 * sum_i R[:, i] x R_DOWN[:, i], expanded for the constant
         # R_DOWN columns (-x, +y, -z): three np.cross calls cost more than the whole solve
-        r = data.site_xmat[self.site]  # row-major 3x3: r[3*row + col]
+        r = data.site_xmat[self.site].tolist()  # row-major 3x3: r[3*row + col]
         h = 0.5 * ROT_WEIGHT
-        err[:3] = target - data.site_xpos[self.site]
+        sx, sy, sz = data.site_xpos[self.site].tolist() if site is None else site
         q = data.mocap_quat[self.mocap]
         if q[3] == 0.0:
             # (0, -x2, x1) + (-y2, 0, y0) + (-z1, z0, 0), with x, y, z the columns of R
-            err[3] = h * (-r[7] - r[5])
-            err[4] = h * (-r[6] + r[2])
-            err[5] = h * (r[3] + r[1])
+            e3 = h * (-r[7] - r[5])
+            e4 = h * (-r[6] + r[2])
+            e5 = h * (r[3] + r[1])
         else:
             # the same sum against R_DOWN turned by yaw about z: columns (-c, -s, 0),
             # (-s, c, 0), (0, 0, -1)
             yaw = self.grip_yaw(data)
-            c, s = np.cos(yaw), np.sin(yaw)
-            err[3] = h * (s * r[6] - c * r[7] - r[5])
-            err[4] = h * (-c * r[6] - s * r[7] + r[2])
-            err[5] = h * (-s * r[0] + c * r[3] + c * r[1] + s * r[4])
-        dq = J.T @ np.linalg.solve(J @ J.T + self._damp, err)
-        q = data.qpos[self.qadr] + dq
-        return np.minimum(np.maximum(q, self.qlow), self.qhigh)
+            c, s = float(np.cos(yaw)), float(np.sin(yaw))
+            e3 = h * (s * r[6] - c * r[7] - r[5])
+            e4 = h * (-c * r[6] - s * r[7] + r[2])
+            e5 = h * (-s * r[0] + c * r[3] + c * r[1] + s * r[4])
+        err[:] = (target[0] - sx, target[1] - sy, target[2] - sz, e3, e4, e5)
+        A = np.matmul(J, J.T, out=self._A)  # J @ J.T, in place
+        A += self._damp
+        dq = J.T @ _solve(A, err)
+        q = np.add(data.qpos[self.q_span], dq, out=out)
+        np.maximum(q, self.qlow, out=q)
+        return np.minimum(q, self.qhigh, out=q)
 
     # ------------------------------------------------------------------ home pose
     def home_q(self) -> np.ndarray:

@@ -164,6 +164,11 @@ class TabletopEnv(gym.Env):
         ]
         self._site = self.model.site("grip_site").id
         self._vel = np.zeros(6)
+        # the same indices as slices where they run contiguously: observe() reads them
+        # every step, and a gather through a list costs more than the rest of it
+        self._cube_rows = physics.index_span(self._cube_body)
+        self._finger_q = physics.index_span(self._finger_qadr)
+        self._present_of: tuple[Any, np.ndarray] = (None, np.zeros(N_CUBES))
         self._renderer: mujoco.Renderer | None = None
         self._viewer = None
         self.present: tuple[str, ...] = S.CUBE_NAMES
@@ -337,24 +342,29 @@ class TabletopEnv(gym.Env):
         """
         m, d = self.model, self.data
         mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_SITE, self._site, self._vel, 0)
-        proprio = np.concatenate(
-            [
-                d.site_xpos[self._site],
-                self._vel[3:],
-                d.qpos[self._finger_qadr],
-                d.qpos[self.controller.qadr],
-            ]
-        )
-        present = np.array([1.0 if n in self.present else 0.0 for n in scene.CUBE_NAMES])
+        proprio = np.empty(PROPRIO_DIM)
+        proprio[0:3] = d.site_xpos[self._site]
+        proprio[3:6] = self._vel[3:]
+        proprio[6:8] = d.qpos[self._finger_q]
+        proprio[8:14] = d.qpos[self.controller.q_span]
         obs = {
             "proprio": proprio,
-            "object_pos": d.xpos[self._cube_body].copy(),
-            "object_quat": d.xquat[self._cube_body].copy(),
-            "object_present": present,
+            "object_pos": d.xpos[self._cube_rows].copy(),
+            "object_quat": d.xquat[self._cube_rows].copy(),
+            "object_present": self._present_array(),
         }
         if self.articulation is not None:
             obs["articulation"] = self.articulation.observe(d)
         return obs
+
+    def _present_array(self) -> np.ndarray:
+        """``object_present`` (a fresh array), built again only when ``present`` is another
+        tuple than last time (callers may set it, e.g. a perturbation)."""
+        key, arr = self._present_of
+        if key is not self.present or not isinstance(key, tuple):
+            arr = np.array([1.0 if n in self.present else 0.0 for n in scene.CUBE_NAMES])
+            self._present_of = (self.present, arr)
+        return arr.copy()
 
     # ------------------------------------------------------------------ state
     def get_state(self) -> np.ndarray:

@@ -98,3 +98,13 @@ def command_slice(model: mujoco.MjModel | str | None = None) -> slice:
         if int(STATE_SPEC) & (1 << bit)
     )
     return slice(start, start + mujoco.mj_stateSize(model, quat))
+
+
+def index_span(idx) -> slice | np.ndarray:
+    """Indices as a slice where they run contiguously upwards (the same elements, read
+    without a gather: the env and the controller index the same few every step), else as
+    an index array."""
+    idx = np.asarray(idx, dtype=np.intp)
+    if len(idx) and np.array_equal(idx, np.arange(idx[0], idx[0] + len(idx))):
+        return slice(int(idx[0]), int(idx[0]) + len(idx))
+    return idx
