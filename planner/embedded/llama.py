@@ -78,9 +78,8 @@ class Int8Linear:
         self.out_features = int(q.shape[0])
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        flat = x.reshape(-1, x.shape[-1]).to(torch.bfloat16)
-        y = torch._weight_int8pack_mm(flat, self.q, self.scale)
-        return y.float().reshape(*x.shape[:-1], self.out_features)
+        """``x``: [n, in] (the forward pass keeps every activation two-dimensional)."""
+        return torch._weight_int8pack_mm(x.to(torch.bfloat16), self.q, self.scale).float()
 
 
 class Int4Linear:
@@ -106,18 +105,19 @@ class Int4Linear:
             packed = packed.contiguous().clone()
         self.packed = packed
         self.scale_zero = scale_zero.to(torch.bfloat16).contiguous()
-        self.lora_a = lora_a.float() if lora_a is not None else None
-        self.lora_b = lora_b.float() if lora_b is not None else None
+        # transposed once here, so a call is two plain products
+        self.lora_at = lora_a.float().T.contiguous() if lora_a is not None else None
+        self.lora_bt = lora_b.float().T.contiguous() if lora_b is not None else None
         self.out_features = n
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        flat = x.reshape(-1, x.shape[-1])
+        """``x``: [n, in] (the forward pass keeps every activation two-dimensional)."""
         y = torch._weight_int4pack_mm_for_cpu(
-            flat.to(torch.bfloat16), self.packed, GROUP, self.scale_zero
+            x.to(torch.bfloat16), self.packed, GROUP, self.scale_zero
         ).float()
-        if self.lora_a is not None and self.lora_b is not None:
-            y = y + (flat @ self.lora_a.T) @ self.lora_b.T
-        return y.reshape(*x.shape[:-1], self.out_features)
+        if self.lora_at is not None and self.lora_bt is not None:
+            y = torch.addmm(y, x @ self.lora_at, self.lora_bt)
+        return y
 
 
 class Fp32Linear:

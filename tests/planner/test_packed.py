@@ -152,3 +152,32 @@ def test_adapter_pairs_are_checked(tmp_path):
         save_file(bad, str(p))
         with pytest.raises(PlannerError, match=match):
             packed.lora_pairs(state, p, spec)
+
+
+class _CharTokens:
+    """A stand-in tokenizer for the vocabulary cache: one id per character, and a count of
+    the calls, so a test can see whether the cache was read or the texts tokenized."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, text: str, add_special_tokens: bool = False) -> dict[str, list[int]]:
+        self.calls += 1
+        return {"input_ids": [ord(c) % 96 for c in text]}
+
+
+def test_the_command_vocabulary_is_remembered_and_checked(tmp_path):
+    from planner.embedded import model as em
+
+    tok = _CharTokens()
+    first = em.cached_vocabulary(tok, tmp_path, 96)
+    assert first == em.command_vocabulary(_CharTokens()) and tok.calls > 0
+    tok.calls = 0
+    assert em.cached_vocabulary(tok, tmp_path, 96) == first and tok.calls == 0
+    path = tmp_path / em.VOCABULARY_FILE
+    data = json.loads(path.read_text())
+    for bad in ({**data, "ids": [*data["ids"], 500]}, {**data, "texts_sha256": "0" * 64}):
+        path.write_text(json.dumps(bad))
+        assert em.cached_vocabulary(tok, tmp_path, 96) == first and tok.calls > 0
+        tok.calls = 0
+    assert json.loads(path.read_text()) == data
