@@ -218,7 +218,9 @@ def _referents(cond: str, action: str) -> str:
         cond = re.sub(r"^it\b", f"the {cube.group(1)} block", cond)
     else:
         device = re.search(r"\b(drawer|light|lamp)\b", action)
-        if device:  # "close the drawer unless it's already closed"
+        states = r"(?:already\s+|still\s+)?(?:open|opened|closed|shut|on|off|lit)\b"
+        if device and re.match(rf"(?:it's|it\s+is|it)\s+{states}", cond):
+            # "close the drawer unless it's already closed" (not "if it's dark in here")
             cond = re.sub(r"^(?:it's|it\s+is)\b", f"the {device.group(1)} is", cond)
             cond = re.sub(r"^it\b", f"the {device.group(1)}", cond)
     cond = re.sub(r"^there's\b", "there is", cond)
