@@ -941,6 +941,8 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "筐": "bin",
         "容器": "bin",
         "把": "<BA>",
+        "它们": "them",
+        "它": "it",
         "将": "<BA>",
         "放进": "<V:put:into>",
         "放入": "<V:put:into>",

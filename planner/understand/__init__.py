@@ -152,6 +152,8 @@ def understand(text: str, world: WorldState) -> Understanding:
         return out(REFUSE, reason="the instruction is empty")
     if is_stop(t):
         return out(STOP, answer="Stopped; nothing was done")
+    if answers.is_capability(t):
+        return out(ANSWER, answer=answers.answer(t, world))
     reply = smalltalk.remark(t)
     if reply is not None:
         return out(ANSWER, answer=reply)
@@ -273,6 +275,22 @@ def _tidy(t: str) -> str:
         "",
         t,
     )
+    # "put X in the green bin, or if that's not possible, the blue bin": the first choice
+    # (the bridge refuses it with its reason when it cannot be done)
+    t = re.sub(
+        r",?\s+(?:or|and|but)\s+if\s+(?:that's|that\s+is|it's|it\s+is|that\s+isn't|it\s+isn't)\s+(?:not\s+)?"
+        r"(?:possible|impossible|full|doable|available|an\s+option)\s*,?.*$",
+        "",
+        t,
+    )
+    # "take the block closest to the green bin and put it on the block farthest from it"
+    dist_it = re.search(r"\b(?:closest|nearest|farthest|furthest)\s+(?:to|from)\s+(it)\b", t)
+    if dist_it:
+        named = list(
+            re.finditer(rf"\b(?:the\s+)?(?:{_C})\s+(?:bin|block|cube)\b", t[: dist_it.start()])
+        )
+        if named:
+            t = t[: dist_it.start(1)] + named[-1].group(0) + t[dist_it.end(1) :]
     # "the green thing", "the red object": a block named by its colour
     t = re.sub(rf"\b({_C})\s+(?:thing|object|item|piece|guy|fella)\b", r"\1 block", t)
     # "I need the red block in the blue bin (asap)": the wish is the order

@@ -83,6 +83,26 @@ def _is_request(t: str) -> bool:
     return False
 
 
+_CAN_DO = re.compile(
+    r"^(?:hey\s+|so\s+|robot,?\s+)?(?:can|could|do|will)\s+you\s+(?:even\s+|actually\s+)?(?P<v>push|stack|pick\s+up|pick|lift|move|grab|carry|"
+    r"open|close|press|sort|throw|fly|jump|talk|see|rotate|turn|spin|slide)\s+(?P<o>blocks|cubes|things|objects|stuff|"
+    r"drawers|buttons|bins)(?:\s+(?:at\s+all|too|as\s+well|up))?\s*\?+$"
+)
+
+
+_CANNOT = re.compile(
+    r"^(?:hey\s+|so\s+|robot,?\s+)?(?:can|could|do|will)\s+you\s+(?:even\s+|actually\s+)?(?P<v>fly|jump|dance|sing|walk|"
+    r"swim|cook|smell|drive|run|write|draw|paint)\b[^,;]*\?+$"
+)
+
+
+def is_capability(text: str) -> bool:
+    """ "can you push blocks?": a question about what the robot can do (a kind of thing,
+    not a thing of the scene), never a request to do it."""
+    t = text.strip().lower()
+    return _CAN_DO.match(t) is not None or _CANNOT.match(t) is not None
+
+
 def is_question(text: str) -> bool:
     """Whether ``text`` asks rather than orders. A polite command ("can you put the red
     block in the bin?") is an order; "can you see the red block?" is a question; a question
@@ -290,6 +310,38 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     m = _FEASIBLE.fullmatch(t)
     if m:
         return _feasible(f"put {m['x']} {m['p']} {m['y']}", world)
+    m = re.fullmatch(
+        r"(?:can|could|do|will)\s+you\s+(?P<v>push|stack|pick\s+up|pick|lift|move|grab|carry|open|close|press|sort|"
+        r"throw|fly|jump|talk|see|rotate|turn|spin|slide)\s+(?P<o>blocks|cubes|things|objects|stuff|drawers|buttons|bins)?"
+        r"(?:\s+(?:at\s+all|too|as\s+well))?",
+        t,
+    )
+    if m and (m["o"] or m["v"] in ("fly", "jump", "talk", "rotate", "spin")):
+        return _cap(_can_do(world, m["v"]))
+    m = _CANNOT.match(t + "?")
+    if m:
+        return _cap(_can_do(world, m["v"]))
+    m = re.fullmatch(
+        rf"is\s+(?:the\s+)?(?P<a>{_C})(?:\s+(?:block|cube|brick|one))?\s+(?P<c>closer|nearer|farther|further)\s+"
+        rf"(?:to|from)\s+(?P<r>you|me|(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|{_BIN}))?)\s+than\s+"
+        rf"(?:the\s+)?(?P<b>{_C})(?:\s+(?:block|cube|brick|one))?(?:\s+is)?",
+        t,
+    )
+    if m:
+        return _compare(world, m["a"], m["b"], m["r"], m["c"] in ("closer", "nearer"))
+    if re.fullmatch(
+        r"which\s+(?:block|cube|one)\s+is\s+(?:the\s+)?(?:biggest|largest|smallest|heaviest|lightest|tallest)",
+        t,
+    ):
+        return "They are all the same size and weight: 5 cm cubes"
+    if re.fullmatch(
+        r"what(?:'s|\s+is)\s+(?:on\s+)?(?:the\s+)?top\s+(?:of\s+)?(?:the\s+)?(?:stack|tower|pile)",
+        t,
+    ):
+        tops = [o.name for o in world.objects if o.on and world.clear(o.name)]
+        if not tops:
+            return "Nothing is stacked"
+        return _cap(f"{_listing(tops)} {'is' if len(tops) == 1 else 'are'} on top")
     if t.startswith("<feasible> "):
         return _feasible(t.removeprefix("<feasible> "), world)
     m = re.fullmatch(
@@ -299,7 +351,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     ) or re.fullmatch(
         r"(?:is|are)\s+(?P<q>every|each|any)\s+(?:block|cube|brick)\s+(?P<pred>.+)", t
     )
-    if m:
+    if m and not re.match(r"stacked\b", m["pred"]):
         return _quantified(world, m["q"], m["pred"])
     m = re.fullmatch(
         rf"how\s+far\s+(?:away\s+)?(?:is|are)\s+(?P<a>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|{_BIN}))?)"
@@ -636,6 +688,53 @@ def _feasible(cmd: str, world: WorldState) -> str:
         why = res.refusal or "; ".join(x.message for x in res.reasons[:1]) or "it is not possible"
         return f"No, I could not: {why}. Nothing has moved"
     return f"Yes, I could {cmd}. Nothing has moved yet: say it as a command to do it"
+
+
+def _can_do(world: WorldState, verb: str) -> str:
+    skills = {
+        "push": "push",
+        "stack": "place",
+        "pick up": "pick",
+        "pick": "pick",
+        "lift": "pick",
+        "move": "pick",
+        "grab": "pick",
+        "carry": "pick",
+        "sort": "place",
+        "open": "open_drawer",
+        "close": "close_drawer",
+        "press": "press_button",
+    }
+    from skills import registry
+
+    skill = skills.get(verb)
+    if skill and skill in registry.names():
+        return f"Yes, I can {verb} them (say which, and where); nothing has moved. {_capabilities(world)}"
+    return f"No, I cannot {verb}. {_capabilities(world)}"
+
+
+def _compare(world: WorldState, a: str, b: str, ref: str, closer: bool) -> str:
+    import math
+
+    from sim import scene
+
+    oa, ob = world.object(f"{a}_block"), world.object(f"{b}_block")
+    if oa is None or ob is None:
+        return "One of those blocks is not here"
+    if ref.strip() in ("you", "me"):
+        point = (float(scene.BASE_XY[0]), float(scene.BASE_XY[1]))
+    else:
+        c = re.search(rf"\b({_C})\b", ref)
+        assert c is not None
+        is_bin = re.search(rf"\b{_BIN}\b", ref) is not None
+        thing = world.bin(f"{c.group(1)}_bin") if is_bin else world.object(f"{c.group(1)}_block")
+        if thing is None:
+            return "That is not here"
+        point = (float(thing.pos[0]), float(thing.pos[1]))
+    da = math.dist((oa.pos[0], oa.pos[1]), point)
+    db = math.dist((ob.pos[0], ob.pos[1]), point)
+    yes = da < db if closer else da > db
+    return f"{'Yes' if yes else 'No'}: the {a} block is {da * 100:.0f} cm away, the {b} block {db * 100:.0f} cm"
 
 
 def _quantified(world: WorldState, q: str, pred: str) -> str:

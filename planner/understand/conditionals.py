@@ -113,7 +113,8 @@ def split(text: str, world: WorldState) -> Branch | None:
     t = _comma_after_condition(text.strip())
     # if COND (,|then) A (otherwise B)?
     m = re.match(
-        rf"^(?:(?:and|so)\s+)?(?P<kw>if|when|in\s+case|provided\s+(?:that\s+)?|assuming\s+(?:that\s+)?|unless)\s+"
+        rf"^(?:(?:and|so)\s+)?(?P<kw>if|when|in\s+case|provided\s+(?:that\s+)?|assuming\s+(?:that\s+)?|unless|"
+        rf"(?:as|so)\s+long\s+as|only\s+if|whenever)\s+"
         rf"(?P<cond>.+?)(?:\s*,\s*(?:then\s+)?|\s+then\s+)(?P<a>.+?)(?:{_ELSE}(?P<b>.+))?$",
         t,
     )
@@ -198,6 +199,10 @@ def _action_referents(cond: str, action: str) -> str:
     """ "if the red block is on the table, stack the blue one on it": "it" in the action is
     the cube the condition is about (its subject, the only cube it names)."""
     named = re.findall(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", cond)
+    bin_named = re.findall(rf"\b({_C})\s+bin\b", cond)
+    if len(set(bin_named)) == 1 and re.search(r"\b(?:there|in\s+it|into\s+it)\s*$", action):
+        # "as long as the green bin is empty, put the blue block there"
+        action = re.sub(r"\b(?:there|in\s+it|into\s+it)\s*$", f"in the {bin_named[0]} bin", action)
     subject = re.match(rf"(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", cond)
     if subject is None or len(set(named)) != 1 or not re.search(r"\bit\b", action):
         return action  # "if anything is on the blue block, take it off": it is not blue

@@ -79,6 +79,17 @@ def apply(text: str) -> tuple[str, list[str]]:
             break
         before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
         before = re.sub(r"[\s,]+or$", "", before)  # "stack blue on yellow, or actually ..."
+        if re.fullmatch(
+            r"(?:no[\s,]*)?(?:don't|dont|do\s+not|don't\s+do\s+(?:it|that)|never\s+mind|forget\s+(?:it|that)|"
+            r"cancel(?:\s+(?:it|that))?|stop|leave\s+it|skip\s+it|not\s+that)[\s.!]*",
+            after,
+        ):
+            # "put red into the red bin - actually no, don't": the request is taken back
+            notes.append(
+                f"{re.sub(chr(92) + 's+', ' ', m.group('m'))!r}: {after!r} takes back {before!r}"
+            )
+            t = ""
+            break
         whole = _whole_relation(before, after)
         if whole is not None:
             notes.append(

@@ -164,6 +164,7 @@ def read(text: str, world: WorldState) -> Reading:
     t = _keep_out(t, targets, negated)
     t = _stays(t, objects, negated)
     t = _wishes(t)
+    t = _else(t, world)
     gerund = _gerund(t, world)
     if gerund is not None:
         o, sk, pr, said = gerund
@@ -302,6 +303,25 @@ def _gerund(
     if g == "binning":
         return set(), set(), {(Constraints.ANY, b.name) for b in world.bins}, m.group(0)
     return {o.name for o in world.objects}, set(), set(), m.group(0)
+
+
+def _else(t: str, world: WorldState) -> str:
+    """ "and do not move anything else", "but leave the others": every cube the request does
+    not name (named, they stay out of the prohibition)."""
+    m = re.search(
+        r"(?:,?\s*(?:and|but)\s+|[,;]\s*)(?:(?:don't|dont|do\s+not|never)\s+(?:move|touch|disturb)\s+(?:anything|any(?:thing)?\s+"
+        r"other|any\s+other\s+(?:block|cube)s?|the\s+others?|the\s+rest)(?:\s+else)?|leave\s+(?:the\s+others|the\s+rest|"
+        r"everything\s+else|anything\s+else|the\s+other\s+(?:blocks|cubes|ones))(?:\s+(?:alone|be|where\s+they\s+are))?)\s*[.!]*$",
+        t,
+    )
+    if m is None:
+        return t
+    named = {f"{c}_block" for c in re.findall(rf"\b({_C})\b(?!\s+{_BIN})", t[: m.start()])}
+    others = [o.name for o in world.objects if o.name not in named]
+    if not named or not others:
+        return t
+    said = " and ".join(f"the {o.split('_')[0]} block" for o in others)
+    return t[: m.start()] + f", don't touch {said}"
 
 
 def _wishes(t: str) -> str:

@@ -112,6 +112,8 @@ def _western(text: str, lang: str) -> str:
     for p in phrases:
         s = re.sub(rf"(?<![\w]){re.escape(p)}(?![\w])", f" {table[p]} ", s)
     if lang == "fr":
+        # "le cube rouge est-il dans la boîte verte ?": the inverted question in plain order
+        s = re.sub(r"^\s*(.+?)\s+(est|sont)-(?:t-)?(?:il|elle|ils|elles)\b", r"\2 \1", s)
         s = re.sub(r"\b([ldnsjm]|qu)'", r"\1 ", s)  # l'arbre -> l arbre
     out: list[str] = []
     for w in _WORD.findall(s):

@@ -655,3 +655,47 @@ def test_negative_questions_show_me_and_why(text, has):
 def test_move_it_with_nothing_held_asks():
     u = understand("move it", row())
     assert u.kind == "clarify" and len(u.candidates) == 4
+
+
+@pytest.mark.parametrize(
+    "text, kind, has",
+    [
+        ("put red into the red bin - actually no, don't", "stop", "Stopped"),
+        ("can you push blocks?", "answer", "Yes, I can push"),
+        ("can you fly?", "answer", "No, I cannot fly"),
+        ("is the yellow block closer to you than the blue block?", "answer", "Yes"),
+        ("which block is the biggest?", "answer", "same size"),
+        ("le cube rouge est-il dans la boîte verte ?", "answer", "Yes"),
+    ],
+)
+def test_taking_back_capabilities_comparisons(text, kind, has):
+    u = understand(text, binned())
+    assert u.kind == kind and has in (u.answer or ""), u
+
+
+@pytest.mark.parametrize(
+    "text, goal, unmoved",
+    [
+        (
+            "put the red block in the blue bin and do not move anything else",
+            ["in(red_block, blue_bin)"],
+            ["green_block", "blue_block", "yellow_block"],
+        ),
+        (
+            "as long as the green bin is empty, put the blue block there",
+            ["in(blue_block, green_bin)"],
+            [],
+        ),
+        (
+            "put the red block in the green bin, or if that's not possible, the blue bin",
+            ["in(red_block, green_bin)"],
+            [],
+        ),
+        ("请不要把黄色方块放进红色箱子，把它放进蓝色箱子", ["in(yellow_block, blue_bin)"], []),
+    ],
+)
+def test_anything_else_there_in_conditions_fallbacks_and_zh_it(text, goal, unmoved):
+    w = row()
+    out, steps = plan_goal(text, w)
+    assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
+    assert not {s.get("object") for s in steps} & set(unmoved)
