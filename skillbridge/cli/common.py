@@ -6,11 +6,14 @@ import json
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from skillbridge.errors import UserError
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 CUBES_JSON_LIMIT = 10_000  # characters; a scene of four cubes needs a few hundred
 
@@ -113,6 +116,15 @@ def skill_names() -> tuple[str, ...]:
 
 
 def progress_bar(on: Console | None = None, *, transient: bool = False) -> Progress:
+    # imported here: only the verbs that show a bar pay for it (not --help, not plan)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     return Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
