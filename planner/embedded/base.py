@@ -4,6 +4,10 @@ Why a cache: transformers reads the package's GGUF file by dequantising every te
 takes 12-18 s on two cores; the dequantised weights written once as safetensors (with the
 config and tokenizer beside them) load in about 2 s. The cache is keyed by the GGUF file's
 sha256, so a different base file can never be served from a stale cache.
+
+Planning reads neither this cache nor transformers: :mod:`planner.embedded.packed` writes
+the model it runs from here once. :func:`load_base` (a transformers model) is for training
+and for the tests that check our forward pass against transformers.
 """
 
 from __future__ import annotations
