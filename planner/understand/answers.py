@@ -709,7 +709,10 @@ def _can_do(world: WorldState, verb: str) -> str:
 
     skill = skills.get(verb)
     if skill and skill in registry.names():
-        return f"Yes, I can {verb} them (say which, and where); nothing has moved. {_capabilities(world)}"
+        return (
+            f"Yes, I can {verb} them (say which, and where); nothing has moved. "
+            + _capabilities(world)
+        )
     return f"No, I cannot {verb}. {_capabilities(world)}"
 
 
@@ -734,7 +737,8 @@ def _compare(world: WorldState, a: str, b: str, ref: str, closer: bool) -> str:
     da = math.dist((oa.pos[0], oa.pos[1]), point)
     db = math.dist((ob.pos[0], ob.pos[1]), point)
     yes = da < db if closer else da > db
-    return f"{'Yes' if yes else 'No'}: the {a} block is {da * 100:.0f} cm away, the {b} block {db * 100:.0f} cm"
+    said = f"the {a} block is {da * 100:.0f} cm away, the {b} block {db * 100:.0f} cm"
+    return f"{'Yes' if yes else 'No'}: {said}"
 
 
 def _quantified(world: WorldState, q: str, pred: str) -> str:

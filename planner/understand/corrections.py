@@ -79,11 +79,7 @@ def apply(text: str) -> tuple[str, list[str]]:
             break
         before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
         before = re.sub(r"[\s,]+or$", "", before)  # "stack blue on yellow, or actually ..."
-        if re.fullmatch(
-            r"(?:no[\s,]*)?(?:don't|dont|do\s+not|don't\s+do\s+(?:it|that)|never\s+mind|forget\s+(?:it|that)|"
-            r"cancel(?:\s+(?:it|that))?|stop|leave\s+it|skip\s+it|not\s+that)[\s.!]*",
-            after,
-        ):
+        if _takes_back(after):
             # "put red into the red bin - actually no, don't": the request is taken back
             notes.append(
                 f"{re.sub(chr(92) + 's+', ' ', m.group('m'))!r}: {after!r} takes back {before!r}"
@@ -202,6 +198,17 @@ def _swap(t: str, notes: list[str]) -> str:
             notes.append(f"'the other way round': {before.strip()!r} -> {swapped.strip()!r}")
             t = swapped
     return t
+
+
+def _takes_back(after: str) -> bool:
+    """ "... - actually no, don't": the correction takes the whole request back."""
+    return bool(
+        re.fullmatch(
+            r"(?:no[\s,]*)?(?:don't|dont|do\s+not|don't\s+do\s+(?:it|that)|never\s+mind|forget\s+(?:it|that)|"
+            r"cancel(?:\s+(?:it|that))?|stop|leave\s+it|skip\s+it|not\s+that)[\s.!]*",
+            after,
+        )
+    )
 
 
 def _whole_relation(before: str, after: str) -> str | None:
