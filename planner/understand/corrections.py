@@ -79,25 +79,17 @@ def apply(text: str) -> tuple[str, list[str]]:
             break
         before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
         before = re.sub(r"[\s,]+or$", "", before)  # "stack blue on yellow, or actually ..."
+        word = re.sub(r"\s+", " ", m.group("m"))
         if _takes_back(after):
             # "put red into the red bin - actually no, don't": the request is taken back
-            notes.append(
-                f"{re.sub(chr(92) + 's+', ' ', m.group('m'))!r}: {after!r} takes back {before!r}"
-            )
+            notes.append(f"{word!r}: {after!r} takes back {before!r}")
             t = ""
             break
-        whole = _whole_relation(before, after)
+        whole = _whole_relation(before, after) or _definite(before, after)
         if whole is not None:
-            notes.append(
-                f"{re.sub(chr(92) + 's+', ' ', m.group('m'))!r}: {whole!r} replaces {before!r}"
-            )
+            # "stack blue on yellow, actually yellow on blue"; "in a bin... actually, the bin"
+            notes.append(f"{word!r}: {whole!r} replaces {before!r}")
             t = whole
-            continue
-        word = re.sub(r"\s+", " ", m.group("m"))
-        definite = _definite(before, after)
-        if definite is not None:
-            t = definite
-            notes.append(f"{word!r}: the indefinite {after!r}")
             continue
         if (
             word in ("actually", "rather")
