@@ -120,7 +120,8 @@ STOP_PHRASES = frozenset(
     don't do that|dont do that|never mind then|halt halt|stop it now|quit it|quit|
     don't bother|dont bother|do not bother|scrap that|scrap it|scrap that whole thing|
     scrap everything|forget everything|call it off|abort mission|stop what you're doing|
-    nothing more|that's all|thats all|no more|cancel the whole thing|that is all|that'll be all|
+    nothing more|that's all|thats all|no more|cancel the whole thing|para|alto|basta|arrête|arrete|
+    arrêtez|halte|stopp|stopp stopp|that is all|that'll be all|
     that's it|thats it|nothing else|we're done|we are done|all done|i'm done|done|that will be all|
     forget it then|no thanks|no thank you|not now|maybe later|let's not|lets not|
     don't worry about it|dont worry about it|never you mind|belay that|stand down""".replace(
@@ -697,6 +698,9 @@ FOREIGN: dict[str, dict[str, str]] = {
         "je veux dire": "i mean",
         "plutôt": "actually",
         "arrête": "stop",
+        "arrête tout": "stop everything",
+        "arrêtez tout": "stop everything",
+        "non": "no",
         "arrêtez": "stop",
         "stop": "stop",
         "annule": "cancel",

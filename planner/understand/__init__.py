@@ -198,11 +198,16 @@ def _asked_condition(t: str) -> str:
     return f"if {m['s']} {m['v']}{' not' if neg else ''} {m['p']}, {m['cmd']}"
 
 
-def _tidy(t: str) -> str:
+def _tidy(t: str) -> str:  # noqa: C901 - one shape a branch
     """Shapes of a command the planners read better spelled out: a missing verb ("the red
     block into the green bin", "green block, blue bin"), a fronted object ("the green
     block - put it in the bin"), a scene-setting clause ("there are three blocks, put ...")."""
     t = re.sub(r"\s+-+\s+", ", ", t)
+    t = re.sub(
+        r"[\s,]+(?:please|pls|plz|bitte|por\s+favor|s'il\s+te\s+plaît|thanks|thank\s+you)\s*[.!]*$",
+        "",
+        t,
+    )
     # "open the drawer, drop the yellow cube in there": there is the container just named
     cont = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", t))
     there = re.search(r"\b(?:in|into|inside)\s+there\b", t)

@@ -35,7 +35,8 @@ _ASKS = re.compile(
     r"show\s+me\s+the\s+\w+\s+(?:block|cube|brick|one|bin)\s*[?.!]*$|point\s+(?:to|at|out)|locate)\b"
 )
 _HYPOTHETICAL = re.compile(
-    r"^(?:what\s+(?:would|will|could)\s+happen\s+if|what\s+if|what\s+happens\s+if|"
+    r"^(?:what\s+would\s+you\s+do\s+if\s+i\s+(?:told|asked)\s+you\s+to|if\s+i\s+(?:told|asked)\s+you\s+to|"
+    r"what\s+(?:would|will|could)\s+happen\s+if|what\s+if|what\s+happens\s+if|"
     r"would\s+it\s+work\s+if|suppose|imagine|hypothetically,?)\s+(?:you\s+|i\s+)?(?P<cmd>.+)$"
 )
 #: Lead-ins of an observation ("looks like ...", "I see ...", "apparently ...").
@@ -247,6 +248,11 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     ).strip(" ,")
     t = re.sub(r"\byour\s+(left|right)\b", r"the \1", t)
     t = re.sub(r"^wheres\b", "where is", t)
+    t = re.sub(
+        r"^where\s+(?:did|have)\s+you\s+(?:put|place|placed|leave|left|drop|dropped|move|moved)\s+",
+        "where is ",
+        t,
+    )
     t = re.sub(
         r"^where\s+(?:did|has)\s+(.+?)\s+(?:go|gone|end\s+up|land|get\s+to)$", r"where is \1", t
     )
@@ -644,6 +650,12 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
     from bridge.validate import simulate
     from planner.rules import parse as rules_parse
 
+    cmd = re.sub(
+        r",?\s*(?:what\s+(?:would|will)\s+happen|could\s+you|would\s+you|can\s+you|will\s+you|"
+        r"what\s+then)\s*\??$",
+        "",
+        cmd.strip(),
+    )
     cmd = re.sub(r"^(?:you\s+|i\s+)", "", cmd.strip())
     cmd = re.sub(r"^(?:were\s+to\s+|did\s+|would\s+)", "", cmd)
     cmd = re.sub(r"\b(?:puts?|placed?|dropped|stacked|pushed|moved|picked)\b", _present, cmd)

@@ -205,7 +205,14 @@ def _takes_back(after: str) -> bool:
 
 def _whole_relation(before: str, after: str) -> str | None:
     """ "stack blue on yellow, actually yellow on blue": a whole relation with no verb
-    replaces the request and keeps its verb."""
+    replaces the request and keeps its verb. A verb with only a place ("..., sorry, put it
+    on the blue one" said as "put onto the blue block") keeps the request's object."""
+    place_only = re.fullmatch(
+        r"(?:put|place|set|move|stack|drop)\s+(?P<p>(?:on|onto|on\s+top\s+of|in|into|inside)\s+.+)",
+        after,
+    )
+    if place_only and _has_verb(before):
+        return _substitute(before, place_only.group("p"), [], "sorry")
     rel = re.fullmatch(
         rf"(?:the\s+)?(?:{_C})(?:\s+{_BLOCK})?\s+(?:on|onto|on\s+top\s+of|in|into|inside)\s+(?:the\s+)?"
         rf"(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?",

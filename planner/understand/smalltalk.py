@@ -88,7 +88,12 @@ _WRAPPERS: list[tuple[str, str]] = [
     (r"\b(?:first\s+things\s+first|for\s+starters|to\s+start\s+with)\s*:?", " "),
     (r"\bafter\s+that\s*,", " then "),
     (r"\b(?:sitting|resting|lying|placed)\s+(?=on\b|in\b|inside\b)", ""),
-    (r"\b(?:pop|stick|plonk|chuck)\b", "put"),
+    (r"\b(?:pop|stick|plonk|chuck|yeet|dunk|plop|stuff|lob|bung|deposit|stow|tuck)\b", "put"),
+    (
+        r"\b(?:shift|nudge|scoot|budge|shove|slide)\s+(?=(?:the\s+)?\w+\s+(?:block|cube|brick|one)\s+"
+        r"(?:over\s+)?(?:to|towards)\s+the\s+(?:left|right|front|back|middle|center|centre)\b)",
+        "push ",
+    ),
     (r"\b(?:kill|switch\s+off|turn\s+out)\s+the\s+(light|lamp)s?\b", r"turn off the \1"),
     (r"\blights?\s+out\b", "turn off the light"),
     (r"^(?:the\s+)?(?:lights?|lamp)\s+off\b", "turn off the light"),

@@ -699,3 +699,36 @@ def test_anything_else_there_in_conditions_fallbacks_and_zh_it(text, goal, unmov
     out, steps = plan_goal(text, w)
     assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
     assert not {s.get("object") for s in steps} & set(unmoved)
+
+
+@pytest.mark.parametrize(
+    "text, goal",
+    [
+        ("yeet the red block into the blue bin", ["in(red_block, blue_bin)"]),
+        ("shift the blue block to the right", ["in_region(blue_block, table_right)"]),
+        ("mets le cube bleu sur le cube jaune, non, sur le rouge", ["on(blue_block, red_block)"]),
+        ("rote Würfel in die blaue Kiste, bitte", ["in(red_block, blue_bin)"]),
+        ("把绿色方块放在红色方块上面，不对，放在蓝色方块上面", ["on(green_block, blue_block)"]),
+    ],
+)
+def test_slang_verbs_and_corrections_in_other_languages(text, goal):
+    w = row()
+    out, steps = plan_goal(text, w)
+    assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("if I asked you to stack yellow on red, could you?", "answer"),
+        ("what would you do if I told you to put blue in the red bin?", "answer"),
+        ("suppose you stacked red on green, what would happen?", "answer"),
+        ("para", "stop"),
+        ("stop, arrête tout", "stop"),
+    ],
+)
+def test_hypotheticals_about_orders_and_foreign_stops_move_nothing(text, kind):
+    u = understand(text, row())
+    assert u.kind == kind and not u.moves
+    if kind == "answer":
+        assert u.answer.startswith("Then ")
