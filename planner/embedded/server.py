@@ -11,12 +11,16 @@ Only ``POST /v1/chat/completions`` and ``GET /v1/models``. Why so strict: one mo
 one request at a time, so nothing a client sends may hold it for long or take the server
 down. Bodies over 1 MB are refused (413); a body that is not a chat request (not JSON, not
 an object, a wrong type, a number out of range, a field this server does not implement
-such as ``tools``, ``n`` > 1, ``stream`` or ``response_format``) gets a 400 naming what is
-wrong rather than being ignored; a prompt past the model's context is a 400
-(``context_length_exceeded``); the wait for the model and the generation are bounded
-(503); a client has ``REQUEST_TIMEOUT_S`` to send its whole request (slowloris) and at
-most ``MAX_CONNECTIONS`` are served at once. Ctrl-C lets the answer in progress stop at its
-next token and exits 0; a startup error (port in use, bad adapter) is one line, exit 2.
+such as ``tools``, ``n`` > 4 or a ``response_format`` other than text) gets a 400 naming
+what is wrong rather than being ignored; a model name other than ours is a 404
+(``model_not_found``); ``stream`` answers in server-sent chunks (and the usage with
+``stream_options.include_usage``), ``n`` gives that many completions (seeds ``seed + i``),
+``max_tokens`` bounds each (``finish_reason`` ``length`` when it used them all); a prompt
+past the model's context is a 400 (``context_length_exceeded``); the wait for the model
+and the generation are bounded (503); a client has ``REQUEST_TIMEOUT_S`` to send its whole
+request (slowloris) and at most ``MAX_CONNECTIONS`` are served at once. Ctrl-C lets the
+answer in progress stop at its next token and exits 0; a startup error (port in use, bad
+adapter) is one line, exit 2.
 """
 
 from __future__ import annotations
@@ -72,8 +76,13 @@ UNSUPPORTED = {
     "response_format": "response_format is not supported: the reply is a command in plain text",
     "logprobs": "logprobs are not supported",
     "top_logprobs": "logprobs are not supported",
-    "stream_options": "streaming is not supported",
 }
+#: Completions one request may ask for (``n``): each is a generation with its own seed.
+MAX_N = 4
+#: The model names a request may carry (none is the same as ours).
+MODEL_NAMES = (MODEL_ID,)
+#: When this server's model came to be, for ``created`` in the models list.
+CREATED = int(time.time())
 
 
 class Engine(Protocol):
@@ -94,6 +103,11 @@ class Engine(Protocol):
 
 
 StrictFloat = Annotated[float, Strict()]  # an int is a float; a bool or a string is not
+
+
+class _StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    include_usage: StrictBool = False
 
 
 class _Part(BaseModel):
@@ -119,8 +133,9 @@ class ChatRequest(BaseModel):
     seed: StrictInt | None = Field(default=None, ge=-(2**63), lt=2**64)
     max_tokens: StrictInt | None = Field(default=None, ge=1, le=1 << 20)
     max_completion_tokens: StrictInt | None = Field(default=None, ge=1, le=1 << 20)
-    n: StrictInt | None = Field(default=None, ge=1, le=1)
+    n: StrictInt | None = Field(default=None, ge=1, le=MAX_N)
     stream: StrictBool | None = None
+    stream_options: _StreamOptions | None = None
     stop: None = None
     user: StrictStr | None = Field(default=None, max_length=256)
     no_refusal: StrictBool = False
@@ -156,8 +171,8 @@ def parse_request(body: bytes) -> ChatRequest:
         )
         if key in data and data[key] not in harmless:
             raise ValueError(f"{key}: {why}")
-    if data.get("stream"):
-        raise ValueError("stream: streaming is not supported; send stream false")
+    if data.get("stream_options") is not None and data.get("stream") is not True:
+        raise ValueError("stream_options: only allowed with stream true")
     try:
         req = ChatRequest.model_validate({k: v for k, v in data.items() if k not in UNSUPPORTED})
     except ValidationError as e:
@@ -345,7 +360,14 @@ class PlannerHandler(BaseHTTPRequestHandler):
                 200,
                 {
                     "object": "list",
-                    "data": [{"id": MODEL_ID, "object": "model", "owned_by": "skillbridge"}],
+                    "data": [
+                        {
+                            "id": MODEL_ID,
+                            "object": "model",
+                            "created": CREATED,
+                            "owned_by": "skillbridge",
+                        }
+                    ],
                 },
             )
         else:
@@ -383,6 +405,12 @@ class PlannerHandler(BaseHTTPRequestHandler):
             req = parse_request(body)
         except ValueError as e:
             return self._error(400, str(e))
+        if req.model is not None and req.model not in MODEL_NAMES:
+            return self._error(
+                404,
+                f"the model {req.model[:80]!r} does not exist; this server has {MODEL_ID!r}",
+                code="model_not_found",
+            )
         self._answer(req)
 
     def _answer(self, req: ChatRequest) -> None:
@@ -390,47 +418,82 @@ class PlannerHandler(BaseHTTPRequestHandler):
         if model is None:
             return self._error(503, "the model is still loading", "server_busy")
         limit = req.max_completion_tokens or req.max_tokens
-        try:
-            r = model.rewrite(
-                req.text(),
-                temperature=float(req.temperature or 0.0),
-                seed=int(req.seed or 0),
-                no_refusal=req.no_refusal,
-                **({"max_new_tokens": limit} if limit else {}),
-                deadline_s=getattr(self.server, "generation_s", GENERATION_S),
-                wait_s=getattr(self.server, "wait_s", WAIT_S),
-                cancel=getattr(self.server, "stopping", None),
-            )
-        except PromptTooLong as e:
-            return self._error(400, str(e), code="context_length_exceeded")
-        except GenerationTimeout as e:
-            stopping = getattr(self.server, "stopping", None)
-            if stopping is not None and stopping.is_set():
-                return self._error(503, "the server is shutting down", "server_busy")
-            return self._error(503, str(e), "server_busy")
-        except PlannerError as e:
-            return self._error(500, str(e).splitlines()[0][:300], "server_error")
-        self._send(
-            200,
+        outs = []
+        for i in range(req.n or 1):  # n completions: the same request with seeds seed + i
+            try:
+                outs.append(
+                    model.rewrite(
+                        req.text(),
+                        temperature=float(req.temperature or 0.0),
+                        seed=int(req.seed or 0) + i,
+                        no_refusal=req.no_refusal,
+                        **({"max_new_tokens": limit} if limit else {}),
+                        deadline_s=getattr(self.server, "generation_s", GENERATION_S),
+                        wait_s=getattr(self.server, "wait_s", WAIT_S),
+                        cancel=getattr(self.server, "stopping", None),
+                    )
+                )
+            except PromptTooLong as e:
+                return self._error(400, str(e), code="context_length_exceeded")
+            except GenerationTimeout as e:
+                stopping = getattr(self.server, "stopping", None)
+                if stopping is not None and stopping.is_set():
+                    return self._error(503, "the server is shutting down", "server_busy")
+                return self._error(503, str(e), "server_busy")
+            except PlannerError as e:
+                return self._error(500, str(e).splitlines()[0][:300], "server_error")
+        t_in = outs[0].tokens_in
+        t_out = sum(r.tokens_out for r in outs)
+        usage = {"prompt_tokens": t_in, "completion_tokens": t_out, "total_tokens": t_in + t_out}
+        head = {
+            "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
+            "created": int(time.time()),
+            "model": MODEL_ID,
+        }
+        # "length": the reply used every token it was allowed (it may be cut short)
+        why = ["length" if limit and r.tokens_out >= limit else "stop" for r in outs]
+        if req.stream:
+            opts = req.stream_options
+            return self._stream(head, outs, why, usage if opts and opts.include_usage else None)
+        choices = [
             {
-                "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": MODEL_ID,
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": r.text},
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": r.tokens_in,
-                    "completion_tokens": r.tokens_out,
-                    "total_tokens": r.tokens_in + r.tokens_out,
-                },
-            },
-        )
+                "index": i,
+                "finish_reason": why[i],
+                "message": {"role": "assistant", "content": r.text},
+            }
+            for i, r in enumerate(outs)
+        ]
+        self._send(200, {**head, "object": "chat.completion", "choices": choices, "usage": usage})
+
+    def _stream(self, head: dict, outs: list, why: list[str], usage: dict | None) -> None:
+        """The completions as server-sent events, as OpenAI streams them: per choice a
+        chunk with the role, one with the content and one with the finish reason; the usage
+        in a last chunk of no choices when asked for; then ``data: [DONE]``. The reply is
+        generated whole before the first chunk (the model answers in well under a second),
+        so an error is still a plain JSON error, never a broken stream."""
+        chunk = {**head, "object": "chat.completion.chunk"}
+        events = []
+        for i, r in enumerate(outs):
+            for delta, finish in (
+                ({"role": "assistant", "content": ""}, None),
+                ({"content": r.text}, None),
+                ({}, why[i]),
+            ):
+                choice = {"index": i, "delta": delta, "finish_reason": finish}
+                events.append({**chunk, "choices": [choice]})
+        if usage is not None:
+            events.append({**chunk, "choices": [], "usage": usage})
+        body = b"".join(f"data: {json.dumps(e)}\n\n".encode() for e in events)
+        body += b"data: [DONE]\n\n"
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:
+            pass  # the client went away: nobody to tell
 
 
 def make_handler(engine: Engine | None = None) -> type[BaseHTTPRequestHandler]:
