@@ -214,3 +214,17 @@ def test_openapi_and_page(client):
     assert client.http.get("/docs").status_code == 200
     page = client.http.get("/")
     assert page.status_code == 200 and "skillbridge" in page.text
+
+
+def test_the_readme_client_example_runs(server, capsys):
+    """The README's "Drive it from another program" example, against the real server."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Drive it from another program", 1)[1]
+    (code,) = re.findall(r"```py\n(.*?)```", section.split("\n## ", 1)[0], flags=re.S)
+    code = code.replace('"http://127.0.0.1:8000"', repr(server[0]))
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "'predicate': 'in(red_block, blue_bin)', 'met': True" in printed, printed
