@@ -528,6 +528,7 @@ def _describe(sub: BaseModel) -> str:
 
 def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, list[Reason]]:
     w = world
+    sig = None  # the signature of w, carried over from the step that made it
     for i, sub in enumerate(plan):
         skill = REGISTRY[skill_of(sub)]
         violations = skill.preconditions(w, sub)
@@ -545,9 +546,10 @@ def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, l
                     )
                 )
             return w, out
-        low = low_affordance(w, subgoal_json(sub))
+        step = subgoal_json(sub)
+        low = low_affordance(w, step)
         if low is not None:
-            _, hint = affordance_repair(w, subgoal_json(sub))
+            _, hint = affordance_repair(w, step)
             msg = (
                 f"step {i} {_describe(sub)}: the {skill.name} skill is predicted to succeed "
                 f"with p={low[0]:.2f} here (threshold {low[1]:.2f})"
@@ -556,7 +558,8 @@ def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, l
                 Reason(R.LOW_AFFORDANCE, pointer(["steps", i]), R.bounded(msg), R.bounded(hint))
             ]
         nxt = skill.effect(w, sub)
-        if _signature(nxt) == _signature(w):
+        nxt_sig = _signature(nxt)
+        if nxt_sig == (sig if sig is not None else _signature(w)):
             return w, [
                 Reason(
                     R.NO_EFFECT,
@@ -565,7 +568,7 @@ def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, l
                     "drop this step",
                 )
             ]
-        w = nxt
+        w, sig = nxt, nxt_sig
     return w, []
 
 

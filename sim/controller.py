@@ -18,6 +18,7 @@ every rollout that never turns the hand is bit for bit what it was.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import mujoco
 import numpy as np
@@ -59,12 +60,17 @@ def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.linalg.solve(a, b)
 
 
-try:  # numpy's own gufunc behind np.linalg.solve for one right-hand side
-    from numpy.linalg import _umath_linalg
+def _solve1() -> Any:
+    """numpy's own gufunc behind ``np.linalg.solve`` for one right-hand side (None where
+    this numpy lays it out otherwise: then ``np.linalg.solve`` serves)."""
+    try:
+        from numpy.linalg import _umath_linalg
+    except ImportError:  # pragma: no cover - another numpy layout
+        return None
+    return getattr(_umath_linalg, "solve1", None)
 
-    _SOLVE1 = _umath_linalg.solve1
-except (ImportError, AttributeError):  # pragma: no cover - another numpy layout
-    _SOLVE1 = None
+
+_SOLVE1 = _solve1()
 
 
 class ArmController:

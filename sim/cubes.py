@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -190,7 +191,29 @@ def free_spot(
     may stand within that box around the spot either (the fingers open there)."""
     c = (float(centre[0]), float(centre[1]))
     rest = [(float(p[0]), float(p[1])) for p in others]
+    ref = c if toward is None else (float(toward[0]), float(toward[1]))
+    # a pure function of these numbers, asked the same question several times per step
+    # (the skills' preconditions, effect and features): keyed by their exact bits
+    flat = [*c, float(radius), *ref, *(band or (math.nan, math.nan))]
+    for q in rest:
+        flat.extend(q)
+    key = (toward is None, band is None, len(rest), array("d", flat).tobytes())
+    if key in _SPOTS:
+        return _SPOTS[key]
+    if len(_SPOTS) >= MAX_REMEMBERED_SPOTS:
+        _SPOTS.clear()
+    spot = _SPOTS[key] = _free_spot(c, float(radius), rest, ref, band)
+    return spot
 
+
+#: Answers of :func:`free_spot` remembered (cleared when this many).
+MAX_REMEMBERED_SPOTS = 4096
+_SPOTS: dict[tuple, XY | None] = {}
+
+
+def _free_spot(
+    c: XY, radius: float, rest: list[XY], ref: XY, band: tuple[float, float] | None
+) -> XY | None:
     def free(p: XY) -> bool:
         if not reachable_xy(p[0], p[1]):
             return False
@@ -210,7 +233,6 @@ def free_spot(
     ]
     members = [q for q in rest if math.dist(q, c) <= radius]
     beside = [(m[0] + dx, m[1] + dy) for m in members for dx, dy in _BESIDE]
-    ref = c if toward is None else (float(toward[0]), float(toward[1]))
 
     def key(p: XY) -> tuple[float, XY]:
         return (round(math.dist(p, ref), 9), p)

@@ -159,9 +159,20 @@ LANDING_MIN_ROOM = 0.005
 
 
 def _room(xy: np.ndarray, obstacles) -> float:
-    """Gap between the fingers' footprint at ``xy`` and the nearest cube (axis-aligned)."""
-    gaps = [float(np.max(np.abs(np.asarray(o[:2]) - xy))) for o in obstacles]
+    """Gap between the fingers' footprint at ``xy`` and the nearest cube (axis-aligned).
+
+    Per cube the larger of the two axis distances, on Python floats (the same values as
+    ``np.max(np.abs(o[:2] - xy))``, NaN included, without three small arrays a cube)."""
+    x, y = (float(v) for v in xy[:2])
+    gaps = []
+    for o in obstacles:
+        dx, dy = abs(float(o[0]) - x), abs(float(o[1]) - y)
+        gaps.append(dx if dx >= dy or dx != dx else dy)
     return min(gaps, default=np.inf) - FINGERS_HALF - scene.CUBE_HALF
+
+
+_LOW_XY = tuple(float(v) for v in scene.WORKSPACE_LOW[:2])
+_HIGH_XY = tuple(float(v) for v in scene.WORKSPACE_HIGH[:2])
 
 
 def landing_spots(cube: np.ndarray, u: np.ndarray):
@@ -172,12 +183,16 @@ def landing_spots(cube: np.ndarray, u: np.ndarray):
     perp = np.array([-u[1], u[0]])
     # not so close that the fingers land on the cube itself, whatever the push direction
     nearest = (FINGERS_HALF + scene.CUBE_HALF) * (abs(u[0]) + abs(u[1])) + 0.004
+    base = cube[:2]
+    # the same products for every side, computed once: (base - u * back) + perp * side
+    backs = [base - u * max(back, nearest) for back in LANDING_BACK]
+    (lx, ly), (hx, hy) = _LOW_XY, _HIGH_XY
     for side in LANDING_SIDE:
-        for back in LANDING_BACK:
-            xy = cube[:2] - u * max(back, nearest) + perp * side
-            inside = not (
-                np.any(xy < scene.WORKSPACE_LOW[:2]) or np.any(xy > scene.WORKSPACE_HIGH[:2])
-            )
+        off = perp * side
+        for behind in backs:
+            xy = behind + off
+            x, y = xy.tolist()
+            inside = not (x < lx or y < ly or x > hx or y > hy)
             yield xy, side, inside
 
 

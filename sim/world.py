@@ -409,10 +409,17 @@ def reachable_xy(x: float, y: float, low_y: float = _LOW[1]) -> bool:
 
 
 def square_footprint(cx: float, cy: float, half: float, yaw: float) -> list[tuple[float, float]]:
-    c, s = math.cos(yaw), math.sin(yaw)
+    """The corners of a square of half side ``half`` at (cx, cy) turned by ``yaw``."""
+    if yaw == 0.0:  # the fingers' and the walls' case: cos and sin without the calls
+        c, s = 1.0, math.copysign(0.0, yaw)  # (sin(-0.0) is -0.0)
+    else:
+        c, s = math.cos(yaw), math.sin(yaw)
+    n = -half
     return [
-        (cx + c * dx - s * dy, cy + s * dx + c * dy)
-        for dx, dy in ((half, half), (-half, half), (-half, -half), (half, -half))
+        (cx + c * half - s * half, cy + s * half + c * half),
+        (cx + c * n - s * half, cy + s * n + c * half),
+        (cx + c * n - s * n, cy + s * n + c * n),
+        (cx + c * half - s * n, cy + s * half + c * n),
     ]
 
 
@@ -420,36 +427,37 @@ def _box(x0: float, x1: float, y0: float, y1: float) -> list[tuple[float, float]
     return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
 
+def _extent(poly: list[tuple[float, float]]) -> tuple[float, float, float, float] | None:
+    """(min x, max x, min y, max y) of a corner list; None where a coordinate is NaN or
+    infinite (there only the full test answers, as it always did)."""
+    if len(poly) == 4:  # the footprints and walls: unrolled, no calls
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = poly
+        if (x0 + x1 + x2 + x3 + y0 + y1 + y2 + y3) * 0.0 != 0.0:
+            return None
+        lo01, hi01 = (x0, x1) if x0 < x1 else (x1, x0)
+        lo23, hi23 = (x2, x3) if x2 < x3 else (x3, x2)
+        ylo01, yhi01 = (y0, y1) if y0 < y1 else (y1, y0)
+        ylo23, yhi23 = (y2, y3) if y2 < y3 else (y3, y2)
+        return (
+            lo01 if lo01 < lo23 else lo23,
+            hi01 if hi01 > hi23 else hi23,
+            ylo01 if ylo01 < ylo23 else ylo23,
+            yhi01 if yhi01 > yhi23 else yhi23,
+        )
+    xs = [p[0] for p in poly]
+    ys = [p[1] for p in poly]
+    if not all(math.isfinite(v) for v in (*xs, *ys)):
+        return None
+    return min(xs), max(xs), min(ys), max(ys)
+
+
 def _boxes_apart(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool:
     """Whether the bounding boxes of two corner lists are strictly apart (False where a
-    coordinate is NaN or infinite: then only the full test answers, as it always did)."""
-    ax0 = ax1 = a[0][0]
-    ay0 = ay1 = a[0][1]
-    for x, y in a:
-        if x - x or y - y:  # NaN or infinite
-            return False
-        if x < ax0:
-            ax0 = x
-        elif x > ax1:
-            ax1 = x
-        if y < ay0:
-            ay0 = y
-        elif y > ay1:
-            ay1 = y
-    bx0 = bx1 = b[0][0]
-    by0 = by1 = b[0][1]
-    for x, y in b:
-        if x - x or y - y:  # NaN or infinite
-            return False
-        if x < bx0:
-            bx0 = x
-        elif x > bx1:
-            bx1 = x
-        if y < by0:
-            by0 = y
-        elif y > by1:
-            by1 = y
-    return ax1 < bx0 or bx1 < ax0 or ay1 < by0 or by1 < ay0
+    coordinate is NaN or infinite)."""
+    ea, eb = _extent(a), _extent(b)
+    if ea is None or eb is None:
+        return False
+    return ea[1] < eb[0] or eb[1] < ea[0] or ea[3] < eb[2] or eb[3] < ea[2]
 
 
 def polygons_overlap(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool:

@@ -126,3 +126,33 @@ def test_free_spot_with_a_nan_cube_answers_as_before():
         got = cubes.free_spot((0.0, 0.0), 0.06, others, toward)
         want = _free_spot_reference((0.0, 0.0), 0.06, others, toward)
         assert got == want or (got is not None and want is not None and repr(got) == repr(want))
+
+
+def _footprint_reference(cx, cy, half, yaw):
+    c, s = math.cos(yaw), math.sin(yaw)
+    return [
+        (cx + c * dx - s * dy, cy + s * dx + c * dy)
+        for dx, dy in ((half, half), (-half, half), (-half, -half), (half, -half))
+    ]
+
+
+def test_square_footprint_is_bit_for_bit_the_trigonometric_one():
+    rng = random.Random(2)
+    for _ in range(2000):
+        args = (
+            rng.choice([0.0, -0.0, rng.uniform(-0.3, 0.3)]),
+            rng.choice([0.0, -0.0, rng.uniform(-0.3, 0.3)]),
+            rng.choice([0.012, 0.02, 0.0]),
+            rng.choice([0.0, -0.0, rng.uniform(-3.2, 3.2)]),
+        )
+        assert repr(square_footprint(*args)) == repr(_footprint_reference(*args))
+
+
+def test_free_spot_remembers_by_exact_value():
+    others = [(0.0, 0.0), (0.03, 0.0)]
+    first = cubes.free_spot((0.0, 0.0), 0.06, others, (0.1, 0.0))
+    again = cubes.free_spot((0.0, 0.0), 0.06, others, (0.1, 0.0))
+    assert first == again == _free_spot_reference((0.0, 0.0), 0.06, others, (0.1, 0.0))
+    # a free centre comes back as given, down to the sign of a zero
+    assert repr(cubes.free_spot((-0.0, 0.1), 0.06, [])) == repr((-0.0, 0.1))
+    assert repr(cubes.free_spot((0.0, 0.1), 0.06, [])) == repr((0.0, 0.1))
