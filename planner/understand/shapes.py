@@ -1,0 +1,205 @@
+"""Shapes of a command the planners read better spelled out.
+
+Why: the rules planner reads one plain shape per clause ("put the red block in the green
+bin"), and the model was trained on a corpus of commands. People say the same thing in many
+other shapes: with the verb left out, the object first, a wish or a pairing instead of an
+order, pronouns that point back at what was just named. Each function below rewrites one
+family of shapes into the plain one, in a fixed order (later rewrites read earlier ones).
+Nothing here reads the world: references that need it are resolved in
+:mod:`planner.understand.references`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bridge import lexicon as L
+
+_C = "|".join(L.COLOURS)
+
+
+def tidy(t: str) -> str:
+    """``t`` with every shape below spelled out (unchanged when it is already plain)."""
+    for step in (_places, _orders_said_otherwise, _references, _verbless):
+        t = step(t)
+    return t.strip()
+
+
+def _places(t: str) -> str:
+    """Pronouns and places read from what was named: "in there" / "in it" after a bin or
+    the drawer, "close it" after the drawer, "leave it on the table", a device step after
+    "and", a scene-setting clause dropped."""
+
+    t = re.sub(r"\s+-+\s+", ", ", t)
+    t = re.sub(
+        r"[\s,]+(?:please|pls|plz|bitte|por\s+favor|s'il\s+te\s+plaît|thanks|thank\s+you)\s*[.!]*$",
+        "",
+        t,
+    )
+    # "open the drawer, drop the yellow cube in there": there is the container just named
+    cont = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", t))
+    there = re.search(r"\b(?:in|into|inside)\s+there\b", t)
+    if there and cont and cont[-1].start() < there.start():
+        t = t[: there.start()] + f"in {cont[-1].group(0)}" + t[there.end() :]
+    # "put the block nearest the blue bin in it": it is the one container named before it
+    # (only when no block is named as a thing "it" could be)
+    # ("open the drawer, then put the blue block in it": a block holds nothing, so "in it"
+    # is the last container named before it)
+    into_it = re.search(r"\b(?:in|into|inside)\s+it\b", t)
+    if into_it:
+        before = t[: into_it.start()]
+        named = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", before))
+        if named:
+            said = named[-1].group(0).removeprefix("the ")
+            t = before + f"in the {said}" + t[into_it.end() :]
+    t = re.sub(
+        r"\bclear\s+(?:off\s+)?the\s+table\b(?=\s+(?:into|in|to)\b)", "put all the blocks", t
+    )
+    # "leave it on the table": the table's centre (the place skill sets it beside a block there)
+    t = re.sub(
+        r"(?:(?<=\band\s)|(?<=,\s)|(?<=\bthen\s))(?:leave|put|set|place|drop|lay)\s+"
+        r"(it|them|the\s+\w+\s+block)\s+(?:back\s+)?"
+        r"(?:down\s+)?on\s+the\s+table\b(?!\s+(?:left|right|front|back|cent|middle))",
+        r"put \1 on the table center",
+        t,
+    )
+    t = re.sub(r"^there\s+(?:is|are)\s+[^,]*,\s*(?=\w)", "", t)
+    # "open the drawer, put the blue block in it and close it": only the drawer opens or shuts
+    if re.search(r"\bdrawer\b", t):
+        t = re.sub(
+            r"\b(close|shut|open)\s+it(?:\s+(?:again|back\s+up|up|after(?:wards)?))?\b",
+            r"\1 the drawer",
+            t,
+        )
+    # "put the blue block in the drawer and close the drawer": a device step is a next step
+    t = re.sub(
+        r"\s+and\s+(?:then\s+)?(?=(?:close|shut|open|press|turn\s+(?:on|off))\s+the\s+(?:drawer|button|light|lamp)\b)",
+        ", then ",
+        t,
+    )
+    return t
+
+
+def _orders_said_otherwise(t: str) -> str:
+    """An order said as something else: "X goes in Y", "I want X stacked on Y", a bare
+    pairing ("red block green bin", "red on blue"), a fragment before the command, a
+    fallback after the first choice."""
+    # "the one in front goes in the green bin", "red should go on blue": the move itself
+    t = re.sub(
+        r"^(?P<x>(?:the|that|this)\s+[^,;]+?|(?:red|green|blue|yellow))\s+(?:goes|should\s+go|must\s+go|needs\s+to\s+go|"
+        r"has\s+to\s+go|can\s+go|is\s+to\s+go|belongs)\s+(?P<p>in|into|inside|on|onto|on\s+top\s+of)\s+",
+        lambda m: f"put {m['x']} {m['p']} ",
+        t,
+    )
+    # "my boss wants the yellow block stacked on the green one"
+    t = re.sub(
+        rf"^(?:i|we)\s+(?:want|need|would\s+like|'d\s+like)\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one))?)\s+"
+        r"(?:stacked|put|placed|moved|dropped|set)\s+(?P<p>in|into|inside|on|onto|on\s+top\s+of)\s+",
+        lambda m: f"put {m['x']} {m['p']} ",
+        t,
+    )
+    # "red block green bin", "red on blue": the pairing alone
+    t = re.sub(
+        rf"^(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\s+(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+(?:bin|basket|box)\s*[.!]*$",
+        r"put the \1 block in the \2 bin",
+        t,
+    )
+    t = re.sub(
+        rf"^({_C})\s+(?:on|onto|on\s+top\s+of)\s+({_C})\s*[.!]*$",
+        r"put the \1 block on the \2 block",
+        t,
+    )
+    # "the yellow one. put the yellow one in the red bin": a fragment before the command
+    t = re.sub(
+        rf"^(?:no[\s,]+)*(?:the\s+)?(?:{_C})\s+(?:one|block|cube)\s*[.!;]\s+(?=(?:put|place|move|stack|push|take|grab|pick)\b)",
+        "",
+        t,
+    )
+    # "put X in the green bin, or if that's not possible, the blue bin": the first choice
+    # (the bridge refuses it with its reason when it cannot be done)
+    t = re.sub(
+        r",?\s+(?:or|and|but)\s+if\s+(?:that's|that\s+is|it's|it\s+is|that\s+isn't|it\s+isn't)\s+(?:not\s+)?"
+        r"(?:possible|impossible|full|doable|available|an\s+option)\s*,?.*$",
+        "",
+        t,
+    )
+    return t
+
+
+def _references(t: str) -> str:
+    """References that need a word: "farthest from it", "the green thing", "them all",
+    the count's noun carried over ("and two in the green bin"), "put X away"."""
+    # "take the block closest to the green bin and put it on the block farthest from it"
+    dist_it = re.search(r"\b(?:closest|nearest|farthest|furthest)\s+(?:to|from)\s+(it)\b", t)
+    if dist_it:
+        named = list(
+            re.finditer(rf"\b(?:the\s+)?(?:{_C})\s+(?:bin|block|cube)\b", t[: dist_it.start()])
+        )
+        if named:
+            t = t[: dist_it.start(1)] + named[-1].group(0) + t[dist_it.end(1) :]
+    # "the green thing", "the red object": a block named by its colour
+    t = re.sub(rf"\b({_C})\s+(?:thing|object|item|piece|guy|fella)\b", r"\1 block", t)
+    # "I need the red block in the blue bin (asap)": the wish is the order
+    t = re.sub(
+        rf"^(?:i|we)\s+(?:really\s+)?(?:need|want|would\s+like|'d\s+like)\s+(?=(?:the\s+)?(?:{_C})\s+"
+        r"(?:block|cube|brick|one)\s+(?:in|into|inside|on|onto|on\s+top\s+of)\b)",
+        "put ",
+        t,
+    )
+    t = re.sub(r"\s*,?\s*\b(?:asap|as\s+soon\s+as\s+possible|right\s+away|pronto|quickly)\b", "", t)
+    # "stack them all" with nothing named before: every block
+    if not re.search(rf"\b(?:{_C})\b", t):
+        t = re.sub(r"\b(?:them\s+all|all\s+of\s+them)\b", "all the blocks", t)
+    # "one block in the red bin and two in the green bin": the count's noun carries over
+    t = re.sub(
+        r"\b(?P<c>and|then|,)\s+(?P<n>two|three|one|a\s+couple)\s+(?=(?:in|into|on|onto)\s)"
+        r"(?!(?:on|onto)\s+(?:top\s+of\s+)?(?:the\s+)?other\b)",
+        lambda m: f"{m['c']} put {m['n']} {'block' if m['n'] == 'one' else 'blocks'} ",
+        t,
+    )
+    # "put the green block away": in a bin (which one is the robot's choice unless named)
+    t = re.sub(
+        r"\b(?:put|place|tidy|stow|pack|clear)\s+((?:the\s+\w+\s+(?:block|cube|brick|one))|it|them)"
+        r"\s+away\b(?!\s+(?:in|into|inside)\b)",
+        r"put \1 in a bin",
+        t,
+    )
+    return t
+
+
+def _verbless(t: str) -> str:
+    """A missing verb ("the red block into the green bin", "green block, blue bin", a list
+    of blocks before one destination) and a fronted object ("the green block, put it ...")."""
+    t = re.sub(r"^(?:whichever|which\s*ever)\s+(block|cube|one)\s+is\s+", r"the \1 ", t)
+    m = re.match(
+        rf"^(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\s*,\s*(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+bin\b",
+        t,
+    )
+    if m:
+        t = f"put the {m.group(1)} block in the {m.group(2)} bin" + t[m.end() :]
+    # "the green block, the blue block and the yellow block into the red bin": a list of
+    # things before one destination
+    listed = re.match(
+        rf"^(?:the\s+)?(?:{_C})\s+(?:block|cube|brick|one)(?:\s*(?:,|,?\s*and)\s*(?:the\s+)?(?:{_C})\s+"
+        rf"(?:block|cube|brick|one))+\s+(?:in|into|inside|onto|to)\s",
+        t,
+    )
+    if listed:
+        t = "put " + t
+    single = not re.search(r"[,;]|\bthen\b|\band\b", t)
+    if (
+        single
+        and re.match(
+            rf"^(?:(?:the|both|all(?:\s+the)?|every|each|all\s+of\s+the)\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
+            rf"\s+(?:in|into|inside|onto|on\s+top\s+of|to)\s",
+            t,
+        )
+        or (single and re.match(rf"^(?:{_C})\s+(?:in|into|onto)\s", t))
+    ):
+        t = "put " + t
+    m = re.match(
+        rf"^(?P<np>the\s+(?:{_C})\s+(?:block|cube|brick))\s*,\s*(?P<v>\w+)\s+(?:it|them)\b", t
+    )
+    if m:
+        t = f"{m.group('v')} {m.group('np')}" + t[m.end() :]
+    return t
