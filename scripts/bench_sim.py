@@ -8,8 +8,9 @@ For a fair raw rate the physics must do the same work: contacts dominate mj_step
 and random actions drive the arm into the table and the cubes. So the env run records, per
 control step, the controls the controller produced; the raw run then restores the same
 start states and steps bare MuJoCo with those controls, timing only ``mj_step``. The two
-runs alternate round by round in one process (a busy machine slows both alike), and the
-median ratio is reported with every round's and their spread (max - min).
+alternate episode by episode in one process (a busy machine slows both alike); the median
+ratio over the rounds is reported with every round's and their spread (max - min), on wall
+time and on the thread's CPU time (which preemption on a shared machine does not inflate).
 
     python scripts/bench_sim.py --rounds 5 --seconds 5
 """
@@ -34,55 +35,67 @@ EPISODE = 250  # control steps between resets
 TARGET_RATIO = 0.95
 
 
-def env_round(env: TabletopEnv, seconds: float, rng: np.random.Generator):
-    """Random actions for ``seconds`` of env time; returns (steps/s, recorded segments).
+def env_segment(env: TabletopEnv, rng: np.random.Generator):
+    """One episode of random actions: (start state, controls, mocap targets, wall s, CPU s).
 
-    Only ``env.step`` is timed, call by call (as ``raw_round`` times ``mj_step``): the
-    resets and the recording of the controls for the raw run are the benchmark's own work."""
-    segments, steps, busy = [], 0, 0.0
-    clock = time.perf_counter
-    while busy < seconds:
-        env.reset(seed=int(rng.integers(2**31)))
-        start = env.get_state()
-        actions = rng.uniform(-1, 1, size=(EPISODE, 4)).astype(np.float32)
-        ctrls = np.empty((EPISODE, env.model.nu))
-        mocaps = np.empty((EPISODE, 3))
-        for i, a in enumerate(actions):
-            t = clock()
-            env.step(a)
-            busy += clock() - t
-            ctrls[i], mocaps[i] = env.data.ctrl, env.data.mocap_pos[0]
-        steps += EPISODE
-        segments.append((start, ctrls, mocaps))
-    return steps / busy, segments
+    Only ``env.step`` is timed, call by call (as :func:`raw_segment` times ``mj_step``): the
+    reset and the recording of the controls for the raw run are the benchmark's own work."""
+    env.reset(seed=int(rng.integers(2**31)))
+    start = env.get_state()
+    actions = rng.uniform(-1, 1, size=(EPISODE, 4)).astype(np.float32)
+    ctrls = np.empty((EPISODE, env.model.nu))
+    mocaps = np.empty((EPISODE, 3))
+    wall = cpu = 0.0
+    clock, cpu_clock = time.perf_counter, time.thread_time
+    for i, a in enumerate(actions):
+        t, c = clock(), cpu_clock()
+        env.step(a)
+        wall += clock() - t
+        cpu += cpu_clock() - c
+        ctrls[i], mocaps[i] = env.data.ctrl, env.data.mocap_pos[0]
+    return start, ctrls, mocaps, wall, cpu
 
 
-def raw_round(model, data, segments) -> float:
-    """Bare mj_step over the recorded segments; returns physics steps/s."""
-    busy, n = 0.0, 0
-    for start, ctrls, mocaps in segments:
-        physics.set_state(model, data, start)
-        for c, mp in zip(ctrls, mocaps, strict=False):
-            data.ctrl[:] = c
-            data.mocap_pos[0] = mp
-            t = time.perf_counter()
-            mujoco.mj_step(model, data, nstep=scene.CONTROL_SUBSTEPS)
-            busy += time.perf_counter() - t
-            n += scene.CONTROL_SUBSTEPS
-    return n / busy
+def raw_segment(model, data, start, ctrls, mocaps) -> tuple[float, float]:
+    """Bare mj_step over one recorded episode: (wall s, CPU s) of the mj_step calls."""
+    physics.set_state(model, data, start)
+    wall = cpu = 0.0
+    clock, cpu_clock = time.perf_counter, time.thread_time
+    for c, mp in zip(ctrls, mocaps, strict=False):
+        data.ctrl[:] = c
+        data.mocap_pos[0] = mp
+        t, t_cpu = clock(), cpu_clock()
+        mujoco.mj_step(model, data, nstep=scene.CONTROL_SUBSTEPS)
+        wall += clock() - t
+        cpu += cpu_clock() - t_cpu
+    return wall, cpu
 
 
 def measure(seconds: float, rounds: int, seed: int, scene_name: str = scene.DEFAULT_SCENE):
-    """``rounds`` rounds, each an env run then a raw run over the same segments."""
+    """``rounds`` rounds of ``seconds / rounds`` env time each. Within a round every episode
+    is run in the env and then at once replayed in bare MuJoCo, so both see the same load.
+    Per round: (env steps/s, raw mj_step/s, ratio, ratio on thread CPU time)."""
     rng = np.random.default_rng(seed)
     env = TabletopEnv(scene=scene_name)
     model = physics.load_model(scene_name)
     data = mujoco.MjData(model)
     out = []
     for _ in range(rounds):
-        env_sps, segments = env_round(env, seconds / rounds, rng)
-        raw = raw_round(model, data, segments)
-        out.append((env_sps, raw, env_sps * scene.CONTROL_SUBSTEPS / raw))
+        steps = 0
+        env_wall = env_cpu = raw_wall = raw_cpu = 0.0
+        while env_wall < seconds / rounds:
+            start, ctrls, mocaps, w, c = env_segment(env, rng)
+            rw, rc = raw_segment(model, data, start, ctrls, mocaps)
+            steps += EPISODE
+            env_wall, env_cpu, raw_wall, raw_cpu = (
+                env_wall + w,
+                env_cpu + c,
+                raw_wall + rw,
+                raw_cpu + rc,
+            )
+        env_sps = steps / env_wall
+        raw = steps * scene.CONTROL_SUBSTEPS / raw_wall
+        out.append((env_sps, raw, raw_wall / env_wall, raw_cpu / env_cpu))
     env.close()
     return out
 
@@ -101,6 +114,7 @@ def main(argv=None) -> None:
     env_sps = statistics.median(r[0] for r in rounds)
     raw = statistics.median(r[1] for r in rounds)
     ratios = [r[2] for r in rounds]
+    cpu_ratios = [r[3] for r in rounds]
     res = {
         "scene": a.scene,
         "env_steps_per_s": round(env_sps, 1),
@@ -111,6 +125,9 @@ def main(argv=None) -> None:
         "ratio_min": round(min(ratios), 3),
         "ratio_max": round(max(ratios), 3),
         "ratio_spread": round(max(ratios) - min(ratios), 3),
+        "cpu_ratio": round(statistics.median(cpu_ratios), 3),
+        "cpu_ratio_per_round": [round(x, 3) for x in cpu_ratios],
+        "cpu_ratio_spread": round(max(cpu_ratios) - min(cpu_ratios), 3),
         "rounds": a.rounds,
         "target_ratio": TARGET_RATIO,
         "sim_seconds_per_wall_second": round(env_sps * scene.CONTROL_DT, 1),
