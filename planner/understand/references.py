@@ -629,8 +629,8 @@ def another(text: str, world: WorldState, avoid: set[str]) -> Resolution:
     """ "on another block" / "on any other block": the nearest clear cube that is not the one
     moved and not off limits (``avoid``: forbidden cubes and targets)."""
     m = re.search(
-        r"\b(?P<prep>on|onto|on\s+top\s+of)\s+(?:another|any\s+other|some\s+other|a\s+different|any)\s+"
-        r"(?:block|cube|brick|one)\b",
+        r"\b(?P<prep>on|onto|on\s+top\s+of)\s+(?:another|any\s+other|some\s+other|a\s+different|any)"
+        r"(?:\s+(?:block|cube|brick|one)\b|(?=\s*(?:[,.;!?]|$|\band\b|\bthen\b)))",
         text,
     )
     if m is None:
@@ -935,7 +935,10 @@ def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | 
             raise Unresolvable(f"there is no block in the {src.group(1)} bin")
         return _chosen(text, m, sorted(inside)[:1], "is")
     dest = _destination(text[m.end() :], world)
-    pool = _by_distance(world, _movable(world, forbidden, dest), dest)
+    # a cube named elsewhere in the request is not the one chosen ("put the red block on a
+    # block": a block other than red)
+    named = {f"{c}_block" for c in re.findall(rf"\b({_C})\b(?!\s+{_BIN})", text)}
+    pool = _by_distance(world, _movable(world, forbidden | named, dest), dest)
     if not pool:
         raise Unresolvable("no block can be moved there")
     r = _chosen(text, m, pool[:1], "is")

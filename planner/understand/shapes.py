@@ -159,7 +159,8 @@ def _references(t: str) -> str:
     )
     # "put the green block away": in a bin (which one is the robot's choice unless named)
     t = re.sub(
-        r"\b(?:put|place|tidy|stow|pack|clear)\s+((?:the\s+\w+\s+(?:block|cube|brick|one))|it|them)"
+        r"\b(?:put|place|tidy|stow|pack|clear)\s+((?:the\s+\w+\s+(?:block|cube|brick|one))|it|them|"
+        r"(?:all\s+)?the\s+(?:blocks|cubes)|everything)"
         r"\s+away\b(?!\s+(?:in|into|inside)\b)",
         r"put \1 in a bin",
         t,

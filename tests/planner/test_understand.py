@@ -732,3 +732,15 @@ def test_hypotheticals_about_orders_and_foreign_stops_move_nothing(text, kind):
     assert u.kind == kind and not u.moves
     if kind == "answer":
         assert u.answer.startswith("Then ")
+
+
+@pytest.mark.parametrize(
+    "text", ["put the red block on a block", "stack one block on another", "put a block on a block"]
+)
+def test_a_block_on_a_block_is_two_different_blocks(text):
+    w = row()
+    out, steps = plan_goal(text, w)
+    after = _after(w, steps)
+    assert sum(1 for o in after.objects if o.on) == 1, (out.to_dict().get("understanding"), steps)
+    if "red" in text:
+        assert after.object("red_block").on
