@@ -132,7 +132,9 @@ def run(
     from planner.conversation import Conversation
 
     interactive = _terminal()
-    conv = Conversation(answers=answer or (), answerer=_Asker(console, ui) if interactive else None)
+    conv = Conversation(answers=answer or (), wait_s=ANSWER_WAIT_S if interactive else 0.0)
+    if interactive:
+        _TerminalUser(conv, console, ui).start()
     if ui is not None:
         ui.interactive = interactive
     runner = Runner(cfg, on_event=on_event, conversation=conv)
@@ -150,6 +152,11 @@ def run(
     if result.video_error:
         raise UserError(f"the run finished but the video failed: {result.video_error}", 1)
     exit_with(result.exit_code)
+
+
+#: How long a question on the terminal waits for its answer (s); then the run ends as
+#: without one (exit 3).
+ANSWER_WAIT_S = 300.0
 
 
 def _interjection(spec: str) -> tuple[int, str]:
@@ -172,22 +179,43 @@ def _terminal() -> bool:
         return False
 
 
-class _Asker:
-    """The robot's question on the terminal, the answer read from it (EOF: no answer)."""
+class _TerminalUser:
+    """The person at the terminal: every line typed is posted to the conversation (from a
+    reader thread), so it answers the robot's question when one is asked and is taken as a
+    correction ("stop", "no, the blue bin") while the arm moves. The question is printed as
+    it is asked; the end of input means nobody answers any more."""
 
-    def __init__(self, console, ui) -> None:
-        self.c = console
-        self.ui = ui
+    def __init__(self, conv, console, ui) -> None:
+        self.conv, self.c, self.ui = conv, console, ui
+        conv.subscribe(self.show)
 
-    def __call__(self, question: str, candidates: list[str] | None) -> str | None:
-        if self.ui is not None:
-            self.ui.stop()
+    def show(self, turn) -> None:
+        if turn.role == "robot" and turn.kind == "question":
+            if self.ui is not None:
+                self.ui.stop()
+            self.c.print(f"[bold cyan]robot asks:[/bold cyan] {safe(turn.text)}", highlight=False)
+            self.c.print("> ", end="")  # on stderr with --json: stdout stays one JSON document
+
+    def start(self) -> None:
+        import threading
+
+        threading.Thread(target=self.read, name="terminal-user", daemon=True).start()
+
+    def read(self) -> None:
         import sys
 
-        self.c.print(f"[bold cyan]robot asks:[/bold cyan] {safe(question)}", highlight=False)
-        self.c.print("> ", end="")  # on stderr with --json: stdout stays one JSON document
-        line = sys.stdin.readline()
-        return None if not line else line.rstrip("\n")  # "" at the end of input
+        from planner.conversation import ConversationClosed
+
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            try:
+                self.conv.post(line)
+            except ConversationClosed:
+                return
+            except ValueError:
+                continue  # too long or a flood: not taken
+        self.conv.close()
 
 
 def _model_unused(runner, plans: list[dict]) -> None:
