@@ -23,6 +23,7 @@ Time comes from an injectable clock, so tests and benchmarks are deterministic.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -34,6 +35,8 @@ from planner import dialogue as D
 
 if TYPE_CHECKING:
     from sim.world import WorldState
+
+log = logging.getLogger("skillbridge.conversation")
 
 USER, ROBOT = "user", "robot"
 #: Kinds of turns: the user's ``task``, ``answer`` (to a question) and ``message`` (said
@@ -205,7 +208,10 @@ class Conversation:
             self._step = step
             hooks = list(self._hooks)
         for fn in hooks:
-            fn(step)
+            try:
+                fn(step)
+            except Exception:  # noqa: BLE001 - a listener's bug must not stop the arm
+                log.warning("a step hook failed at step %d", step, exc_info=True)
 
     def check(
         self, step: int | None, world: Callable[[], WorldState]
@@ -297,4 +303,7 @@ class ScriptedUser:
     def __call__(self, step: int) -> None:
         while self.lines and self.lines[0][0] <= step:
             _, text = self.lines.pop(0)
-            self.said.append(self.conversation.post(text))
+            try:
+                self.said.append(self.conversation.post(text))
+            except (ValueError, ConversationClosed) as e:  # a flood, or the run has ended
+                log.warning("scripted utterance %r not taken: %s", text[:80], e)

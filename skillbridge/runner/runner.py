@@ -208,6 +208,8 @@ class Runner:
 
     def _prepare_conversation(self) -> None:
         """Check the scripted answers and interjections; the conversation they make."""
+        from planner.conversation import MAX_PENDING, MAX_TEXT
+
         c = self.config
         for k, text in c.interjections or []:
             if not isinstance(k, int) or isinstance(k, bool) or k < 0:
@@ -216,6 +218,11 @@ class Runner:
                 raise UserError("an interjection is empty", EXIT_INPUT)
         if any(not str(a).strip() for a in c.answers or []):
             raise UserError("an --answer is empty", EXIT_INPUT)
+        said = [str(t) for _, t in c.interjections or []] + [str(a) for a in c.answers or []]
+        if any(len(t) > MAX_TEXT for t in said):
+            raise UserError(f"an answer or interjection is over {MAX_TEXT} characters", EXIT_INPUT)
+        if len(said) > MAX_PENDING:
+            raise UserError(f"at most {MAX_PENDING} answers and interjections", EXIT_INPUT)
         if self.conversation is None and (c.answers or c.interjections):
             from planner.conversation import Conversation
 

@@ -281,3 +281,16 @@ def test_a_second_interjection_is_read_against_the_task_the_first_made(scene):
     assert [i["kind"] for i in r.interjections] == ["correction", "addition"]
     assert r.status == "success"
     assert r.world.in_("red_block", "blue_bin") and r.world.in_("green_block", "red_bin")
+
+
+def test_a_failing_step_hook_or_listener_does_not_stop_the_loop(scene):
+    conv = Conversation()
+
+    def broken(step):
+        raise RuntimeError("a listener's bug")
+
+    conv.add_step_hook(broken)
+    conv.subscribe(lambda turn: 1 / 0)
+    ScriptedUser(conv, [(2, "stop")])
+    r, ex = _run("put the red block in the green bin", scene, conv)
+    assert r.status == "stopped" and len(ex.motion) == 2

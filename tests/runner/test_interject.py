@@ -138,6 +138,8 @@ def test_run_cli_without_a_terminal_or_answer_exits_3_with_the_question(
         ("--interject", "soon:stop"),
         ("--interject", "12"),
         ("--interject", "3: "),
+        ("--interject", "-3:stop"),
+        ("--interject", "5:" + "x" * 2001),
         ("--answer", " "),
     ],
 )
