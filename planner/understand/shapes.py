@@ -45,13 +45,18 @@ def _places(t: str) -> str:
     # (only when no block is named as a thing "it" could be)
     # ("open the drawer, then put the blue block in it": a block holds nothing, so "in it"
     # is the last container named before it)
-    into_it = re.search(r"\b(?:in|into|inside)\s+it\b", t)
+    # (only as a move's destination: "unless the red bin has something in it" stays)
+    into_it = re.search(
+        r"\b(?:put|place|drop|set|move|stack|toss|throw|bring|slide|pop|stick)\b"
+        r"(?:(?!\b(?:unless|if|when|whenever|but|because|as\s+long|only)\b)[^,;])*?\b(?P<p>(?:in|into|inside)\s+it)\b",
+        t,
+    )
     if into_it:
-        before = t[: into_it.start()]
+        before = t[: into_it.start("p")]
         named = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", before))
         if named:
             said = named[-1].group(0).removeprefix("the ")
-            t = before + f"in the {said}" + t[into_it.end() :]
+            t = before + f"in the {said}" + t[into_it.end("p") :]
     t = re.sub(
         r"\bclear\s+(?:off\s+)?the\s+table\b(?=\s+(?:into|in|to)\b)", "put all the blocks", t
     )

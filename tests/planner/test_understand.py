@@ -744,3 +744,10 @@ def test_a_block_on_a_block_is_two_different_blocks(text):
     assert sum(1 for o in after.objects if o.on) == 1, (out.to_dict().get("understanding"), steps)
     if "red" in text:
         assert after.object("red_block").on
+
+
+def test_in_it_inside_a_condition_is_not_a_destination():
+    u = understand(
+        "put the blue block in the red bin unless the red bin already has something in it", row()
+    )
+    assert u.kind == "plan" and u.text == "put the blue block in the red bin", u
