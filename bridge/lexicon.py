@@ -1539,3 +1539,5 @@ BUTTON_FORMS: tuple[str, ...] = (
     "the switch button",
     "the red button",
 )
+#: Ways of saying "every block" before the noun ("put all the cubes in the green bin").
+QUANTIFIER_FORMS: tuple[str, ...] = ("all the", "all", "every", "each", "all of the")

@@ -1,6 +1,6 @@
 """The surface forms the corpus writes with: which words and phrases a person might use.
 
-The colour, shade, noun, region, verb and "except" tables are the shared lexicon's
+The colour, shade, noun, region, verb, quantifier and "except" tables are the shared lexicon's
 (:mod:`bridge.lexicon`, the ``*_FORMS`` tables), under the names this package has always
 used; what is only the corpus's business (prepositions, ways to say "go home", politeness,
 chatty openings) is defined here. Every table is ordered: draws are by index, so a table's
@@ -30,6 +30,7 @@ PUSH_VERBS = L.PUSH_VERB_FORMS
 PICK_VERBS = L.PICK_VERB_FORMS
 #: Ways of saying "except" after "all the blocks".
 EXCEPT_WORDS = L.EXCEPT_FORMS
+QUANTIFIER_FORMS = L.QUANTIFIER_FORMS
 DRAWER_NOUNS = L.DRAWER_FORMS
 LIGHT_NOUNS = L.LIGHT_FORMS
 BUTTON_NOUNS = L.BUTTON_FORMS

@@ -19,6 +19,7 @@ from planner.corpus.forms import (
     ON_PREPS,
     PICK_VERBS,
     PUSH_VERBS,
+    QUANTIFIER_FORMS,
     REGION_WORDS,
     STACK_VERBS,
     WORLD_THINGS,
@@ -178,7 +179,7 @@ class Writer:
             B = self.bin(c.named_dest)
             return p(
                 [
-                    f"{p(MOVE_VERBS[:12])} {p(['all the', 'all', 'every', 'each', 'all of the'])} "
+                    f"{p(MOVE_VERBS[:12])} {p(QUANTIFIER_FORMS)} "
                     f"{p(['blocks', 'cubes', 'bricks', 'block', 'cube'])} {p(IN_PREPS[:4])} {B}",
                     f"{p(['put', 'move', 'drop'])} everything {p(['in', 'into'])} {B}",
                     f"clear the table into {B}",

@@ -26,6 +26,7 @@ def test_the_corpus_reads_its_words_from_the_lexicon():
     assert corpus.BLOCK_NOUNS is L.BLOCK_FORMS and corpus.BIN_NOUNS is L.BIN_FORMS
     assert corpus.REGION_WORDS is L.REGION_FORMS and corpus.MOVE_VERBS is L.MOVE_VERB_FORMS
     assert corpus.PICK_VERBS is L.PICK_VERB_FORMS and corpus.EXCEPT_WORDS is L.EXCEPT_FORMS
+    assert set(_words(" ".join(L.QUANTIFIER_FORMS))) - {"the", "of"} <= L.QUANTIFIERS
 
 
 def test_the_rules_read_their_words_from_the_lexicon():
