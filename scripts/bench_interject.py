@@ -20,8 +20,8 @@ steps, sim seconds and wall seconds. Rates carry Wilson 95% intervals. The wall 
 taking an interjection to the new plan's first motion is put beside the wall time of the
 first plan of the same runs (the ratio to a baseline measured in the same run).
 
-    python scripts/bench_interject.py               # 40 scenarios, the rules planner
-    python scripts/bench_interject.py --n 60 --json
+    python scripts/bench_interject.py               # 100 scenarios, the rules planner
+    python scripts/bench_interject.py --n 30 --json
 """
 
 from __future__ import annotations
@@ -116,7 +116,9 @@ def judge(sc: dict, r) -> dict:
     if sc["kind"] == "stop":
         # stopped, and nothing started after it (a stop during the settling before the goal
         # check lets the settling end: the arm is holding still there already)
-        met = str(r.status) == "stopped" and not any(s["start_step"] >= taken for s in r.subgoals)
+        met = str(r.status) == "stopped" and not any(
+            s["start_step"] >= taken and s["index"] != ij["subgoal"] for s in r.subgoals
+        )
     else:
         met = str(r.status) == "success" and all(e["met"] for e in G.evaluate(sc["expect"], world))
     delay = None if ij["resumed_step"] is None else ij["resumed_step"] - ij["posted_step"]
@@ -190,7 +192,7 @@ def summarise(rows: list[dict]) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=40, help="scenarios (at least 30 for the report)")
+    ap.add_argument("--n", type=int, default=100, help="scenarios (at least 30 for the report)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--llm", default="rules", help="planner spec (default: the rules)")
     ap.add_argument("--route", default="hybrid")
