@@ -335,6 +335,22 @@ def _impossible(text: str, world: WorldState) -> str | None:
     )
     if m and re.search(rf"\b{_MOVE}\b", t[: m.start()]):
         return "a block cannot hold anything inside it; put things in a bin or on a block"
+    m = re.match(
+        rf"^(?:please\s+)?(?:put|place|set|move|drop|park|stand|leave)\s+(?:the\s+)?(?:{_C})\s+(?:block|cube|brick|one)\s+"
+        rf"(?P<rel>next\s+to|beside|besides|near|by|alongside|close\s+to|right\s+next\s+to|where\s+the\s+(?:{_C})\s+"
+        r"(?:block|cube|brick|one)\s+(?:is|was|sits))\b",
+        t,
+    )
+    if m:
+        if m.group("rel").startswith("where"):
+            return (
+                "that spot is taken by the block there; I can put a block in a bin, on a block "
+                "or in a region of the table"
+            )
+        return (
+            f"I cannot put a block {m.group('rel')} another one: I can put it in a bin, on a block "
+            "or in a region of the table (left, right, front, back, centre)"
+        )
     m = re.search(rf"\b{_MOVE}\b[^,;]*\b(?:in|into)\s+(?:the\s+)?(?:robot|gripper|hand|table)\b", t)
     if m and not re.search(r"\bhand\b.*\bhome\b", t):
         return "I can only put blocks in the bins, on other blocks or on the table"
@@ -421,6 +437,12 @@ def _vague_place(text: str, world: WorldState) -> tuple[str, list[str], str] | N
         r"\b(?:over\s+there|over\s+here|there|here|that\s+way|this\s+way)\s*[.!?]*$", text
     ) and re.search(rf"\b{_MOVE}\b", text):
         return "place", [b.name for b in world.bins], "there"
+    top = re.search(rf"\b{_MOVE}\b.*\bon\s+top\s*[.!?]*$", text)
+    if top:  # "put the red block on top": on top of which one?
+        mover = re.findall(rf"\b({_C})\s+(?:block|cube|brick|one)\b", text)
+        cands = [o.name for o in world.objects if o.name.split("_")[0] not in mover]
+        if len(cands) > 1:
+            return "block", cands, "on top"
     return None
 
 

@@ -171,6 +171,19 @@ def _side_then_distance(world: WorldState, m: re.Match[str]) -> str:
     return _pick_best(scored, m.group(0), kind)
 
 
+def _not_colour(world: WorldState, m: re.Match[str]) -> str:
+    """ "the block that isn't red": the one cube of another colour, asked when several are;
+    "any block that isn't red": the nearest of them (any will do)."""
+    colour = m.group("c") or m.group("c2")
+    names = [o.name for o in world.objects if _colour(o.name) != colour]
+    if not names:
+        raise Unresolvable(f"every block here is {colour}")
+    if len(names) > 1 and not m.group("any"):
+        raise Ambiguous(m.group(0), names, "block")
+    point = (float(scene.BASE_XY[0]), float(scene.BASE_XY[1]))
+    return min(names, key=lambda n: (math.dist(_xy(world, n), point), n))
+
+
 def _named_in(text: str, world: WorldState) -> set[str]:
     out: set[str] = set()
     for m in re.finditer(rf"\b({_C})\b(?:\s+({_BLOCK}|{_BIN}))?", text):
@@ -353,6 +366,14 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
             rf"(?:\s+(?:{_BLOCK}|{_BIN}))?))?(?:\s+away)?"
         ),
         _side_then_distance,
+    ),
+    # "the block that isn't red", "the one that's not red", "the non-red block"
+    (
+        re.compile(
+            rf"(?:\b(?P<any>any|a|some)\s+|{_PREFIX}){_SIZE}(?:{_BLOCK}\s+(?:that|which)\s+(?:isn't|is\s+not|'s\s+not|is\s+n't)\s+"
+            rf"(?P<c>{_C})|non-?\s*(?P<c2>{_C})\s+{_BLOCK})"
+        ),
+        lambda world, m: _not_colour(world, m),
     ),
     # "the block between the red and the green one"
     (

@@ -96,6 +96,10 @@ def _orders_said_otherwise(t: str) -> str:
         lambda m: f"put {m['x']} {m['p']} ",
         t,
     )
+    # "I said green not red: put the green block in the blue bin": the reminder goes
+    t = re.sub(
+        r"^(?:i\s+said|like\s+i\s+said|as\s+i\s+said|i\s+told\s+you)\b[^:.!]*[:.!]\s*(?=\w)", "", t
+    )
     # "my boss wants the yellow block stacked on the green one"
     t = re.sub(
         rf"^(?:i|we)\s+(?:want|need|would\s+like|'d\s+like)\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one))?)\s+"

@@ -751,3 +751,22 @@ def test_in_it_inside_a_condition_is_not_a_destination():
         "put the blue block in the red bin unless the red bin already has something in it", row()
     )
     assert u.kind == "plan" and u.text == "put the blue block in the red bin", u
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("move the block that isn't red into the red bin", "clarify"),
+        ("put the yellow block beside the red block", "refuse"),
+        ("put the green block where the red block is", "refuse"),
+        ("put the red block on top", "clarify"),
+    ],
+)
+def test_negated_selectors_and_places_no_skill_has_are_not_guessed(text, kind):
+    u = understand(text, row())
+    assert u.kind == kind and not u.moves, u
+
+
+def test_any_block_that_is_not_a_colour_is_chosen_among_the_others():
+    u = understand("put any block that isn't red in the red bin", row())
+    assert u.kind == "plan" and "red block" not in u.text.replace("red bin", "")
