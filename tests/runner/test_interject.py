@@ -176,3 +176,26 @@ def test_run_on_a_terminal_asks_and_reads_the_answer(tmp_path):
     assert "robot asks:" in p.stderr and "Which block" in p.stderr
     d = json.loads(p.stdout)
     assert d["status"] == "success" and d["final_task"] == "put the red block in the green bin"
+
+
+def test_a_post_from_another_thread_is_taken_and_traced_from_the_run(tmp_path):
+    """The service's case: the utterance comes from another thread (here started and
+    joined inside a step hook, so the step it arrives at is known)."""
+    import threading
+
+    from planner.conversation import Conversation
+
+    conv = Conversation()
+
+    def from_elsewhere(step):
+        if step == 10:
+            t = threading.Thread(target=conv.post, args=("stop",))
+            t.start()
+            t.join()
+
+    conv.add_step_hook(from_elsewhere)
+    cfg = RunConfig(task=TASK, seed=SEED, out_dir=tmp_path, policy_source="scripted")
+    r = Runner(cfg, conversation=conv).prepare().run()
+    assert r.status == "stopped" and r.interjections[0]["taken_step"] == 10
+    trace = load(r.episode).trace
+    assert [t["act"] for t in trace if t.get("kind") == "turn"] == ["task", "message", "stopped"]
