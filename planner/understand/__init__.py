@@ -90,7 +90,7 @@ def _normalise(text: str) -> str:
     t = t.replace("\u201c", '"').replace("\u201d", '"')
     t = re.sub(r"[\x00-\x1f\x7f]", " ", t)
     # emoji and pictographs say nothing to plan ("stack red on yellow 🙂")
-    t = "".join(" " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch for ch in t)
+    t = "".join(" " if unicodedata.category(ch) in ("So", "Sk", "Co") else ch for ch in t)
     return re.sub(r"\s+", " ", t).strip()
 
 
