@@ -82,6 +82,7 @@ def _labels(ep: Episode) -> list[str]:
     """Caption of every state in :meth:`Episode.all_states` order."""
     names = ep.subgoal_labels()
     names.setdefault(-1, "settling, goal check")  # the steps after the last subgoal
+    names.setdefault(-2, "stopping: the user interjected")  # runner.STOP_INDEX
     n = ep.n_steps
     out = []
     for k in range(n):
