@@ -304,6 +304,37 @@ def resolve_answer(question: Understanding, answer: str, world: WorldState) -> A
     return AnswerReading(ANSWERED, answer, choice, task, notes)
 
 
+YES, NO = "yes", "no"
+_YES = re.compile(
+    r"^(?:yes|yeah|yep|yup|correct|right|exactly|sure|ok|okay|please\s+do|do\s+it|go\s+ahead|"
+    r"that's\s+(?:it|right)|that\s+is\s+right|affirmative|sí|si|oui|ja|genau|はい|是|对|好)\b"
+)
+_NO = re.compile(
+    r"^(?:no|nope|nah|wrong|incorrect|not\s+(?:that|really|quite)|that's\s+(?:wrong|not\s+it)|"
+    r"nein|non|いいえ|不是|不对|不)\b"
+)
+
+
+def confirmation(reply: str, world: WorldState) -> tuple[str, str | None]:
+    """A reply to "Do you mean: ...?": ``(yes | no | stop | new_task | unclear, task)``,
+    ``task`` the command a reply that is a whole command gives instead."""
+    words, _ = _english(reply)
+    raw = reply.strip().lower()
+    if not words and not raw:
+        return UNCLEAR, None
+    if _YES.match(words) or _YES.match(raw):
+        return YES, None
+    whole = understand(reply, world)
+    if whole.kind == PLAN and _has_verb(words):
+        return NEW_TASK, whole.text
+    no = _NO.match(words) or _NO.match(raw)
+    if no and not is_stop(words[no.end() :] if _NO.match(words) else ""):
+        return NO, None  # a bare "no" is the answer, not a stop word here
+    if is_stop(words):
+        return STOPPED, None
+    return UNCLEAR, None
+
+
 def reask(question: str) -> str:
     """The question again after an answer that did not say which."""
     return f"Sorry, I did not get that. {question}"

@@ -296,6 +296,45 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
             conv.record(ROBOT, "ack", f"OK: {text}")
         return text, u
 
+    def confirm(outcome: PlanOutcome) -> tuple[str, Understanding | None] | LoopResult:
+        """The planner is unsure of its plan ("Do you mean: ...?", no candidates): asked
+        when someone can answer; yes plans the command it said, no asks what instead, a
+        whole command is the new task. Without an answer the run ends with the question."""
+        u = outcome.understanding
+        question = (u.question if u is not None else None) or "Do you mean that?"
+        tries = 0
+        while conv is not None and asked[0] < MAX_QUESTIONS:
+            said = question if tries == 0 else D.reask(question)
+            emit(LoopEvent.QUESTION, {"question": said, "candidates": []})
+            reply = conv.ask(said, None)
+            if reply is None:
+                break
+            verdict, text = D.confirmation(reply, world)
+            emit(LoopEvent.ANSWER, {"reading": verdict, "answer": reply, "task": text})
+            if verdict == D.STOPPED:
+                conv.record(ROBOT, "stopped", "Stopped; nothing more is done.")
+                return finish(RunStatus.STOPPED, f"stopped by the user ({reply!r})")
+            if verdict == D.UNCLEAR:
+                tries += 1
+                if tries > D.MAX_REASKS:
+                    break
+                continue
+            asked[0] += 1
+            if verdict == D.YES and u is not None:
+                text = u.text
+            elif verdict == D.NO:
+                text = conv.ask("What should I do instead?", None)
+                if not text:
+                    break
+            assert text is not None
+            result.task = text
+            conv.record(ROBOT, "ack", f"OK: {text}")
+            return settle(text, read(text))
+        result.question = question
+        if u is not None:
+            result.understanding = u.to_dict()
+        return finish(RunStatus.CLARIFY, question)
+
     def not_a_plan(text: str, u: Understanding) -> LoopResult:
         outcome = planner.plan(text, world, trace_id=trace_id, understood=u)
         result.plans.append(outcome)
@@ -392,6 +431,16 @@ def run_closed_loop(  # noqa: C901 - one pass of the plan/validate/execute/repla
         emit(
             LoopEvent.PLAN, {"steps": steps, "decision": outcome.decision, "source": outcome.source}
         )
+        if outcome.kind == "clarify":  # the planner is unsure of the plan it made
+            got = confirm(outcome)
+            if isinstance(got, LoopResult):
+                return got
+            task, understood = got
+            if understood is not None:
+                result.understanding = understood.to_dict()
+                if understood.kind != "plan":
+                    return not_a_plan(task, understood)
+            continue
         refusal = outcome.refusal
         if refusal:
             if outcome.decision == Decision.NOTHING_TO_DO or refusal.startswith(NOTHING_TO_DO):

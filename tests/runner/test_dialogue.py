@@ -294,3 +294,65 @@ def test_a_failing_step_hook_or_listener_does_not_stop_the_loop(scene):
     ScriptedUser(conv, [(2, "stop")])
     r, ex = _run("put the red block in the green bin", scene, conv)
     assert r.status == "stopped" and len(ex.motion) == 2
+
+
+class _Unsure:
+    """A model that proposes a valid plan but is unsure of it (its lowest token
+    probability 0.1): the planner asks back "Do you mean: ...?" without candidates."""
+
+    name = "unsure-model"
+
+    def propose(self, request):
+        import json
+
+        from bridge.policy import Proposal
+
+        steps = [
+            {"skill": "pick", "object": "red_block"},
+            {"skill": "place", "target": "green_bin"},
+        ]
+        meta = {"confidence": 0.1, "command": "put the red block in the green bin"}
+        return Proposal(raw=json.dumps({"steps": steps}), meta=meta)
+
+
+def _unsure_run(scene, conv):
+    ex = SteppedExecutor(scene, conv)
+    planner = HybridPlanner(_Unsure(), ask_below=0.5)
+    return run_closed_loop(
+        "do the usual with the red one", scene, ex, planner=planner, conversation=conv
+    ), ex
+
+
+@pytest.mark.parametrize("reply", ["yes", "Yes please", "sí", "はい"])
+def test_an_unsure_plan_confirmed_runs_the_command_it_said(scene, reply):
+    r, ex = _unsure_run(scene, Conversation(answers=[reply]))
+    assert r.status == "success" and r.task == "put the red block in the green bin"
+    assert r.world.in_("red_block", "green_bin")
+    assert r.turns[1]["text"].startswith("I am not sure I understood. Do you mean:")
+
+
+def test_an_unsure_plan_denied_asks_what_instead_or_ends_with_the_question(scene):
+    conv = Conversation(answers=["no", "put the blue block in the red bin"])
+    r, _ = _unsure_run(scene, conv)
+    assert r.status == "success" and r.world.in_("blue_block", "red_bin")
+    assert not r.world.in_("red_block", "green_bin")
+    assert [t["text"] for t in r.turns if t["kind"] == "question"][
+        -1
+    ] == "What should I do instead?"
+    r, ex = _unsure_run(scene, Conversation())
+    assert r.status == "clarify" and r.question.startswith("I am not sure") and not ex.motion
+    r, ex = _unsure_run(scene, Conversation(answers=["stop"]))
+    assert r.status == "stopped" and not ex.motion
+
+
+def test_confirmation_readings(scene):
+    assert D.confirmation("yes", scene) == (D.YES, None)
+    assert D.confirmation("nope", scene) == (D.NO, None)
+    assert D.confirmation("nein", scene) == (D.NO, None)
+    assert D.confirmation("never mind", scene) == (D.STOPPED, None)
+    assert D.confirmation("no, stop", scene) == (D.STOPPED, None)
+    assert D.confirmation("put the blue block in the red bin", scene) == (
+        D.NEW_TASK,
+        "put the blue block in the red bin",
+    )
+    assert D.confirmation("hmm", scene)[0] == D.UNCLEAR
