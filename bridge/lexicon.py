@@ -353,6 +353,15 @@ LANGUAGES = {
 #: skills, quantifiers, negation, questions, corrections and stop words.
 FOREIGN: dict[str, dict[str, str]] = {
     "es": {
+        "no muevas nada": "don't move anything",
+        "no toques nada": "don't touch anything",
+        "no hagas nada": "don't do anything",
+        "qué hay en la": "what is in the",
+        "qué hay en el": "what is in the",
+        "qué hay en": "what is in",
+        "dentro de la": "in the",
+        "dentro del": "in the",
+        "dentro de": "in",
         # verbs (imperative, infinitive and polite forms)
         "pon": "put",
         "ponga": "put",
@@ -728,6 +737,9 @@ FOREIGN: dict[str, dict[str, str]] = {
         "le plus à droite": "rightmost",
     },
     "de": {
+        "hör auf": "stop",
+        "hört auf": "stop",
+        "aufhören": "stop",
         "leg": "put",
         "lege": "put",
         "legen": "put",
@@ -949,6 +961,14 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "它": "it",
         "将": "<BA>",
         "放进": "<V:put:into>",
+        "拿出来": "<V:take:>",
+        "取出来": "<V:take:>",
+        "拿出": "<V:take:>",
+        "从": " out of ",
+        "你手里拿着什么": "what are you holding",
+        "我手里拿着什么": "what are you holding",
+        "你拿着什么": "what are you holding",
+        "拿着什么": "what are you holding",
         "放入": "<V:put:into>",
         "放到": "<V:put:onto>",
         "放在": "<V:put:onto>",

@@ -30,7 +30,8 @@ _MARKERS: dict[str, frozenset[str]] = {
         """el la los las un una del al y en pon coloca mete mueve bloque cubo contenedor
         caja rojo roja verde azul amarillo amarilla está dónde donde cuántos qué luego
         después por favor apila empuja recoge coge toma levanta no muevas toques
-        izquierda derecha encima sobre cesta todos cada excepto para detente""".split()
+        izquierda derecha encima sobre cesta todos cada excepto para detente nada muevan
+        mueve bloques cubos cajas hay dentro""".split()
     ),
     "fr": frozenset(
         """le la les un une des du au et dans sur mets place pose dépose range bloc cube
@@ -42,7 +43,7 @@ _MARKERS: dict[str, frozenset[str]] = {
         """der die das den dem ein eine einen und in im ins auf leg lege stell stelle
         setz pack würfel behälter kiste korb rot rote roten roter grün grüne grünen blau
         blaue blauen gelb gelbe gelben ist wo wie viele dann danach staple schieb nimm
-        heb nicht bitte links rechts alle außer kannst du schublade""".split()
+        heb nicht bitte links rechts alle außer kannst du schublade hör hört aufhören""".split()
     ),
 }
 #: Words of those languages that are English words too: they never decide the language.

@@ -156,7 +156,9 @@ def test_a_plan_moving_the_cube_to_leave_is_no_success_claim(tmp_path, monkeypat
             messages=iter([AIMessage(content=json.dumps(r)) for r in replies])
         )
         llm = LLMProposer(model, name="fake", mode="text", sleep=lambda s: None)
-        return HybridPlanner(llm, route="model")
+        # the model alone: the rules read this request right, and would plan it as their
+        # fallback once the model's plans were rejected
+        return HybridPlanner(llm, route="model", rules_fallback=False)
 
     monkeypatch.setattr(HybridPlanner, "from_spec", classmethod(from_spec))
     task = Task(
