@@ -181,3 +181,40 @@ def test_the_command_vocabulary_is_remembered_and_checked(tmp_path):
         assert em.cached_vocabulary(tok, tmp_path, 96) == first and tok.calls > 0
         tok.calls = 0
     assert json.loads(path.read_text()) == data
+
+
+@pytest.mark.slow
+def test_the_real_packed_model_is_written_once_and_rebuilt_when_damaged(tmp_path, monkeypatch):
+    """With the real base: the first load writes the packed model, the next reads it, and
+    one changed byte in its weights is found (sha256) and the model written again."""
+    import os
+    import shutil
+
+    from planner.embedded import base
+    from planner.embedded import model as em
+
+    if not em.available():
+        pytest.skip("embedded model not installed (make install)")
+    sha = base.file_sha256(base.find_gguf())
+    real = base.cache_root() / f"smollm2-135m-{sha[:16]}"
+    if not (real / "model.safetensors").is_file():
+        pytest.skip("no converted base model cached")
+    root = tmp_path / "cache"
+    try:
+        shutil.copytree(real, root / real.name, copy_function=os.link)
+    except OSError:
+        pytest.skip("the cache is on another file system (no hard links)")
+    monkeypatch.setenv("SKILLBRIDGE_CACHE", str(root))
+    first = em.EmbeddedModel()
+    assert first.converted
+    text = first.rewrite("scene: red green blue\nput the red block in the green bin").text
+    again = em.EmbeddedModel()
+    assert not again.converted
+    weights = packed.folder(sha, first.manifest.adapter_sha256, "int4") / packed.WEIGHTS
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    weights.unlink()
+    weights.write_bytes(bytes(data))
+    rebuilt = em.EmbeddedModel()
+    assert rebuilt.converted
+    assert rebuilt.rewrite("scene: red green blue\nput the red block in the green bin").text == text
