@@ -121,7 +121,9 @@ STOP_PHRASES = frozenset(
     don't bother|dont bother|do not bother|scrap that|scrap it|scrap that whole thing|
     scrap everything|forget everything|call it off|abort mission|stop what you're doing|
     nothing more|that's all|thats all|no more|cancel the whole thing|para|alto|basta|arrête|arrete|
-    arrêtez|halte|stopp|stopp stopp|that is all|that'll be all|
+    arrêtez|halte|stopp|stopp stopp|hang on a minute|hang on a second|hang on a sec|one moment|
+    just a moment|just a second|give me a second|give me a minute|wait a minute|hold up|not now|
+    later|not yet|maybe later|not right now|hold your horses|not|that is all|that'll be all|
     that's it|thats it|nothing else|we're done|we are done|all done|i'm done|done|that will be all|
     forget it then|no thanks|no thank you|not now|maybe later|let's not|lets not|
     don't worry about it|dont worry about it|never you mind|belay that|stand down""".replace(
@@ -263,6 +265,15 @@ REMARKS = (
     "you're doing great",
     "nice",
     "lovely",
+    "yes",
+    "yeah",
+    "yep",
+    "sure",
+    "alright",
+    "all right",
+    "fine",
+    "got it",
+    "understood",
 )
 #: Number words for counts ("two blocks", "a couple of cubes").
 NUMBERS: dict[str, int] = {

@@ -153,6 +153,14 @@ def understand(text: str, world: WorldState) -> Understanding:
         return out(REFUSE, reason="the instruction is empty")
     if is_stop(t):
         return out(STOP, answer="Stopped; nothing was done")
+    if re.match(
+        r"^(?:i'm|i\s+am)\s+(?:going\s+to|gonna|about\s+to)\s+(?:put|place|stack|move|push|take|do|grab)\b|"
+        r"^(?:i'll|i\s+will|i\s+want\s+to|i'd\s+like\s+to)\s+(?:put|place|stack|move|push|take|do|grab)\b.*"
+        r"\b(?:myself|on\s+my\s+own|don't\s+help|without\s+you)\b|^let\s+me\s+(?:put|place|stack|move|push|take|do|grab)\b",
+        t,
+    ):
+        # the person is going to do it: the arm stays out of the way
+        return out(ANSWER, answer="Go ahead; I will not move")
     if answers.is_capability(t):
         return out(ANSWER, answer=answers.answer(t, world))
     reply = smalltalk.remark(t)

@@ -120,7 +120,32 @@ def is_question(text: str) -> bool:
             return False
     if m and m.group("verb") in L.ACTION_VERBS:
         return False
-    if m and m.group("verb") in ("tell", "see", "reach", "find", "spot", "count", "say"):
+    if (
+        m
+        and m.group("verb")
+        in (
+            "tell",
+            "see",
+            "reach",
+            "find",
+            "spot",
+            "count",
+            "say",
+            "explain",
+            "describe",
+            "list",
+            "hear",
+            "show",
+        )
+        and not re.match(
+            r"^(?:can|could|would|will)\s+you\s+show\s+me\s+how\s+to\s+(?:put|stack|move)", t
+        )
+    ):
+        return True
+    if re.match(
+        r"^(?:explain|describe|list|name)\b|^tell\s+me\b|^are\s+you\s+(?:ready|there|listening|awake|ok)\b",
+        t,
+    ):
         return True
     if _HYPOTHETICAL.match(t):
         return True
@@ -296,6 +321,9 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     )
     if m:
         return _device_state(world, m["d"])
+    said = _about_the_robot(t, world)
+    if said is not None:
+        return said
     m = re.fullmatch(
         r"(?:is|are)\s+there\s+(?P<n>one|two|three|four|five|six|[1-6])\s+(?P<w>blocks?|cubes?|bins?)",
         t,
@@ -658,6 +686,13 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
     )
     cmd = re.sub(r"^(?:you\s+|i\s+)", "", cmd.strip())
     cmd = re.sub(r"^(?:were\s+to\s+|did\s+|would\s+)", "", cmd)
+    cmd = re.sub(
+        r"^(?:putting|stacking|placing|moving|pushing)\b",
+        lambda g: {"putting": "put", "stacking": "stack", "placing": "place"}.get(
+            g.group(0), g.group(0)[:-3]
+        ),
+        cmd,
+    )
     cmd = re.sub(r"\b(?:puts?|placed?|dropped|stacked|pushed|moved|picked)\b", _present, cmd)
     r = rules_parse(cmd, world)
     if not r.confident:
@@ -700,6 +735,34 @@ def _feasible(cmd: str, world: WorldState) -> str:
         why = res.refusal or "; ".join(x.message for x in res.reasons[:1]) or "it is not possible"
         return f"No, I could not: {why}. Nothing has moved"
     return f"Yes, I could {cmd}. Nothing has moved yet: say it as a command to do it"
+
+
+def _about_the_robot(t: str, world: WorldState) -> str | None:
+    """ "can you hear me?", "describe the scene", "explain how you'd stack the blocks",
+    "how would you put ...?": about the robot or a plan it would make; nothing moves."""
+    if re.fullmatch(
+        r"(?:can|do)\s+you\s+(?:hear|understand|read)\s+me|are\s+you\s+(?:there|listening|awake|ready|ok|okay)|hello",
+        t,
+    ):
+        return "Yes, I am here and listening; tell me what to do or ask about the table"
+    if re.fullmatch(
+        r"(?:(?:can|could|would)\s+you\s+)?(?:describe|list|name)\s+(?:the\s+)?(?:scene|table|blocks|cubes|things|"
+        r"objects|what\s+you\s+see)|what\s+are\s+the\s+bins",
+        t,
+    ):
+        return "I see " + _listing([o.name for o in world.objects]) + "; " + _bins(world)
+    m = re.fullmatch(
+        r"(?:(?:can|could|would)\s+you\s+)?(?:explain|describe|tell\s+me)\s+(?:your\s+plan\s+for|how\s+you(?:'d|\s+would)|"
+        r"what\s+you(?:'d|\s+would)\s+do\s+to|how\s+to)\s+(?P<cmd>.+)",
+        t,
+    ) or re.fullmatch(
+        r"(?:how\s+would\s+you|what\s+happens\s+when\s+you|what\s+do\s+you\s+think\s+about|"
+        r"would(?=\s+\w+ing\b))\s*(?P<cmd>.+?)(?:\s+be\s+possible)?",
+        t,
+    )
+    if m:
+        return _hypothetical(m["cmd"], world)
+    return None
 
 
 def _can_do(world: WorldState, verb: str) -> str:

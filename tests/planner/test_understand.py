@@ -770,3 +770,22 @@ def test_negated_selectors_and_places_no_skill_has_are_not_guessed(text, kind):
 def test_any_block_that_is_not_a_colour_is_chosen_among_the_others():
     u = understand("put any block that isn't red in the red bin", row())
     assert u.kind == "plan" and "red block" not in u.text.replace("red bin", "")
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("I'm going to put the red block in the green bin myself", "answer"),
+        ("let me put the red block in the green bin", "answer"),
+        ("could you explain how you'd stack the blocks?", "answer"),
+        ("explain your plan for putting red in the green bin", "answer"),
+        ("describe the scene", "answer"),
+        ("can you hear me?", "answer"),
+        ("yes", "answer"),
+        ("hang on a minute", "stop"),
+        ("not now", "stop"),
+    ],
+)
+def test_the_person_acting_explanations_and_hesitations_move_nothing(text, kind):
+    u = understand(text, row())
+    assert u.kind == kind and not u.moves, u
