@@ -276,6 +276,12 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
         if last:  # "put the yelow, I mean yellow, block": the word just said is replaced
             target = last[-1]
             kind = "colour"
+    bare = re.search(rf"\b(?:in|into|inside)\s+(?:the\s+)?(?P<c>{_C})\s*$", before)
+    if target is None and kind == "bin" and bare:
+        # "put the green block in the red... no, the blue bin": the bin was cut off
+        notes.append(f"{word!r}: {bare.group('c')!r} -> {ref.strip()!r}")
+        new = before[: bare.start("c")] + ref.removeprefix("the ") + (" " + rest if rest else "")
+        return re.sub(r"\s+", " ", new).strip()
     if target is None:
         notes.append(f"{word!r}: {after!r} replaces {before!r}")
         return after

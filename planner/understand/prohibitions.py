@@ -221,11 +221,8 @@ def read(text: str, world: WorldState) -> Reading:
         negated.append(m.group(0).strip())
         t = t[: m.start()] + " " + t[m.end() :]
     t = re.sub(r"\s+", " ", t)
-    if (
-        negated
-        and re.search(r"\b(?:it|them)\b", t)
-        and not re.search(rf"\b(?:{_C})\s+(?:block|cube|one)\b", t)
-    ):
+    pron = re.search(r"\b(?:it|them)\b", t)
+    if negated and pron and not re.search(rf"\b(?:{_C})\s+(?:block|cube|one)\b", t[: pron.start()]):
         named = re.search(rf"\b({_C})\b(?!\s+{_BIN})", " ".join(negated))
         if named:  # "don't put the yellow one in the bin, stack it on red instead"
             t = re.sub(r"\b(?:it|them)\b", f"the {named.group(1)} block", t, count=1)

@@ -650,14 +650,14 @@ def another(text: str, world: WorldState, avoid: set[str]) -> Resolution:
     """ "on another block" / "on any other block": the nearest clear cube that is not the one
     moved and not off limits (``avoid``: forbidden cubes and targets)."""
     m = re.search(
-        r"\b(?P<prep>on|onto|on\s+top\s+of)\s+(?:another|any\s+other|some\s+other|a\s+different|any)"
+        r"\b(?P<prep>on|onto|on\s+top\s+of)\s+(?:another|any\s+other|some\s+other|a\s+different|any|something|anything|some\s+block)"
         r"(?:\s+(?:block|cube|brick|one)\b|(?=\s*(?:[,.;!?]|$|\band\b|\bthen\b)))",
         text,
     )
     if m is None:
         return Resolution(text, [])
-    mover = re.search(rf"\b({_C})\s+(?:block|cube|brick|one)\b", text[: m.start()])
-    moved = f"{mover.group(1)}_block" if mover else None
+    movers = re.findall(rf"\b({_C})\b(?!\s+{_BIN})", text[: m.start()])
+    moved = f"{movers[-1]}_block" if movers else world.held_object
     pool = [
         o.name
         for o in world.objects
@@ -683,9 +683,13 @@ _ANY_BIN = re.compile(
 
 def any_bin(text: str, world: WorldState, avoid: set[str]) -> Resolution:
     """ "in a bin", "into any bin": the robot chooses, the bin nearest the cube moved (the
-    one named before it, else the one held) that is not off limits (``avoid``)."""
+    one named before it, else the one held) that is not off limits (``avoid``). A state
+    ("the ones that are already in a bin") is no destination."""
     m = _ANY_BIN.search(text)
-    if m is None:
+    if m is None or re.search(
+        r"\b(?:already|still|are|is|was|were|being|that's|that\s+are|which\s+are)\s+$",
+        text[: m.start()],
+    ):
         return Resolution(text, [])
     pool = [b.name for b in world.bins if b.name not in avoid]
     if not pool:

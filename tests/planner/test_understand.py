@@ -789,3 +789,32 @@ def test_any_block_that_is_not_a_colour_is_chosen_among_the_others():
 def test_the_person_acting_explanations_and_hesitations_move_nothing(text, kind):
     u = understand(text, row())
     assert u.kind == kind and not u.moves, u
+
+
+@pytest.mark.parametrize(
+    "text, goal",
+    [
+        (
+            "don't put the red block on the blue block, put it on the yellow one",
+            ["on(red_block, yellow_block)"],
+        ),
+        ("put the green block in the red... no, the blue bin", ["in(green_block, blue_bin)"]),
+        (
+            "never stack anything on the green block. now stack red on something",
+            ["on(red_block, blue_block)"],
+        ),
+        ("mets le cube le plus à gauche dans la boîte bleue", ["in(red_block, blue_bin)"]),
+        ("leg den Würfel ganz rechts in die grüne Kiste", ["in(yellow_block, green_bin)"]),
+    ],
+)
+def test_it_after_a_prohibition_cut_off_bins_something_and_far_sides(text, goal):
+    w = row()
+    out, steps = plan_goal(text, w)
+    assert goal_holds(goal, _after(w, steps)), (out.to_dict().get("understanding"), steps)
+
+
+def test_a_bin_in_a_state_is_no_choice():
+    u = understand(
+        "put all the blocks in the red bin except the ones that are already in a bin", binned()
+    )
+    assert u.kind == "plan" and "already in a bin" in u.text
