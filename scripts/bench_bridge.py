@@ -44,8 +44,10 @@ from sim.env import TabletopEnv  # noqa: E402
 from skills.registry import REGISTRY  # noqa: E402
 
 
-def scenes(seed: int, n_seeds: int = 8) -> list:
-    env = TabletopEnv()
+def scenes(seed: int, n_seeds: int = 8, scene: str = "tabletop") -> list:
+    """The bench's worlds: resets of ``n_seeds`` seeds of ``scene`` and two derived states
+    of each (``tests/bridge/decisions.py`` draws its case stream on these too)."""
+    env = TabletopEnv(scene=scene)
     rng = random.Random(seed)
     out = []
     for s in range(n_seeds):

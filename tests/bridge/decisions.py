@@ -23,10 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from bridge import fuzz, validate
-from bridge.fuzz import case, valid_plan
-from bridge.models import SUBGOAL_MODELS
-from sim.env import TabletopEnv
-from skills.registry import REGISTRY
+from bridge.fuzz import case
+from tests.scripts import load_script
 
 FIXTURE = Path(__file__).with_name("decisions_fixture.json")
 #: Cases whose digests are stored one by one (the rest only as block digests).
@@ -48,25 +46,6 @@ def _pristine_junk() -> None:
     fuzz.JUNK_VALUES[:] = copy.deepcopy(fresh.JUNK_VALUES)
 
 
-def scenes(seed: int, scene: str = "tabletop", n_seeds: int = 8) -> list:
-    """The bench's worlds: resets of ``n_seeds`` seeds and two derived states of each."""
-    env = TabletopEnv(scene=scene)
-    rng = random.Random(seed)
-    out = []
-    for s in range(n_seeds):
-        env.reset(seed=seed + s)
-        w = env.world_state()
-        out.append(w)
-        for _ in range(2):
-            d = w
-            for step in valid_plan(w, rng, max_len=4)[: rng.randint(1, 3)]:
-                sub = SUBGOAL_MODELS[step["skill"]].model_validate(step)
-                d = REGISTRY[step["skill"]].effect(d, sub)
-            out.append(d)
-    env.close()
-    return out
-
-
 def _digest(obj: Any) -> str:
     text = json.dumps(obj, sort_keys=True, default=repr, allow_nan=True)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -84,7 +63,7 @@ def record(cases: int, seed: int, scene: str = "tabletop") -> dict:
     """Digests of the decisions on the bench's case stream (``cases`` cases, ``seed``), as
     a fresh process draws it."""
     _pristine_junk()
-    worlds = scenes(seed, scene)
+    worlds = load_script("bench_bridge").scenes(seed, scene=scene)
     rng = random.Random(seed)
     per_case: list[str] = []
     blocks: list[str] = []
