@@ -129,7 +129,8 @@ class Conversation:
         self._turns: list[Turn] = []
         self._inbox: deque[Turn] = deque()
         self._answers: deque[str] = deque(str(a) for a in answers)
-        self._hooks: list[Callable[[int], None]] = []
+        #: a tuple, replaced (never changed) when one is added: :meth:`tick` reads it unlocked
+        self._hooks: tuple[Callable[[int], None], ...] = ()
         self._subscribers: list[Callable[[Turn], None]] = []
         self.answerer = answerer
         self.wait_s = float(wait_s)
@@ -167,7 +168,7 @@ class Conversation:
     def add_step_hook(self, fn: Callable[[int], None]) -> None:
         """Call ``fn(step)`` at every control step, before the inbox is read."""
         with self._lock:
-            self._hooks.append(fn)
+            self._hooks = (*self._hooks, fn)
 
     @property
     def turns(self) -> list[Turn]:
@@ -203,11 +204,11 @@ class Conversation:
             self.task, self.acting_on = task, acting_on
 
     def tick(self, step: int) -> None:
-        """A control step was reached: run the step hooks; nothing is taken."""
-        with self._lock:
-            self._step = step
-            hooks = list(self._hooks)
-        for fn in hooks:
+        """A control step was reached: run the step hooks; nothing is taken. Called at every
+        control step, so it takes no lock and copies nothing: storing an int and reading the
+        hooks' tuple are atomic (:meth:`post` reads ``_step`` under the lock)."""
+        self._step = step
+        for fn in self._hooks:
             try:
                 fn(step)
             except Exception:  # noqa: BLE001 - a listener's bug must not stop the arm
@@ -221,6 +222,8 @@ class Conversation:
         looked at; anything else is returned, read against the task under way."""
         if step is not None:
             self.tick(step)
+        if not self._inbox:  # the common case, every control step: no lock (len is atomic)
+            return None
         while True:
             with self._lock:
                 if not self._inbox:
