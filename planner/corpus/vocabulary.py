@@ -20,7 +20,7 @@ from collections import Counter
 from planner.corpus.forms import ABSENT, BINS, CUBES, REGIONS
 from planner.corpus.refusals import FIXED_REFUSALS, OTHER_OBJECTS, REFUSE_TEMPLATES
 from planner.corpus.sampling import TABLETOP_PROFILES, sample
-from planner.grammar import DEVICE_COMMANDS, INJECTION_REASON, REFUSE, Clause
+from planner.grammar import DEVICE_COMMANDS, INJECTION_REASON, REFUSE, THEN, Clause
 
 
 def command_texts(articulated: bool = True) -> list[str]:
@@ -50,7 +50,7 @@ def command_texts(articulated: bool = True) -> list[str]:
         out += list(DEVICE_COMMANDS.values())
         for o in cols:
             out += [Clause("drawer_in", o).command(), Clause("drawer_out", o).command()]
-    return out + [", then ".join(out[i : i + 2]) for i in range(0, len(out) - 1, 2)]
+    return out + [THEN.join(out[i : i + 2]) for i in range(0, len(out) - 1, 2)]
 
 
 def words(n: int = 4000, seed: int = 0) -> tuple[dict[str, int], dict[str, int]]:
