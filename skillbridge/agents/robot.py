@@ -265,7 +265,6 @@ class Robot:
         return runner.prepare()
 
     def _run(self, runner: Any, box: dict) -> None:
-        import numpy as np
 
         try:
             r = runner.run()
@@ -289,11 +288,8 @@ class Robot:
                 {"subgoal": s.get("subgoal"), "success": s.get("success")}
                 for s in d.get("subgoals") or []
             ]
-            try:
-                z = np.load(Path(r.episode) / "final.npz", allow_pickle=False)
-                state = z["state"].copy()
-            except (OSError, KeyError, ValueError):
-                state = None
+            # the state the episode closed with (its final.npz), still in the runner's env
+            state = None if runner.env is None else runner.env.get_state()
             with self._lock:
                 if state is not None:
                     self._state = state

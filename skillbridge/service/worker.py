@@ -226,12 +226,8 @@ def _task(ch: _Channel, job: dict, executors: dict) -> None:
         ch.job_id, ch.conversation = jid, conv
     t0 = time.perf_counter()
     result = runner.run()
-    final = None
-    try:
-        z = np.load(Path(result.episode) / "final.npz", allow_pickle=False)
-        final = [float(x) for x in z["state"]]
-    except (OSError, KeyError, ValueError):
-        pass
+    # the state the episode closed with (its final.npz), still in the runner's env
+    final = None if runner.env is None else [float(x) for x in runner.env.get_state()]
     send(
         jid,
         DONE,
