@@ -8,6 +8,7 @@ question this module cannot answer still moves nothing (it says what it can answ
 
 from __future__ import annotations
 
+import math
 import re
 
 from bridge import lexicon as L
@@ -791,24 +792,29 @@ def _can_do(world: WorldState, verb: str) -> str:
     return f"No, I cannot {verb}. {_capabilities(world)}"
 
 
+def _located(world: WorldState, phrase: str | None) -> tuple[str, tuple[float, float]] | None:
+    """Where "you"/"me" (or nothing), "the X block" or "the X bin" is, and how to say it;
+    None when that thing is not here."""
+    if phrase is None or phrase.strip() in ("you", "me"):
+        return "me", refs._robot_xy()
+    c = re.search(rf"\b({_C})\b", phrase)
+    assert c is not None
+    is_bin = re.search(rf"\b{_BIN}\b", phrase) is not None
+    name = f"{c.group(1)}_{'bin' if is_bin else 'block'}"
+    thing = world.bin(name) if is_bin else world.object(name)
+    if thing is None:
+        return None
+    return f"the {name.replace('_', ' ')}", (float(thing.pos[0]), float(thing.pos[1]))
+
+
 def _compare(world: WorldState, a: str, b: str, ref: str, closer: bool) -> str:
-    import math
-
-    from sim import scene
-
     oa, ob = world.object(f"{a}_block"), world.object(f"{b}_block")
     if oa is None or ob is None:
         return "One of those blocks is not here"
-    if ref.strip() in ("you", "me"):
-        point = (float(scene.BASE_XY[0]), float(scene.BASE_XY[1]))
-    else:
-        c = re.search(rf"\b({_C})\b", ref)
-        assert c is not None
-        is_bin = re.search(rf"\b{_BIN}\b", ref) is not None
-        thing = world.bin(f"{c.group(1)}_bin") if is_bin else world.object(f"{c.group(1)}_block")
-        if thing is None:
-            return "That is not here"
-        point = (float(thing.pos[0]), float(thing.pos[1]))
+    at = _located(world, ref)
+    if at is None:
+        return "That is not here"
+    point = at[1]
     da = math.dist((oa.pos[0], oa.pos[1]), point)
     db = math.dist((ob.pos[0], ob.pos[1]), point)
     yes = da < db if closer else da > db
@@ -839,23 +845,7 @@ def _quantified(world: WorldState, q: str, pred: str) -> str:
 
 
 def _how_far(world: WorldState, a: str, b: str | None) -> str:
-    import math
-
-    from sim import scene
-
-    def where(phrase: str | None) -> tuple[str, tuple[float, float]] | None:
-        if phrase is None or phrase.strip() in ("you", "me"):
-            return "me", (float(scene.BASE_XY[0]), float(scene.BASE_XY[1]))
-        c = re.search(rf"\b({_C})\b", phrase)
-        assert c is not None
-        is_bin = re.search(rf"\b{_BIN}\b", phrase) is not None
-        name = f"{c.group(1)}_{'bin' if is_bin else 'block'}"
-        thing = world.bin(name) if is_bin else world.object(name)
-        if thing is None:
-            return None
-        return f"the {name.replace('_', ' ')}", (float(thing.pos[0]), float(thing.pos[1]))
-
-    pa, pb = where(a), where(b)
+    pa, pb = _located(world, a), _located(world, b)
     if pa is None or pb is None:
         return "One of those is not here"
     d = math.dist(pa[1], pb[1])

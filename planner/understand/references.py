@@ -74,6 +74,11 @@ def _xy(world: WorldState, name: str) -> tuple[float, float]:
     raise KeyError(name)
 
 
+def _robot_xy() -> tuple[float, float]:
+    """Where the robot stands on the table plane: the point "me" and "you" name."""
+    return float(scene.BASE_XY[0]), float(scene.BASE_XY[1])
+
+
 def _colour(name: str) -> str:
     return name.split("_", 1)[0]
 
@@ -103,7 +108,7 @@ def _pool(world: WorldState, noun: str | None) -> tuple[list[str], str]:
 def _ref_point(world: WorldState, text: str | None) -> tuple[float, float] | None:
     """Where "to X" points: the robot, a named cube or bin, or a table region."""
     if text is None or re.fullmatch(_ROBOT, text.strip()):
-        return float(scene.BASE_XY[0]), float(scene.BASE_XY[1])
+        return _robot_xy()
     m = re.search(rf"\b({_C})\b(?:\s+({_BLOCK}|{_BIN}))?", text)
     if m:
         kind = "bin" if m.group(2) and re.fullmatch(_BIN, m.group(2)) else "block"
@@ -180,7 +185,7 @@ def _not_colour(world: WorldState, m: re.Match[str]) -> str:
         raise Unresolvable(f"every block here is {colour}")
     if len(names) > 1 and not m.group("any"):
         raise Ambiguous(m.group(0), names, "block")
-    point = (float(scene.BASE_XY[0]), float(scene.BASE_XY[1]))
+    point = _robot_xy()
     return min(names, key=lambda n: (math.dist(_xy(world, n), point), n))
 
 
@@ -635,7 +640,7 @@ def _movable(world: WorldState, forbidden: set[str], dest: str | None) -> list[s
 
 def _by_distance(world: WorldState, names: list[str], dest: str | None) -> list[str]:
     if dest is None:
-        point = (float(scene.BASE_XY[0]), float(scene.BASE_XY[1]))
+        point = _robot_xy()
     else:
         point = _xy(world, dest)
     return sorted(names, key=lambda n: (math.dist(_xy(world, n), point), n))
