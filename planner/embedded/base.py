@@ -57,26 +57,46 @@ def find_gguf() -> Path:
     raise BackendUnavailable(f"{BASE_FILE} is missing from {BASE_PACKAGE}: {INSTALL_HINT}")
 
 
-def file_sha256(path: Path) -> str:
-    """sha256 of a file, remembered per (path, size, mtime) so a load does not re-hash 98 MB."""
-    st = path.stat()
+def _sha256_memo() -> tuple[Path, dict]:
     memo = cache_root() / "sha256.json"
-    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
     try:
         known = json.loads(memo.read_text())
     except (OSError, ValueError):
         known = {}
-    if isinstance(known, dict) and isinstance(known.get(key), str):
-        return known[key]
-    digest = sha256_file(path)
+    return memo, known if isinstance(known, dict) else {}
+
+
+def _sha256_key(path: Path) -> str:
+    st = path.stat()
+    return f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def _remember(memo: Path, known: dict, key: str, digest: str) -> None:
     try:
         memo.parent.mkdir(parents=True, exist_ok=True)
-        known = known if isinstance(known, dict) else {}
         known[key] = digest
         atomic_write_text(memo, json.dumps(known))
     except OSError:
         pass  # a read-only home only costs the re-hash next time
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a file, remembered per (path, size, mtime) so a load does not re-hash 98 MB."""
+    key = _sha256_key(path)
+    memo, known = _sha256_memo()
+    if isinstance(known.get(key), str):
+        return str(known[key])
+    digest = sha256_file(path)
+    _remember(memo, known, key, digest)
     return digest
+
+
+def remember_sha256(path: Path, digest: str) -> None:
+    """Record ``digest`` as the sha256 of ``path`` as it is now (a file just written and
+    hashed, so that :func:`file_sha256` does not read it again)."""
+    key = _sha256_key(path)
+    memo, known = _sha256_memo()
+    _remember(memo, known, key, digest)
 
 
 @dataclass

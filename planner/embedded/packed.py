@@ -225,6 +225,7 @@ def write(
     dest: Path, tensors: dict[str, torch.Tensor], hf_config: dict, tokenizer: Path, meta: dict
 ) -> None:
     """Write a packed model into ``dest`` atomically (a half-written one is never seen)."""
+    from planner.embedded.base import remember_sha256
     from sim.util import atomic_write_text, sha256_file
 
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -245,6 +246,10 @@ def write(
         except OSError:
             if check(dest, meta["base_sha256"], meta["adapter_sha256"]) is not None:
                 raise  # not another process's finished copy
+        else:
+            # the renamed file keeps its size and mtime: the check after this need not
+            # hash it again
+            remember_sha256(dest / WEIGHTS, manifest["weights_sha256"])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
