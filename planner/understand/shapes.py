@@ -16,6 +16,10 @@ import re
 from bridge import lexicon as L
 
 _C = "|".join(L.COLOURS)
+#: A block's noun, "one" included ("the red one").
+_ONE = r"(?:block|cube|brick|one)"
+#: A container named: "the green bin", "drawer".
+_CONTAINER = rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b"
 
 
 def tidy(t: str) -> str:
@@ -37,7 +41,7 @@ def _places(t: str) -> str:
         t,
     )
     # "open the drawer, drop the yellow cube in there": there is the container just named
-    cont = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", t))
+    cont = list(re.finditer(_CONTAINER, t))
     there = re.search(r"\b(?:in|into|inside)\s+there\b", t)
     if there and cont and cont[-1].start() < there.start():
         t = t[: there.start()] + f"in {cont[-1].group(0)}" + t[there.end() :]
@@ -53,7 +57,7 @@ def _places(t: str) -> str:
     )
     if into_it:
         before = t[: into_it.start("p")]
-        named = list(re.finditer(rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b", before))
+        named = list(re.finditer(_CONTAINER, before))
         if named:
             said = named[-1].group(0).removeprefix("the ")
             t = before + f"in the {said}" + t[into_it.end("p") :]
@@ -102,14 +106,14 @@ def _orders_said_otherwise(t: str) -> str:
     )
     # "my boss wants the yellow block stacked on the green one"
     t = re.sub(
-        rf"^(?:i|we)\s+(?:want|need|would\s+like|'d\s+like)\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one))?)\s+"
+        rf"^(?:i|we)\s+(?:want|need|would\s+like|'d\s+like)\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+{_ONE})?)\s+"
         r"(?:stacked|put|placed|moved|dropped|set)\s+(?P<p>in|into|inside|on|onto|on\s+top\s+of)\s+",
         lambda m: f"put {m['x']} {m['p']} ",
         t,
     )
     # "red block green bin", "red on blue": the pairing alone
     t = re.sub(
-        rf"^(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\s+(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+(?:bin|basket|box)\s*[.!]*$",
+        rf"^(?:the\s+)?({_C})\s+{_ONE}\s+(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+(?:bin|basket|box)\s*[.!]*$",
         r"put the \1 block in the \2 bin",
         t,
     )
@@ -151,7 +155,7 @@ def _references(t: str) -> str:
     # "I need the red block in the blue bin (asap)": the wish is the order
     t = re.sub(
         rf"^(?:i|we)\s+(?:really\s+)?(?:need|want|would\s+like|'d\s+like)\s+(?=(?:the\s+)?(?:{_C})\s+"
-        r"(?:block|cube|brick|one)\s+(?:in|into|inside|on|onto|on\s+top\s+of)\b)",
+        rf"{_ONE}\s+(?:in|into|inside|on|onto|on\s+top\s+of)\b)",
         "put ",
         t,
     )
@@ -168,7 +172,7 @@ def _references(t: str) -> str:
     )
     # "put the green block away": in a bin (which one is the robot's choice unless named)
     t = re.sub(
-        r"\b(?:put|place|tidy|stow|pack|clear)\s+((?:the\s+\w+\s+(?:block|cube|brick|one))|it|them|"
+        rf"\b(?:put|place|tidy|stow|pack|clear)\s+((?:the\s+\w+\s+{_ONE})|it|them|"
         r"(?:all\s+)?the\s+(?:blocks|cubes)|everything)"
         r"\s+away\b(?!\s+(?:in|into|inside)\b)",
         r"put \1 in a bin",
@@ -182,7 +186,7 @@ def _verbless(t: str) -> str:
     of blocks before one destination) and a fronted object ("the green block, put it ...")."""
     t = re.sub(r"^(?:whichever|which\s*ever)\s+(block|cube|one)\s+is\s+", r"the \1 ", t)
     m = re.match(
-        rf"^(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\s*,\s*(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+bin\b",
+        rf"^(?:the\s+)?({_C})\s+{_ONE}\s*,\s*(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+bin\b",
         t,
     )
     if m:
@@ -190,8 +194,8 @@ def _verbless(t: str) -> str:
     # "the green block, the blue block and the yellow block into the red bin": a list of
     # things before one destination
     listed = re.match(
-        rf"^(?:the\s+)?(?:{_C})\s+(?:block|cube|brick|one)(?:\s*(?:,|,?\s*and)\s*(?:the\s+)?(?:{_C})\s+"
-        rf"(?:block|cube|brick|one))+\s+(?:in|into|inside|onto|to)\s",
+        rf"^(?:the\s+)?(?:{_C})\s+{_ONE}(?:\s*(?:,|,?\s*and)\s*(?:the\s+)?(?:{_C})\s+"
+        rf"{_ONE})+\s+(?:in|into|inside|onto|to)\s",
         t,
     )
     if listed:
