@@ -475,9 +475,9 @@ class Runner:
                     else:
                         raise _Stop(*got)  # before the step: the recording stays exact
             t0 = time.perf_counter()
-            writer.record(get_state(), np.asarray(action, dtype=np.float64), idx)
+            last[0] = a = np.asarray(action, dtype=np.float64)  # converted once a step
+            writer.record(get_state(), a, idx)
             t["recording"] += time.perf_counter() - t0
-            last[0] = np.asarray(action, dtype=np.float64)
             n[0] += 1
             if n[0] % 10 == 0:
                 self._emit(RunEvent.PROGRESS, {"index": idx, "steps": n[0]})
