@@ -29,18 +29,19 @@ import torch.nn.functional as F
 
 @dataclass(frozen=True)
 class LlamaConfig:
-    """The shapes a forward pass needs (read from the converted model's config.json)."""
+    """The shapes a forward pass needs, read from the converted model's config.json by
+    :meth:`from_hf` (the base model's own are :data:`planner.embedded.base.ARCHITECTURE`)."""
 
-    hidden: int = 576
-    intermediate: int = 1536
-    layers: int = 30
-    heads: int = 9
-    kv_heads: int = 3
-    head_dim: int = 64
-    vocab: int = 49152
-    rope_theta: float = 100000.0
-    eps: float = 1e-5
-    max_positions: int = 8192
+    hidden: int
+    intermediate: int
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab: int
+    rope_theta: float
+    eps: float
+    max_positions: int
 
     @classmethod
     def from_hf(cls, cfg: dict) -> LlamaConfig:
