@@ -32,14 +32,14 @@ from planner.understand import references as refs
 from planner.understand.translate import translate
 from sim.world import WorldState
 
-_C = "|".join(L.COLOURS)
-_BIN = r"(?:bin|basket|container|bucket|tub|crate|box)"
+_C = refs._C
+_BIN = refs._BIN
 _BLOCK = r"(?:block|cube|brick)"
 
 #: Ordinal words of an answer ("the second", "el primero", "la dernière"), 1-based; -1 is
 #: the last. The candidates are counted in the order the question named them.
 ORDINAL_WORDS: dict[str, int] = {
-    **{k: v for k, v in L.ORDINALS.items()},
+    **L.ORDINALS,
     "primero": 1,
     "primera": 1,
     "segundo": 2,
@@ -173,16 +173,12 @@ _ANSWER_WORD = re.compile(
 )
 
 
-def _colour_of(name: str) -> str:
-    return name.split("_")[0]
-
-
 def _say(name: str) -> str:
     """How a candidate is named in a task ("the red block", "the green bin", "the drawer")."""
     if name.endswith("_block"):
-        return f"the {_colour_of(name)} block"
+        return f"the {refs._colour(name)} block"
     if name.endswith("_bin"):
-        return f"the {_colour_of(name)} bin"
+        return f"the {refs._colour(name)} bin"
     return f"the {name.replace('_', ' ')}"
 
 
@@ -194,7 +190,7 @@ def _by_colour(words: str, cands: list[str]) -> list[str]:
     other = _BLOCK if cands and cands[0].endswith("_bin") else _BIN
     words = re.sub(rf"\b(?:{_C})\s+{other}s?\b", " ", words)
     said = set(re.findall(rf"\b(?:{_C})\b", words)) | colours_named(words)
-    return [c for c in cands if _colour_of(c) in said]
+    return [c for c in cands if refs._colour(c) in said]
 
 
 def _by_ordinal(raw: str, words: str, cands: list[str]) -> list[str]:
@@ -456,7 +452,7 @@ def _other_block(english: str, task: str, obj: str | None) -> tuple[str, list[st
     )
     if m is None or obj is None:
         return None
-    mine = re.search(rf"\b(?:the\s+)?{_colour_of(obj)}\s+(?:{_BLOCK}|one)\b(?!\s+{_BIN})", task)
+    mine = re.search(rf"\b(?:the\s+)?{refs._colour(obj)}\s+(?:{_BLOCK}|one)\b(?!\s+{_BIN})", task)
     if mine is None:
         return None
     new = f"the {m.group('c')} block"
@@ -476,7 +472,7 @@ def put_down_first(task: str, world: WorldState) -> str:
     held = world.held_object
     if not held:
         return task
-    named = rf"\b{_colour_of(held)}\s+(?:{_BLOCK}|one)\b(?!\s+{_BIN})"
+    named = rf"\b{refs._colour(held)}\s+(?:{_BLOCK}|one)\b(?!\s+{_BIN})"
     if re.search(named, task) or re.search(r"\bit\b", task):
         return task
     return f"put {_say(held)} on the table center, then {task}"
