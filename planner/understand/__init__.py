@@ -190,6 +190,7 @@ def understand(text: str, world: WorldState) -> Understanding:
 
 
 _C = "|".join(L.COLOURS)
+_BIN = refs._BIN
 
 
 def _asked_condition(t: str) -> str:
@@ -388,13 +389,11 @@ def _bare_block(text: str, world: WorldState) -> str | None:
         bare is None
         or len(world.objects) < 2
         or world.held_object
-        or re.search(rf"\b(?:{_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text)
+        or re.search(rf"\b(?:{_C})\b(?!\s+{_BIN})", text)
         or re.search(r"\b(?:all|every|each|both|any|blocks|cubes|them|it)\b", text)
     ):
         return None
-    plain_bins = set(
-        re.findall(rf"\b({_C})\s+(?:bin|basket|container|bucket|tub|crate|box)\b", text)
-    )
+    plain_bins = set(re.findall(rf"\b({_C})\s+{_BIN}\b", text))
     return None if colours_named(text) - plain_bins else bare.group(0)
 
 
@@ -420,7 +419,7 @@ def _deictic(text: str, world: WorldState) -> str | None:
         m is None
         or len(world.objects) < 2
         or world.held_object
-        or re.search(rf"\b(?:{_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text)
+        or re.search(rf"\b(?:{_C})\b(?!\s+{_BIN})", text)
         or re.search(r"\b(?:all|every|each|both|any|blocks|cubes|them|it)\b", text)
     ):
         return None
@@ -472,9 +471,7 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
             r"\b(?:that|this)\s+one\b|\b(?:one\s+of\s+them|(?<!any\sof\s)them|the\s+other(?:\s+one)?)\b",
             text,
         )
-        and not re.search(
-            rf"\b(?:{_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text
-        )
+        and not re.search(rf"\b(?:{_C})\b(?!\s+{_BIN})", text)
         and not re.search(r"\b(?:all|every|each|both|blocks|cubes)\b", text)
         and not world.held_object
     )
@@ -488,12 +485,7 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
     if not pronoun and _NARROWING.search(text):
         return None
     plain = {w for w in re.findall(r"[a-z]+", text) if w in L.COLOURS}
-    as_block = {
-        m.group(1)
-        for m in re.finditer(
-            rf"\b({_C})\b(?!\s+(?:bin|basket|container|bucket|tub|crate|box))", text
-        )
-    }
+    as_block = {m.group(1) for m in re.finditer(rf"\b({_C})\b(?!\s+{_BIN})", text)}
     if named - plain:
         return None  # a shade or a thing of a colour: the model can narrow it
     if re.search(r"\b(?:of\s+its|their|matching|same|corresponding|respective|own)\b", text):

@@ -17,7 +17,7 @@ from planner.understand import references as refs
 from sim.world import WorldState
 
 _C = "|".join(L.COLOURS)
-_BIN = r"(?:bin|basket|container|bucket|tub|crate|box)"
+_BIN = refs._BIN
 _POLITE = re.compile(
     r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+)*(?:please\s+)?(?:can|could|would|will|won't)"
     r"\s+(?:you|u)\s+(?:please\s+|kindly\s+|maybe\s+|just\s+)?(?P<verb>[a-z]+)"

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 
 from bridge import lexicon as L
+from planner.understand import references as refs
 
 _C = "|".join(L.COLOURS)
-_BIN = r"(?:bin|basket|container|bucket|tub|crate|box)"
+_BIN = refs._BIN
 _BLOCK = r"(?:block|cube|brick|one)"
 _REGION = (
     r"(?:left|right|front|back|middle|center|centre)(?:\s+side)?"
