@@ -98,6 +98,15 @@ def _bare(text: str) -> str:
     return re.sub(r"[^\w\s']", " ", text.lower()).strip()
 
 
+_DOING = r"(?:put|place|stack|move|push|take|do|grab)\b"
+#: The person says they will do it themselves ("I'm going to put ... myself", "let me put ...").
+_THEMSELVES = re.compile(
+    rf"^(?:i'm|i\s+am)\s+(?:going\s+to|gonna|about\s+to)\s+{_DOING}|"
+    rf"^(?:i'll|i\s+will|i\s+want\s+to|i'd\s+like\s+to)\s+{_DOING}.*"
+    rf"\b(?:myself|on\s+my\s+own|don't\s+help|without\s+you)\b|^let\s+me\s+{_DOING}"
+)
+
+
 def is_stop(text: str) -> bool:
     """The whole utterance is a stop word ("stop!", "never mind", "wait, don't")."""
     chunks = [c for c in re.split(r"[,;.!?]+", text.lower()) if c.strip()]
@@ -153,12 +162,7 @@ def understand(text: str, world: WorldState) -> Understanding:
         return out(REFUSE, reason="the instruction is empty")
     if is_stop(t):
         return out(STOP, answer="Stopped; nothing was done")
-    if re.match(
-        r"^(?:i'm|i\s+am)\s+(?:going\s+to|gonna|about\s+to)\s+(?:put|place|stack|move|push|take|do|grab)\b|"
-        r"^(?:i'll|i\s+will|i\s+want\s+to|i'd\s+like\s+to)\s+(?:put|place|stack|move|push|take|do|grab)\b.*"
-        r"\b(?:myself|on\s+my\s+own|don't\s+help|without\s+you)\b|^let\s+me\s+(?:put|place|stack|move|push|take|do|grab)\b",
-        t,
-    ):
+    if _THEMSELVES.match(t):
         # the person is going to do it: the arm stays out of the way
         return out(ANSWER, answer="Go ahead; I will not move")
     if answers.is_capability(t):
