@@ -459,7 +459,7 @@ class Runner:
         writer.trace("subgoal_start", index=idx, subgoal=dict(step))
         self._log("subgoal_start", f"subgoal {idx}: {step}", index=idx, subgoal=dict(step))
         self._emit(RunEvent.SUBGOAL_START, {"index": idx, "subgoal": dict(step)})
-        get_state = env.get_state
+        get_state, world_state = env.get_state, env.world_state
         n = [0]
         conv = self.conversation
         finishing: list = []  # the interjection a release in progress finishes before
@@ -467,7 +467,7 @@ class Runner:
 
         def on_step(action):
             if conv is not None and not finishing:
-                got = conv.check(writer.steps, env.world_state)
+                got = conv.check(writer.steps, world_state)
                 self._drain_turns()
                 if got is not None:
                     if self._about_to_release(env, step, action):
@@ -614,9 +614,7 @@ class Runner:
         self._log("skill_result", f"subgoal {idx} {step.get('skill')}: {reason}", **rec)
         self._emit(RunEvent.SUBGOAL_END, rec)
         self._note_interjection(inter, turn, "stopped", idx, taken, writer.steps, held)
-        world = env.world_state()
-        return_signal = Interrupted(inter, turn, world, finished=False, success=False)
-        raise return_signal
+        raise Interrupted(inter, turn, env.world_state(), finished=False, success=False)
 
     def _note_interjection(self, inter, turn, mode, idx, taken, rest_step, held=0) -> None:
         self._note(turn.index, turn.text, inter.kind, inter.task, mode, idx, turn.step, taken)
