@@ -224,7 +224,8 @@ def _place(x: float, y: float) -> str:
 
 
 def _listing(names: list[str]) -> str:
-    said = [f"the {n.split('_')[0]} block" for n in names]
+    # a scene name carries its noun ("red_bin", "blue_block"): a tie between bins says "bin"
+    said = [f"the {n.replace('_', ' ')}" if "_" in n else f"the {n} block" for n in names]
     if not said:
         return "nothing"
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]

@@ -818,3 +818,13 @@ def test_a_bin_in_a_state_is_no_choice():
         "put all the blocks in the red bin except the ones that are already in a bin", binned()
     )
     assert u.kind == "plan" and "already in a bin" in u.text
+
+
+def test_a_tie_between_bins_is_said_as_bins_not_blocks() -> None:
+    """A listing of scene names keeps each name's noun: a tie between two bins (or a
+    drawer's contents) must not call the bins "blocks"."""
+    from planner.understand.answers import _listing
+
+    assert _listing(["red_bin", "green_bin"]) == "the red bin and the green bin"
+    assert _listing(["blue_block"]) == "the blue block"
+    assert _listing([]) == "nothing"
