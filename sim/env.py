@@ -178,6 +178,10 @@ class TabletopEnv(gym.Env):
         #: (:meth:`world_state`), added up when a caller sets a dict here (the runner's
         #: timing breakdown); ``None`` (the default) times nothing.
         self.timings: dict[str, float] | None = None
+        #: Perception (``sim.perception.Perception``) or None: when set, :meth:`observe`'s
+        #: cube and articulation entries and :meth:`world_state` are its estimate from the
+        #: cameras; :meth:`true_world_state` is always physics.
+        self.perception: Any = None
 
         inf = np.inf
         obs: dict[str, spaces.Space[Any]] = {
@@ -195,6 +199,8 @@ class TabletopEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
         options = dict(options or {})
+        if self.perception is not None:
+            self.perception.reset()
         m, d = self.model, self.data
         mujoco.mj_resetData(m, d)
         self.controller.set_home(d)
@@ -355,6 +361,8 @@ class TabletopEnv(gym.Env):
         }
         if self.articulation is not None:
             obs["articulation"] = self.articulation.observe(d)
+        if self.perception is not None:
+            obs = self.perception.observation(self, obs)
         return obs
 
     def _present_array(self) -> np.ndarray:
@@ -372,8 +380,18 @@ class TabletopEnv(gym.Env):
 
     def set_state(self, state: np.ndarray) -> None:
         physics.set_state(self.model, self.data, state)
+        if self.perception is not None:
+            self.perception.invalidate()
 
     def world_state(self) -> WorldState:
+        """The world state the system acts on: physics', or the perception's estimate where
+        :attr:`perception` is set."""
+        if self.perception is not None:
+            return self.perception.world_state(self)
+        return self.true_world_state()
+
+    def true_world_state(self) -> WorldState:
+        """The world state from physics (the ground truth), whatever :attr:`perception` is."""
         t0 = time.perf_counter() if self.timings is not None else 0.0
         mujoco.mj_collision(self.model, self.data)  # contacts of the current state
         w = extract_world_state(self.model, self.data)

@@ -729,7 +729,37 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
         raw[n] = (p, data.xquat[b])
 
     art = ix.drawer
-    drawer_xy = data.xpos[art.drawer_body].tolist() if art is not None else None
+    opening = float(data.qpos[ix.finger_q[0]] + data.qpos[ix.finger_q[1]])
+    if art is None:
+        return world_from_poses(raw, held, grip, opening, bins)
+    return world_from_poses(
+        raw,
+        held,
+        grip,
+        opening,
+        bins,
+        _drawer_state(art, data, []),
+        _button_state(art, data),
+        bool(data.userdata[scene.LIGHT_USERDATA]),
+    )
+
+
+def world_from_poses(
+    raw: dict,
+    held: str | None,
+    grip,
+    gripper_opening: float,
+    bins: list[BinState],
+    drawer: DrawerState | None = None,
+    button: ButtonState | None = None,
+    light_on: bool | None = None,
+) -> WorldState:
+    """World state from the cubes' poses (``raw``: name -> (centre as a list of floats,
+    (w, x, y, z) quaternion)), what the gripper holds and where, the bins and, in the
+    articulated scene, the drawer (its contents are filled in here), the button and the
+    light: the predicates of :func:`extract_world_state`, from poses however they were
+    obtained (physics, or a camera's estimate: ``sim.perception``)."""
+    drawer_xy = list(drawer.pos) if drawer is not None else None
     contents: list[str] = []
     objects = []
     for n, (p, q) in raw.items():
@@ -782,17 +812,17 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
             )
         )
     regions = [RegionState(name=k, pos=v) for k, v in scene.REGIONS.items()]
-    opening = float(data.qpos[ix.finger_q[0]] + data.qpos[ix.finger_q[1]])
     world = WorldState(
         objects=objects,
         bins=bins,
         regions=regions,
         held_object=held,
         grip_pos=_xyz(grip),
-        gripper_opening=opening,
+        gripper_opening=gripper_opening,
     )
-    if art is not None:
-        world.drawer = _drawer_state(art, data, contents)
-        world.button = _button_state(art, data)
-        world.light_on = bool(data.userdata[scene.LIGHT_USERDATA])
+    if drawer is not None:
+        drawer.contents = contents
+        world.drawer = drawer
+        world.button = button
+        world.light_on = light_on
     return world

@@ -1,0 +1,207 @@
+"""What one RGB-D frame shows: cubes' top faces, the drawer's front, the button, the lamp.
+
+Pure functions of a :class:`~sim.perception.camera.Frame` (pixels, depth, calibration) and
+the fixed map (:class:`~sim.perception.static.StaticMap`); nothing here sees the
+simulator. A cube is found by its colour, back-projected to world points, cleared of the
+furniture; its top face is the highest band of those points. A whole face gives the centre
+(mean of the face's points) and the yaw (the fourth-order moment of the face: a square's
+orientation, modulo a quarter turn); a face partly hidden is returned as it is, for the
+tracker to place with its prior (:func:`place_partial`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from sim import scene
+from sim.perception.camera import Frame
+from sim.perception.colors import color_masks
+from sim.perception.static import StaticMap
+
+FACE_AREA = (2 * scene.CUBE_HALF) ** 2
+#: A face at least this much of a full face's area counts as whole.
+WHOLE = 0.9
+#: Points this close below the highest (m) are the top face.
+FACE_BAND = 0.004
+#: Fewer face points than this is no detection.
+MIN_POINTS = 6
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A cube's top face in one frame."""
+
+    color: str
+    xy: tuple[float, float]  # centre (whole face) or mean of the visible part
+    z: float  # centre height: the face's height minus the half size
+    yaw: float  # in [-pi/4, pi/4)
+    area: float  # fraction of a whole face seen
+    face: np.ndarray  # (N, 2) the face's points (x, y)
+
+    @property
+    def whole(self) -> bool:
+        return self.area >= WHOLE
+
+
+def square_yaw(xy: np.ndarray) -> float:
+    """Orientation (rad, in [-pi/4, pi/4)) of a square from points filling it: the phase
+    of sum (dx + i dy)^4 is 4 yaw + pi for a filled square."""
+    d = xy - xy.mean(axis=0)
+    z = d[:, 0] + 1j * d[:, 1]
+    m4 = np.sum(z**4)
+    a = (math.atan2(m4.imag, m4.real) - math.pi) / 4
+    return fold_yaw(a)
+
+
+def fold_yaw(a: float) -> float:
+    """A yaw folded into [-pi/4, pi/4): a cube a quarter turn on is the same cube."""
+    q = math.pi / 2
+    return (a + q / 2) % q - q / 2
+
+
+def _face_area(frame: Frame, rows: np.ndarray, cols: np.ndarray) -> float:
+    """Area (m^2) the pixels cover on a horizontal plane."""
+    rays = frame.rays(rows, cols)
+    norm = np.linalg.norm(rays, axis=1)
+    uz = np.abs(rays @ frame.mat[2]) / norm  # world z of the unit ray
+    d = frame.depth[rows, cols]
+    return float(np.sum(d * d / (frame.f * frame.f * norm * np.maximum(uz, 0.2))))
+
+
+def cubes(frame: Frame, static: StaticMap) -> dict[str, Seen]:
+    """Each cube colour's top face seen in ``frame`` (colours not seen are left out)."""
+    out = {}
+    for color, mask in color_masks(frame.rgb).items():
+        rows, cols = np.nonzero(mask)
+        if len(rows) < MIN_POINTS:
+            continue
+        p = frame.points(rows, cols)
+        keep = static.keep(p)
+        if keep.sum() < MIN_POINTS:
+            continue
+        p, rows, cols = p[keep], rows[keep], cols[keep]
+        top = float(np.percentile(p[:, 2], 95))
+        face = p[:, 2] > top - FACE_BAND
+        if face.sum() < MIN_POINTS:
+            continue
+        fp = p[face]
+        area = _face_area(frame, rows[face], cols[face]) / FACE_AREA
+        xy = fp[:, :2]
+        c = xy.mean(axis=0)
+        out[color] = Seen(
+            color=color,
+            xy=(float(c[0]), float(c[1])),
+            z=float(np.mean(fp[:, 2])) - scene.CUBE_HALF,
+            yaw=square_yaw(xy),
+            area=area,
+            face=xy,
+        )
+    return out
+
+
+def place_partial(seen: Seen, prior_xy: tuple[float, float], yaw: float) -> tuple[float, float]:
+    """Centre of a cube whose top face is partly hidden, with the face turned ``yaw``:
+    along each of its edges' directions, a full extent gives the middle; a cut one gives
+    the centre a half size in from whichever visible edge is nearer the prior's."""
+    u = np.array([math.cos(yaw), math.sin(yaw)])
+    v = np.array([-math.sin(yaw), math.cos(yaw)])
+    h = scene.CUBE_HALF
+    centre = []
+    for axis in (u, v):
+        s = seen.face @ axis
+        lo, hi = float(s.min()), float(s.max())
+        if hi - lo > 2 * h - 0.006:
+            centre.append(0.5 * (lo + hi))
+        else:
+            prior = float(np.dot(prior_xy, axis))
+            a, b = lo + h, hi - h
+            centre.append(a if abs(a - prior) < abs(b - prior) else b)
+    xy = centre[0] * u + centre[1] * v
+    return float(xy[0]), float(xy[1])
+
+
+# ---------------------------------------------------------------- the articulated scene
+#: The drawer's front wall's top (m) and how far round it a point still counts.
+_FRONT_TOP = scene.DRAWER_WALL_TOP
+_BAND = 0.006
+
+
+def _region(frame: Frame, x0: float, x1: float, y0: float, y1: float, z: float):
+    """Pixel rows and cols (a box, clipped to the image) that see the table-aligned
+    rectangle [x0, x1] x [y0, y1] at height ``z``, for a camera looking down."""
+    corners = [frame.project((x, y, z)) for x in (x0, x1) for y in (y0, y1)]
+    h, w = frame.shape
+    r0 = max(0, int(math.floor(min(c[0] for c in corners))))
+    r1 = min(h, int(math.ceil(max(c[0] for c in corners))) + 1)
+    c0 = max(0, int(math.floor(min(c[1] for c in corners))))
+    c1 = min(w, int(math.ceil(max(c[1] for c in corners))) + 1)
+    return slice(r0, r1), slice(c0, c1)
+
+
+def _points_in(frame: Frame, rs: slice, cs: slice):
+    rows, cols = np.mgrid[rs, cs]
+    rows, cols = rows.ravel(), cols.ravel()
+    return frame.points(rows, cols), frame.rgb[rows, cols].astype(np.int16)
+
+
+def drawer_opening(frame: Frame, static: StaticMap) -> float | None:
+    """How far the drawer is pulled out (m), from where its front wall's top (light wood,
+    at the walls' height) is nearest the robot; None where that cannot be told (the arm over
+    the drawer's path)."""
+    if static.drawer_closed_x is None or static.drawer_y is None:
+        return None
+    hy = scene.DRAWER_INNER_HALF[1]
+    x_front_closed = static.drawer_closed_x - scene.DRAWER_INNER_HALF[0] - scene.DRAWER_FRONT
+    x0, x1 = x_front_closed - scene.DRAWER_TRAVEL - 0.01, scene.CABINET_LOW[0] + 0.012
+    y = static.drawer_y
+    rs, cs = _region(frame, x0, x1, y - hy, y + hy, _FRONT_TOP)
+    p, rgb = _points_in(frame, rs, cs)
+    r, g, b = rgb[:, 0], rgb[:, 1], rgb[:, 2]
+    inside = (p[:, 1] > y - hy) & (p[:, 1] < y + hy) & (p[:, 0] > x0) & (p[:, 0] < x1)
+    wood = (r >= g) & (g >= b) & (b * 100 > r * 72) & (r + g + b > 200)
+    front = inside & wood & (np.abs(p[:, 2] - _FRONT_TOP) < _BAND)
+    if front.sum() >= 3:
+        x = float(np.min(p[front, 0]))
+        return float(np.clip(x_front_closed - x, 0.0, scene.DRAWER_TRAVEL))
+    # no front in view: shut (the cabinet hides it), unless something stands over its path
+    above = inside & (p[:, 2] > _FRONT_TOP + _BAND)
+    if above.sum() > 0.05 * max(1, inside.sum()):
+        return None
+    return 0.0
+
+
+def button_depth(frame: Frame, static: StaticMap) -> float | None:
+    """How far the button's cap is pushed down (m), from the height of its middle; None
+    where something is over it."""
+    if static.button is None:
+        return None
+    top_up = 2 * 0.015 + 0.012  # housing top plus the cap at rest
+    bx, by = static.button
+    rs, cs = _region(frame, bx - 0.008, bx + 0.008, by - 0.008, by + 0.008, top_up)
+    p, _ = _points_in(frame, rs, cs)
+    near = np.hypot(p[:, 0] - bx, p[:, 1] - by) < 0.009
+    if near.sum() < 2:
+        return None
+    z = float(np.median(p[near, 2]))
+    if z > top_up + 0.004:
+        return None
+    return float(np.clip(top_up - z, 0.0, 0.01))
+
+
+def light_on(frame: Frame, static: StaticMap) -> bool | None:
+    """Whether the lamp's bulb glows: its pixels near white-yellow (an emissive material)
+    rather than its dull brass; None where the bulb is hidden."""
+    if static.lamp is None:
+        return None
+    lx, ly, lz = static.lamp
+    rad = 0.012
+    rs, cs = _region(frame, lx - rad, lx + rad, ly - rad, ly + rad, lz + 0.018)
+    p, rgb = _points_in(frame, rs, cs)
+    bulb = (np.hypot(p[:, 0] - lx, p[:, 1] - ly) < rad) & (np.abs(p[:, 2] - lz) < 0.02)
+    if bulb.sum() < 2:
+        return None
+    c = rgb[bulb].mean(axis=0)
+    return bool(c[0] > 200 and c[1] > 170)

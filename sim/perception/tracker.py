@@ -1,0 +1,191 @@
+"""Beliefs about the scene kept between frames: what the cameras saw, and what follows.
+
+Each frame the top camera (and the wrist camera, which sees under the hand) gives the
+cubes' top faces (:mod:`sim.perception.detect`). A whole face sets a cube's pose; a face
+cut by the arm places the cube with the prior's help (:func:`~sim.perception.detect.
+place_partial`); an unseen cube keeps its last pose and is reported uncertain. The
+gripper's hold comes from the fingers' own joints (proprioception): closed to a cube's
+width next to a tracked cube, it holds that cube, which then moves with the grip site;
+opened, it lets it go, and the cube is believed to have dropped onto what is under it
+until a camera sees it again. A cube believed in the drawer moves with the drawer.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sim import scene
+from sim.perception import detect
+from sim.perception.camera import Frame
+from sim.perception.static import StaticMap
+
+#: The fingers' opening (m, both together) that means a cube is between them: a 4 cm cube
+#: stops them at about 4 cm; wider is open, narrower closed on nothing.
+HOLD_OPENING = (0.030, 0.046)
+#: A cube this close (m) to the grip site when the fingers close on it is the one held.
+HOLD_XY, HOLD_Z = 0.03, 0.04
+#: A partly hidden face at least this much of a whole one still updates the belief.
+PARTIAL_MIN = 0.15
+
+
+@dataclass
+class Track:
+    """What is believed about one cube."""
+
+    pos: np.ndarray
+    yaw: float
+    seen: bool = True  # confirmed by this frame's images
+    age: int = 0  # frames since last confirmed
+
+
+@dataclass
+class Belief:
+    """The perceived scene after one frame."""
+
+    tracks: dict[str, Track] = field(default_factory=dict)
+    held: str | None = None
+    drawer_opening: float | None = None
+    button_depth: float | None = None
+    light_on: bool | None = None
+    #: Beliefs this frame's images did not confirm (cube names, "drawer", "light", "button").
+    uncertain: set[str] = field(default_factory=set)
+
+
+class Tracker:
+    """Fuses frames into a :class:`Belief`; :meth:`reset` at each new episode."""
+
+    def __init__(self, static: StaticMap):
+        self.static = static
+        self.reset()
+
+    def reset(self) -> None:
+        self.belief = Belief()
+        self._offset = np.zeros(3)
+
+    def update(self, frames: list[Frame], grip: np.ndarray, finger_q: np.ndarray) -> Belief:
+        b = self.belief
+        b.uncertain = set()
+        seen_by = [detect.cubes(f, self.static) for f in frames]
+        top = frames[0]
+        self._articulation(top, b)
+        self._hold(b, grip, float(finger_q[0] + finger_q[1]), seen_by)
+        for color in scene.CUBE_COLORS:
+            name = f"{color}_block"
+            t = b.tracks.get(name)
+            if name == b.held:
+                assert t is not None
+                t.pos = grip + self._offset
+                t.seen, t.age = True, 0
+                continue
+            views = [s[color] for s in seen_by if color in s]
+            whole = [v for v in views if v.whole]
+            if whole:
+                v = max(whole, key=lambda v: v.area)
+                pos = np.array([v.xy[0], v.xy[1], v.z])
+                if t is None:
+                    b.tracks[name] = Track(pos, v.yaw)
+                else:
+                    t.pos, t.yaw, t.seen, t.age = pos, v.yaw, True, 0
+                continue
+            part = [v for v in views if v.area >= PARTIAL_MIN]
+            if part:
+                v = max(part, key=lambda v: v.area)
+                if t is None:
+                    b.tracks[name] = Track(np.array([v.xy[0], v.xy[1], v.z]), v.yaw, False)
+                    b.uncertain.add(name)
+                    continue
+                xy = detect.place_partial(v, (float(t.pos[0]), float(t.pos[1])), t.yaw)
+                t.pos = np.array([xy[0], xy[1], v.z])
+                t.seen, t.age = True, 0
+                continue
+            if t is not None:
+                t.seen, t.age = False, t.age + 1
+                b.uncertain.add(name)
+        return b
+
+    # ------------------------------------------------------------------ the hold
+    def _hold(self, b: Belief, grip: np.ndarray, opening: float, seen_by) -> None:
+        closed_on_cube = HOLD_OPENING[0] < opening < HOLD_OPENING[1]
+        if b.held is not None:
+            t = b.tracks[b.held]
+            color = scene.cube_color(b.held)
+            far = [
+                s[color]
+                for s in seen_by
+                if color in s
+                and s[color].whole
+                and math.dist(s[color].xy, (float(grip[0]), float(grip[1]))) > 0.04
+            ]
+            if not closed_on_cube or far:
+                self._drop(b, t)
+                b.held = None
+            return
+        if not closed_on_cube:
+            return
+        best, best_d = None, HOLD_XY
+        for n, t in b.tracks.items():
+            d = math.hypot(t.pos[0] - grip[0], t.pos[1] - grip[1])
+            if d < best_d and abs(t.pos[2] - grip[2]) < HOLD_Z:
+                best, best_d = n, d
+        if best is not None:
+            b.held = best
+            off = b.tracks[best].pos - grip
+            self._offset = np.array([0.0, 0.0, float(np.clip(off[2], -0.02, 0.02))])
+
+    def _drop(self, b: Belief, t: Track) -> None:
+        """A released cube lands on what is under it: a cube's top, a bin's or the
+        drawer's floor, or the table (until a camera sees where it went)."""
+        x, y = float(t.pos[0]), float(t.pos[1])
+        z = scene.CUBE_HALF
+        for _, bx, by in self.static.bins:
+            if abs(x - bx) < scene.BIN_INNER_HALF and abs(y - by) < scene.BIN_INNER_HALF:
+                z = 0.004 + scene.CUBE_HALF
+        dx = self._drawer_x(b)
+        if dx is not None and self._over_drawer(x, y, dx):
+            z = scene.DRAWER_FLOOR_Z + scene.CUBE_HALF
+        for o in b.tracks.values():
+            if o is t:
+                continue
+            if math.hypot(o.pos[0] - x, o.pos[1] - y) < 0.025 and o.pos[2] + 0.02 < t.pos[2]:
+                z = max(z, float(o.pos[2]) + 2 * scene.CUBE_HALF)
+        t.pos = np.array([x, y, z])
+
+    # ------------------------------------------------------------------ the articulation
+    def _drawer_x(self, b: Belief) -> float | None:
+        if self.static.drawer_closed_x is None or b.drawer_opening is None:
+            return None
+        return self.static.drawer_closed_x - b.drawer_opening
+
+    def _over_drawer(self, x: float, y: float, dx: float) -> bool:
+        assert self.static.drawer_y is not None
+        hx, hy = scene.DRAWER_INNER_HALF
+        return abs(x - dx) < hx and abs(y - self.static.drawer_y) < hy
+
+    def _articulation(self, top: Frame, b: Belief) -> None:
+        if self.static.drawer_closed_x is None:
+            return
+        opening = detect.drawer_opening(top, self.static)
+        if opening is None:
+            b.uncertain.add(scene.DRAWER_NAME)
+        else:
+            old = self._drawer_x(b)
+            b.drawer_opening = opening
+            new = self._drawer_x(b)
+            if old is not None and new is not None and new != old:
+                for n, t in b.tracks.items():  # what lies in the drawer moves with it
+                    if n != b.held and self._over_drawer(float(t.pos[0]), float(t.pos[1]), old):
+                        if t.pos[2] < scene.DRAWER_WALL_TOP + scene.CUBE_HALF:
+                            t.pos = t.pos + np.array([new - old, 0.0, 0.0])
+        depth = detect.button_depth(top, self.static)
+        if depth is None:
+            b.uncertain.add(scene.BUTTON_NAME)
+        else:
+            b.button_depth = depth
+        light = detect.light_on(top, self.static)
+        if light is None:
+            b.uncertain.add("light")
+        else:
+            b.light_on = light

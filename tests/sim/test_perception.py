@@ -1,0 +1,124 @@
+"""Perception on real renders: poses, the drawer and the light from images, and nothing from
+the simulator's object state (issue 29)."""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+import pytest
+
+from sim import scene
+from sim.env import TabletopEnv
+from sim.perception import Perception, StaticMap
+from sim.perception.detect import fold_yaw
+from sim.perception.tracker import Tracker
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = TabletopEnv()
+    e.perception = Perception(e.model)
+    yield e
+    e.perception.close()
+    e.close()
+
+
+def _clear_scene(env: TabletopEnv) -> None:
+    """Four cubes where the arm at home hides none of them."""
+    cubes = {
+        "red_block": [0.10, -0.20, 0.2],
+        "green_block": [0.15, 0.02, -0.3],
+        "blue_block": [0.02, -0.10, 0.0],
+        "yellow_block": [0.18, -0.12, 0.6],
+    }
+    env.reset(seed=0, options={"cubes": cubes})
+
+
+def test_wrist_camera_looks_down_past_the_fingers(env):
+    _clear_scene(env)
+    frame = next(f for f in env.perception.cameras.render(env.data) if f.name == "wrist")
+    h, w = frame.shape
+    centre = frame.points(np.array([h // 2]), np.array([w // 2]))[0]
+    grip = env.grip_pos
+    # the middle of the image is on the table, below the grip site and near under it
+    assert abs(centre[2]) < 0.01
+    assert math.hypot(centre[0] - grip[0], centre[1] - grip[1]) < 0.08
+
+
+def test_poses_from_the_top_camera(env):
+    _clear_scene(env)
+    w, truth = env.world_state(), env.true_world_state()
+    assert sorted(w.object_names) == sorted(truth.object_names)
+    for o in truth.objects:
+        p = w.object(o.name)
+        assert p is not None
+        assert math.dist(p.pos, o.pos) < 0.005, o.name
+        assert abs(math.degrees(fold_yaw(p.yaw - o.yaw))) < 5, o.name
+        assert (p.on_table, p.in_bin, p.held) == (o.on_table, o.in_bin, o.held)
+    obs, true_obs = env.observe(), None
+    env.perception, saved = None, env.perception
+    try:
+        true_obs = env.observe()
+    finally:
+        env.perception = saved
+    assert np.array_equal(obs["proprio"], true_obs["proprio"])  # the robot's own joints
+    assert np.abs(obs["object_pos"] - true_obs["object_pos"]).max() < 0.005
+
+
+def test_the_estimate_is_a_function_of_the_images_alone(env):
+    """Corrupting every cube's pose in the simulator after the render changes nothing."""
+    _clear_scene(env)
+    frames = env.perception.cameras.render(env.data)
+    grip, fq = env.grip_pos, np.array([0.04, 0.04])
+    before = Tracker(StaticMap.from_model(env.model)).update(frames, grip, fq)
+    d = env.data
+    for n in scene.CUBE_NAMES:
+        a = env.model.jnt_qposadr[env.model.joint(f"{n}_joint").id]
+        d.qpos[a : a + 7] = [0.3, 0.3, 0.5, 0.0, 1.0, 0.0, 0.0]
+    mujoco.mj_forward(env.model, d)
+    after = Tracker(StaticMap.from_model(env.model)).update(frames, grip, fq)
+    assert before.tracks.keys() == after.tracks.keys() and len(before.tracks) == 4
+    for n, t in before.tracks.items():
+        assert np.array_equal(t.pos, after.tracks[n].pos) and t.yaw == after.tracks[n].yaw
+    # and a render of the corrupted state does see them moved (the images are what counts)
+    moved = env.perception.cameras.render(d)
+    again = Tracker(StaticMap.from_model(env.model)).update(moved, grip, fq)
+    assert all(
+        np.linalg.norm(again.tracks[n].pos - t.pos) > 0.05
+        for n, t in before.tracks.items()
+        if n in again.tracks
+    )
+
+
+def test_an_unseen_cube_is_kept_and_reported_uncertain(env):
+    _clear_scene(env)
+    env.world_state()
+    d = env.data
+    a = env.model.jnt_qposadr[env.model.joint("red_block_joint").id]
+    d.qpos[a : a + 3] = [2.5, 2.5, -0.73]  # out of every camera's view
+    mujoco.mj_forward(env.model, d)
+    env.perception.invalidate()
+    w = env.world_state()
+    assert "red_block" in env.perception.report()["uncertain"]
+    assert math.dist(w.object("red_block").pos, (0.10, -0.20, 0.02)) < 0.005
+
+
+def test_drawer_and_light_from_the_top_camera():
+    e = TabletopEnv(scene="articulated")
+    e.perception = Perception(e.model)
+    try:
+        for drawer, light in ((0.0, False), (0.06, True), (0.15, False), (0.13, True)):
+            e.reset(seed=1, options={"drawer": drawer, "light": light})
+            w, truth = e.world_state(), e.true_world_state()
+            assert w.drawer is not None and truth.drawer is not None
+            assert abs(w.drawer.opening - truth.drawer.opening) < 0.006
+            assert (w.drawer.is_open, w.drawer.is_closed) == (
+                truth.drawer.is_open,
+                truth.drawer.is_closed,
+            )
+            assert w.light_on == truth.light_on == light
+    finally:
+        e.perception.close()
+        e.close()
