@@ -18,21 +18,42 @@ def evaluate_policy(
     seed: int = 0,
     env: SkillEnv | None = None,
     progress: Callable[[int, bool], None] | None = None,
+    perception: str = "state",
 ) -> dict:
-    """Deterministic rollouts from ``episodes`` seeded chained starts."""
+    """Deterministic rollouts from ``episodes`` seeded chained starts.
+
+    ``perception="camera"``: the skill sees, and its success test reads, the cameras'
+    estimate (``sim.perception``); each episode is also judged on the simulator's truth,
+    and a success the truth does not confirm is counted as a false claim."""
     env = env or SkillEnv(skill)
+    camera = perception == "camera"
+    if camera:
+        attach_perception(env)
+    truth_ok = false_claims = 0
+    errors: list[float] = []
+    if isinstance(policy, MLPPolicy):  # executed with its own action filter, as at run time
+        env.action_filter = policy.action_filter
+        env.action_filter_stages = policy.action_filter_stages
     successes, steps = 0, []
     kinds: dict[str, list[int]] = {}  # target kind -> [successes, episodes]
     for ep in range(episodes):
         obs, _ = env.reset(seed=seed * 100_003 + ep)
+        true_before = env.sim.true_world_state() if camera else None
         done = False
         info = {"is_success": False}
         while not done:
             a = policy.act(obs) if isinstance(policy, MLPPolicy) else policy(env, obs)
             obs, _, term, trunc, info = env.step(a)
             done = term or trunc
+            if camera:
+                errors.append(perception_error(env.sim))
         ok = bool(info["is_success"])
         successes += ok
+        if camera:
+            assert true_before is not None
+            real = env.skill.success(true_before, env.sim.true_world_state(), env.params)
+            truth_ok += real
+            false_claims += ok and not real
         k = kinds.setdefault(env.binding.target_kind or "-", [0, 0])
         k[0] += ok
         k[1] += 1
@@ -48,12 +69,45 @@ def evaluate_policy(
         "ci95": [round(lo, 4), round(hi, 4)],
         "mean_steps": float(np.mean(steps)) if steps else None,
     }
+    if camera:
+        out["perception"] = perception
+        e = np.array(errors) if errors else np.zeros(1)
+        out["true_success_rate"] = truth_ok / max(episodes, 1)
+        out["true_ci95"] = [round(v, 4) for v in wilson(truth_ok, episodes)]
+        out["false_success_claims"] = int(false_claims)
+        out["perception_error_mm"] = {
+            "p50": round(float(np.percentile(e, 50)) * 1e3, 2),
+            "p95": round(float(np.percentile(e, 95)) * 1e3, 2),
+            "max": round(float(e.max()) * 1e3, 2),
+            "steps": len(errors),
+        }
     if len(kinds) > 1:  # e.g. place into bins vs onto cubes vs onto regions
         out["by_target"] = {
             k: {"episodes": n, "success_rate": s / n, "ci95": [round(v, 4) for v in wilson(s, n)]}
             for k, (s, n) in sorted(kinds.items())
         }
     return out
+
+
+def attach_perception(env: SkillEnv) -> None:
+    """Give each simulator of ``env`` (the nominal one and its perturbed ones) cameras."""
+    from sim.perception import Perception
+
+    for sim in (env._nominal, *env._sims.values()):
+        if sim.perception is None:
+            sim.perception = Perception(sim.model)
+
+
+def perception_error(sim) -> float:
+    """The largest distance (m) between a cube's perceived and true centre, over the cubes
+    in the scene that perception has a belief about."""
+    belief = sim.perception.tracker.belief
+    worst = 0.0
+    for name, t in belief.tracks.items():
+        if name in sim.present:
+            true = sim.data.xpos[sim.model.body(name).id]
+            worst = max(worst, float(np.linalg.norm(t.pos - true)))
+    return worst
 
 
 def expert_policy(env: SkillEnv, obs: np.ndarray) -> np.ndarray:

@@ -18,6 +18,8 @@ from sim import scene
 #: Points lower than this (m) are the table, a bin's floor or the drawer's floor: a cube's
 #: top face is never this low.
 FLOOR_Z = 0.008
+#: Points this far below the table top are on the floor: a cube that fell off the table.
+FALLEN_BELOW = -0.1
 #: How far round the furniture its points are dropped (m): rendering rounds edges.
 MARGIN = 0.004
 
@@ -62,7 +64,7 @@ class StaticMap:
         """Which points (N, 3) may be a cube: above the floors, off the bin walls, the
         button and the lamp."""
         x, y, z = p[:, 0], p[:, 1], p[:, 2]
-        ok = z > FLOOR_Z
+        ok = (z > FLOOR_Z) | (z < FALLEN_BELOW)  # or fallen to the floor, off the table
         inner = scene.BIN_INNER_HALF - MARGIN
         outer = scene.BIN_INNER_HALF + 0.008 + MARGIN
         wall_top = scene.BIN_WALL_HEIGHT + MARGIN

@@ -15,6 +15,28 @@ from skillbridge.cli.common import check_skill, console, progress_bar
 from skillbridge.errors import UserError, safe
 
 
+def _check_perception(perception: str, other_mode: bool) -> None:
+    if perception not in ("state", "camera"):
+        raise UserError(f"--perception must be state or camera, got {perception!r}")
+    if perception == "camera" and other_mode:
+        raise UserError(
+            "--perception camera goes with a single skill's nominal evaluation "
+            "(not --split, pick-place or --record)"
+        )
+
+
+def _print_camera(result: dict) -> None:
+    """The camera run's truth: its success on the simulator, false claims, pose error."""
+    lo, hi = result["true_ci95"]
+    err = result["perception_error_mm"]
+    console.print(
+        f"  camera perception: true success {result['true_success_rate']:.3f} "
+        f"(95% CI {lo:.3f}-{hi:.3f}), false success claims "
+        f"{result['false_success_claims']}, cube error p50 {err['p50']} mm, "
+        f"p95 {err['p95']} mm, max {err['max']} mm"
+    )
+
+
 def register(app: typer.Typer) -> None:
     app.command("eval-skill")(eval_skill)
 
@@ -56,10 +78,19 @@ def eval_skill(
         help="Run in this scene instead of the skill's own (tabletop or articulated): "
         "e.g. a tabletop skill beside the articulated scene's drawer and button.",
     ),
+    perception: str = typer.Option(
+        "state",
+        "--perception",
+        help="Where the skill's view of the scene comes from: state (the simulator's "
+        "poses) or camera (estimated from RGB-D images; success judged on the estimate, "
+        "false claims counted on the truth).",
+    ),
 ):
     """Success rate (95% Wilson interval) of a skill from its chained start distribution."""
     check_skill(skill, allow_chain=True)
     from skills.chain import CHAIN
+
+    _check_perception(perception, skill == CHAIN or split is not None or record)
 
     _check_expert(skill, expert, split)
     _check_scene(skill, scene_name, split)
@@ -115,7 +146,9 @@ def eval_skill(
             result = evaluate_chain(ex, episodes, seed=seed, progress=hook)
         else:
             env = SkillEnv(skill, scene_name=scene_name) if scene_name else None
-            result = evaluate_policy(skill, policy, episodes, seed=seed, env=env, progress=hook)
+            result = evaluate_policy(
+                skill, policy, episodes, seed=seed, env=env, progress=hook, perception=perception
+            )
     if record and skill != CHAIN and not expert:
         from skills.policy import record_evaluation
 
@@ -138,16 +171,22 @@ def eval_skill(
     if as_json:
         typer.echo(json.dumps(result))
     else:
-        lo, hi = result["ci95"]
+        _print_result(skill, episodes, result)
+
+
+def _print_result(skill: str, episodes: int, result: dict) -> None:
+    lo, hi = result["ci95"]
+    console.print(
+        f"{skill}: success {result['success_rate']:.3f} over {episodes} episodes "
+        f"(95% CI {lo:.3f}-{hi:.3f}), mean steps {result['mean_steps']}"
+    )
+    if result.get("perception") == "camera":
+        _print_camera(result)
+    for kind, r in result.get("by_target", {}).items():
         console.print(
-            f"{skill}: success {result['success_rate']:.3f} over {episodes} episodes "
-            f"(95% CI {lo:.3f}-{hi:.3f}), mean steps {result['mean_steps']}"
+            f"  target {kind}: {r['success_rate']:.3f} over {r['episodes']} "
+            f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
         )
-        for kind, r in result.get("by_target", {}).items():
-            console.print(
-                f"  target {kind}: {r['success_rate']:.3f} over {r['episodes']} "
-                f"(95% CI {r['ci95'][0]:.3f}-{r['ci95'][1]:.3f})"
-            )
 
 
 def _check_expert(skill: str, expert: bool, split: str | None) -> None:
