@@ -153,10 +153,11 @@ def _outcome(part: str, summary: dict) -> dict:
 
 
 # ----------------------------------------------------------------------------- tables
-def _f(v: float | None, digits: int = 3) -> str:
+def _f(v: float | None) -> str:
+    """Three significant figures (whole numbers from 1000 up)."""
     if v is None:
         return "-"
-    return f"{v:.{digits}g}" if abs(v) >= 10 else f"{v:.{digits}f}".rstrip("0").rstrip(".")
+    return f"{v:.0f}" if abs(v) >= 1000 else f"{v:.3g}"
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -244,20 +245,35 @@ def _rate(r: dict | None) -> str:
 
 
 def _skill_table(cols: list[tuple[str, dict]]) -> str:
+    """Per skill: subgoals, mean time and path (succeeded ones), and the p95 of the motion
+    command change and of the jerk inside the skill."""
     skills = sorted({k for _, m in cols for k in m["subgoals"]["by_skill"]})
-    head = "| skill | " + " | ".join(f"{n}: n, s mean, path m mean" for n, _ in cols) + " |"
-    lines = [head, "|---|" + "---|" * len(cols)]
+    head = "| skill | " + " | ".join(f"{n}: n, s, path m, change p95, jerk p95" for n, _ in cols)
+    lines = [head + " |", "|---|" + "---|" * len(cols)]
     for sk in skills:
         cells = []
         for _, m in cols:
             row = m["subgoals"]["by_skill"].get(sk)
+            inside = m.get("inside_by_skill", {}).get(sk, {})
             if row is None:
                 cells.append("-")
                 continue
+            change = (inside.get("action_change") or {}).get("p95")
+            jerk = (inside.get("jerk") or {}).get("p95")
             cells.append(
-                f"{row['subgoals']}, {_f(row['seconds']['mean'])}, {_f(row['path_m']['mean'])}"
+                f"{row['subgoals']}, {_f(row['seconds']['mean'])}, {_f(row['path_m']['mean'])}, "
+                f"{_f(change)}, {_f(jerk)}"
             )
         lines.append(f"| {sk} | " + " | ".join(cells) + " |")
+    pairs = sorted({k for _, m in cols for k in m.get("switch_pairs", {})})
+    lines += ["", "| switch | " + " | ".join(f"{n}: n, change p50 / p95" for n, _ in cols) + " |"]
+    lines.append("|---|" + "---|" * len(cols))
+    for pair in pairs:
+        cells = []
+        for _, m in cols:
+            st = m.get("switch_pairs", {}).get(pair)
+            cells.append("-" if st is None else f"{st['n']}, {_f(st['p50'])} / {_f(st['p95'])}")
+        lines.append(f"| {pair} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

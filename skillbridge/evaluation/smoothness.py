@@ -309,12 +309,16 @@ def summarise(trajs: Sequence[Trajectory], window: float = WINDOW) -> dict[str, 
 
     ``figures[quantity][class]`` holds :func:`stats` of the per-step values (for
     ``saturated`` the mean is the share); ``figures["action_change"]["boundary"]`` the
-    change across each switch itself; ``subgoals`` time and path per subgoal, overall and
-    by skill."""
+    change across each switch itself; ``inside_by_skill[skill][quantity]`` the inside
+    figures of each skill (which skills to smooth first); ``switch_pairs["pick->place"]``
+    the motion command change across the switches of each pair of skills; ``subgoals``
+    time and path per subgoal, overall and by skill."""
     pools: dict[str, dict[str, list[np.ndarray]]] = {
         q: {c: [] for c in CLASSES} for q in QUANTITIES
     }
     bounds: dict[str, list[np.ndarray]] = {"action_change": [], "grip_change": []}
+    by_skill: dict[str, dict[str, list[np.ndarray]]] = {}
+    pairs: dict[str, list[float]] = {}
     segments: list[dict] = []
     steps = n_switches = 0
     sources: set[str] = set()
@@ -323,10 +327,20 @@ def summarise(trajs: Sequence[Trajectory], window: float = WINDOW) -> dict[str, 
         n_switches += len(t.switches())
         sources.add(t.source)
         for q, s in samples(t).items():
-            for c, mask in classify(t, s, window).items():
+            masks = classify(t, s, window)
+            for c, mask in masks.items():
                 pools[q][c].append(s.values[mask])
+            inside = masks["inside"]
+            skill_of = np.array([t.skills.get(int(i), "?") for i in t.subgoals[s.first[inside]]])
+            for sk in np.unique(skill_of):
+                pool = by_skill.setdefault(str(sk), {}).setdefault(q, [])
+                pool.append(s.values[inside][skill_of == sk])
         for q, v in boundary_changes(t).items():
             bounds[q].append(v)
+        change = boundary_changes(t)["action_change"]
+        for sw, v in zip(t.switches(), change, strict=True):
+            a, b = (t.skills.get(int(t.subgoals[i]), "?") for i in (sw - 1, sw))
+            pairs.setdefault(f"{a}->{b}", []).append(float(v))
         segments.extend(subgoal_segments(t))
     figures: dict[str, dict[str, Any]] = {}
     for q in QUANTITIES:
@@ -342,6 +356,10 @@ def summarise(trajs: Sequence[Trajectory], window: float = WINDOW) -> dict[str, 
         "window": window,
         "sources": sorted(sources),
         "figures": figures,
+        "inside_by_skill": {
+            sk: {q: stats(_cat(v)) for q, v in qs.items()} for sk, qs in sorted(by_skill.items())
+        },
+        "switch_pairs": {k: stats(v) for k, v in sorted(pairs.items())},
         "subgoals": {
             "count": len(segments),
             "failed": len(segments) - len(ok),
@@ -369,6 +387,8 @@ def series(traj: Trajectory) -> dict[str, Any]:
         "jerk_t": s["jerk"].centre * traj.dt,
         "jerk": s["jerk"].values,
         "switches_t": traj.switches() * traj.dt,
+        # (start s, end s) of each hold (settling, rest after an interjection)
+        "holds": _runs(np.asarray(traj.subgoals) < 0, traj.dt),
         # (skill, start s, end s) of each subgoal as it ran
         "segments": [
             (seg["skill"], seg["first"] * traj.dt, (seg["first"] + seg["steps"]) * traj.dt)
@@ -376,3 +396,10 @@ def series(traj: Trajectory) -> dict[str, Any]:
         ],
         "duration": traj.n_steps * traj.dt,
     }
+
+
+def _runs(mask: np.ndarray, dt: float) -> list[tuple[float, float]]:
+    """(start, end) times of each run of True in ``mask`` (one entry per step)."""
+    edges = np.diff(np.concatenate([[0], mask.astype(np.int8), [0]]))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    return [(float(a * dt), float(b * dt)) for a, b in zip(starts, ends, strict=True)]

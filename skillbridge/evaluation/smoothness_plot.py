@@ -38,6 +38,8 @@ def plot_trajectories(
         for ax in (ax_v, ax_j):
             for t in s["switches_t"]:
                 ax.axvline(t, color=colour, ls="--", lw=0.8, alpha=0.7)
+            for t0, t1 in s["holds"]:  # no skill: the physics settling, the arm at rest
+                ax.axvspan(t0, t1, color=colour, alpha=0.06, lw=0)
         if n == 0:  # the first set's skills named over their stretch of time
             for skill, t0, t1 in s["segments"]:
                 ax_v.text(
@@ -52,7 +54,7 @@ def plot_trajectories(
                 )
     ax_v.set_ylabel("EE speed (m/s)")
     ax_j.set_ylabel("EE jerk (m/s³)")
-    ax_j.set_xlabel("time (s); dashed: skill switches")
+    ax_j.set_xlabel("time (s); dashed: skill switches; shaded: holds (no skill)")
     for ax in (ax_v, ax_j):
         ax.grid(alpha=0.3)
     ax_v.legend(fontsize=7, loc="upper right")

@@ -64,6 +64,22 @@ def test_a_full_reversal_at_the_switch_is_a_change_of_two_there_and_nowhere_else
     assert k["accel"]["inside"]["max"] == pytest.approx(0.0, abs=1e-9)
 
 
+def test_figures_by_skill_and_by_pair_of_skills_at_the_switch():
+    a = np.zeros((30, 4))
+    a[:10, 0], a[10:20, 0], a[20:, 1] = 1.0, -1.0, 0.5  # x reversed, then a turn to y
+    names = {0: "pick", 1: "place", 2: "pick"}
+    r = S.summarise([_traj(a, [0] * 10 + [1] * 10 + [2] * 10, skills=names)])
+    assert r["switch_pairs"]["pick->place"]["max"] == 2.0
+    assert r["switch_pairs"]["place->pick"]["max"] == pytest.approx(np.hypot(1.0, 0.5))
+    inside = r["inside_by_skill"]
+    assert sorted(inside) == ["pick", "place"]
+    assert inside["pick"]["action_change"]["max"] == 0.0
+    assert (
+        inside["pick"]["speed"]["n"] + inside["place"]["speed"]["n"]
+        == (r["figures"]["speed"]["inside"]["n"])
+    )
+
+
 def test_the_window_is_configurable():
     a = np.zeros((20, 4))
     a[10:, 0] = 1.0
