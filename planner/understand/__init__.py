@@ -413,7 +413,8 @@ def _deictic(text: str, world: WorldState) -> str | None:
     could say which, in a scene of several."""
     m = _DEICTIC.search(text)
     bare_it = re.match(
-        r"^(?:please\s+)?(?:move|pick\s+up|pick|grab|take|lift|get|put|place|drop|push|bring)\s+it\b"
+        r"^(?:please\s+)?(?:move|pick\s+up|pick|grab|take|lift|get|put|place|drop|push|bring|stack|"
+        r"shove|slide|nudge|raise|carry|toss|throw|fetch|hold|set)\s+it\b"
         r"(?:\s+up)?(?:\s+(?:away|over|down|somewhere|there|here|please|now))*\s*[.!]*$",
         text,
     )

@@ -293,6 +293,14 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         r"where is \1",
         t,
     )
+    # "(tell me) what colour the block on the left is"
+    t = re.sub(r"^what\s+colou?r\s+(.+?)\s+(?:is|are)$", r"what colour is \1", t)
+    # "do you see a green block (anywhere)?" asks whether there is one
+    t = re.sub(
+        r"^(?:do|can|could)\s+you\s+(?:see|spot|find|notice)\s+(?P<x>(?:a|an|any)\s+.+?)(?:\s+anywhere)?$",
+        r"is there \g<x>",
+        t,
+    )
     m = re.fullmatch(r"(?:if|whether)\s+(?P<s>.+?)\s+(?P<v>is|are)\s+(?P<p>.+?)(?:\s+or\s+not)?", t)
     if m:
         t = f"{m['v']} {m['s']} {m['p']}"
@@ -575,7 +583,7 @@ def _contents(world: WorldState, rel: str, x: str, noun: str | None) -> str:
 
 
 def _how_many(world: WorldState, rest: str) -> str:
-    rest = rest.strip()
+    rest = re.sub(r"\boutside\s+(?:of\s+)?", "not in ", rest.strip())
     m = re.search(rf"\b(?P<b>{_C})\s+{_BIN}\s+(?:has|holds|contains)\b", rest)
     if m:
         rest = f"in the {m['b']} bin"
@@ -600,6 +608,13 @@ def _how_many(world: WorldState, rest: str) -> str:
     elif re.search(r"\bbins\b", rest) and not re.search(r"\bblocks?\b", rest):
         n = len(world.bins)
         return f"There {'is' if n == 1 else 'are'} {n} bin{'s' if n != 1 else ''}"
+    if where != "here" and re.search(
+        r"\b(?:not|aren't|isn't|out\s+of)\s+(?:yet\s+)?(?:in|on|inside|stacked|the|a|any)\b",
+        rest,
+    ):
+        # "how many blocks are not in a bin?": the others
+        objs = [o for o in world.objects if o not in objs]
+        where = "not " + where
     n = len(objs)
     names = _listing([o.name for o in objs])
     return f"There {'is' if n == 1 else 'are'} {n} block{'s' if n != 1 else ''} {where}" + (

@@ -25,7 +25,7 @@ _REGION = (
 _MARKER = re.compile(
     r"(?:^|[\s,;.!-]+)(?P<m>no\s*,?\s*wait|wait\s*,?\s*no|no\s+no|sorry(?!\s+(?:if|to|for|about|but)\b)|i\s+mean(?:t)?(?:\s+to\s+say)?|"
     r"actually|oops|correction|make\s+that|my\s+bad|on\s+second\s+thoughts?|change\s+of\s+plan|"
-    r"rather|or\s+rather|scratch\s+that|forget\s+that|no(?=\s*,)|not\s+that(?:\s+one)?|make\s+that|"
+    r"(?<!i'd\s)(?<!would\s)(?<!much\s)rather|or\s+rather|scratch\s+that|forget\s+that|no(?=\s*,)|not\s+that(?:\s+one)?|make\s+that|"
     r"um+|uh+|er+m?|hmm+|(?:i've\s+|i\s+)?changed\s+my\s+mind)(?=[\s,;.!:-]|$)[\s,;.!:-]*"
     r"(?:(?:no|wait|sorry|actually|i\s+mean(?:t)?|not\s+that(?:\s+one)?|rather|er+|um+|hmm+|"
     r"(?:i've\s+|i\s+)?changed\s+my\s+mind)(?=[\s,;.!:-]|$)[\s,;.!:-]*)*"

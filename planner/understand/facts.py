@@ -121,6 +121,14 @@ def _forms(cop: str) -> list[tuple[str, str, str, bool, Callable[[re.Match[str]]
             _any,
         ),
         (
+            rf"{_OBJ}(?:{cop}{_NOT}\s+(?:clear|free|uncovered|unobstructed|empty\s+on\s+top)|"
+            rf"\s+has\s+nothing\s+on(?:\s+top\s+of)?\s+it)",
+            "on(*, {o}_block)",
+            "the {o} block is clear",
+            True,
+            _any,
+        ),
+        (
             rf"(?:the\s+)?(?P<b>{_C})\s+{_BIN}{cop}{_NOT}\s+empty",
             "in(*, {b}_bin)",
             "the {b} bin is empty",

@@ -261,7 +261,7 @@ _WISHES: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"\bi\s+(?:really\s+)?(?:don't|dont|do\s+not)\s+want\s+(?:you\s+)?to\s+|"
-            r"\bi(?:'d|\s+would)\s+(?:rather|prefer)\s+(?:that\s+|if\s+)?you\s+(?:didn't|did\s+not|"
+            r"\bi(?:'d|\s+would)\s+(?:much\s+)?(?:rather|prefer)\s+(?:that\s+|if\s+)?you\s+(?:didn't|did\s+not|"
             r"don't|dont|do\s+not|not|wouldn't)\s+(?:to\s+)?|\bi\s+(?:forbid|prohibit)\s+you\s+(?:to\s+|from\s+)?|"
             r"\byou(?:'re|\s+are)\s+not\s+(?:allowed|supposed|permitted)\s+to\s+"
         ),
@@ -321,7 +321,47 @@ def _else(t: str, world: WorldState) -> str:
     return t[: m.start()] + f", don't touch {said}"
 
 
+#: The verb of a gerund a wish forbids with ("would you mind not touching ...").
+_GERUNDS = {
+    "moving": "move",
+    "touching": "touch",
+    "putting": "put",
+    "placing": "place",
+    "stacking": "stack",
+    "pushing": "push",
+    "using": "use",
+    "dropping": "drop",
+    "picking": "pick",
+    "grabbing": "grab",
+    "lifting": "lift",
+    "disturbing": "disturb",
+    "taking": "take",
+    "opening": "open",
+    "closing": "close",
+    "pressing": "press",
+}
+
+
 def _wishes(t: str) -> str:
+    # "would you mind not touching blue", "please refrain from moving red": "don't touch blue"
+    t = re.sub(
+        r"\b(?:would|do|could)\s+you\s+mind\s+not\s+(?P<g>[a-z]+ing)\b",
+        lambda m: f"don't {_GERUNDS.get(m['g'], m['g'])}",
+        t,
+    )
+    # "I'd prefer you leave red alone", "I would rather you kept blue where it is": the
+    # preference is the protection that follows it
+    t = re.sub(
+        r"\bi(?:'d|\s+would)\s+(?:much\s+)?(?:rather|prefer|like)\s+(?:it\s+)?(?:that\s+|if\s+)?you\s+"
+        r"(?=(?:leave|left|keep|kept|let)\b)",
+        "",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:left|kept)\b(?=\s+\S.*\b(?:alone|where|untouched|in\s+place|be)\b)",
+        lambda m: {"left": "leave", "kept": "keep"}[m.group(0)],
+        t,
+    )
     # "do not, under any circumstances, touch ...": the aside goes, the "do not" stays
     t = re.sub(
         r"\b(don't|dont|do\s+not|never)\s*,?\s*(?:under\s+any\s+circumstances|ever|at\s+all|whatever\s+happens|"

@@ -137,6 +137,11 @@ def _superlative(world: WorldState, m: re.Match[str]) -> str:
     return _pick_best([(sign * _xy(world, n)[i], n) for n in names], m.group(0), kind)
 
 
+def _side(world: WorldState, m: re.Match[str]) -> str:
+    """ "the block on the left" read as the leftmost block (only where it is a selector)."""
+    return _superlative(world, m)
+
+
 def _colour_filter(names: list[str], colour: str | None) -> list[str]:
     return [n for n in names if colour is None or _colour(n) == colour]
 
@@ -490,13 +495,15 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
         ),
         lambda world, m: _loner(world, m),
     ),
-    # "the cube on the left into the red bin" (colourless, with a destination after it)
+    # "the cube on the left into the red bin", "grab the one on the left", "what colour is
+    # the block on the right?" (colourless; a selector unless it can be where a block goes:
+    # see _side_is_selector)
     (
         re.compile(
-            rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?:on|at|to)\s+the\s+(?P<sup>left|right)(?:\s+side)?"
-            rf"(?=\s+(?:in|into|on|onto|to|inside)\b|\s*,)"
+            rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?:on|at|to)\s+the\s+(?P<sup>left|right)(?:\s+(?:hand\s+)?side)?"
+            rf"(?=\s+(?:in|into|on|onto|to|inside)\b|\s*[,.!?]|\s*$|\s+(?:is|are|up|for|please)\b)"
         ),
-        _superlative,
+        _side,
     ),
     # "the block at the front", "the cube in the back of the table" (colourless)
     (
@@ -558,11 +565,28 @@ def resolve(text: str, world: WorldState) -> Resolution:
             # the green bin" (there "in the green bin" is where it goes)
             if fn is _relation and not _relation_is_selector(text, m):
                 break
+            if fn is _side and not _side_is_selector(text, m):
+                break
             name = fn(world, m)  # type: ignore[operator]
             said = _say(name)
             notes.append(f"{m.group(0).strip()!r} is {said}")
             text = text[: m.start()] + said + text[m.end() :]
     return Resolution(text, notes)
+
+
+def _side_is_selector(text: str, m: re.Match[str]) -> bool:
+    """ "put the block on the left" may say where it goes (the left of the table), so with
+    a verb that takes a destination the phrase selects only when another destination
+    follows; after "grab", "lift", "take" or in a question it can only select."""
+    before = text[: m.start()].strip()
+    after = text[m.end() :]
+    if _DEST.match(after.lstrip()) or after.lstrip().startswith(","):
+        return True
+    return not re.search(
+        r"\b(?:put|place|drop|set|move|stack|push|slide|shove|nudge|roll|bring|carry|"
+        r"shift|drag|sweep|transfer|relocate|toss|throw)\s*$",
+        before,
+    )
 
 
 _DEST = re.compile(r"\b(?:in|into|inside|on|onto|to|towards?|over|at)\b\s+(?:the\s+)?")

@@ -828,3 +828,86 @@ def test_a_tie_between_bins_is_said_as_bins_not_blocks() -> None:
     assert _listing(["red_bin", "green_bin"]) == "the red bin and the green bin"
     assert _listing(["blue_block"]) == "the blue block"
     assert _listing([]) == "nothing"
+
+
+@pytest.mark.parametrize(
+    "text, protected",
+    [
+        ("i'd rather you didn't touch the red block", "red_block"),
+        ("I'd much rather you didn't move the green block", "green_block"),
+        ("would you mind not moving the blue block", "blue_block"),
+        ("I'd prefer you leave the red block alone", "red_block"),
+        ("i would rather you kept the yellow block where it is", "yellow_block"),
+    ],
+)
+def test_a_preference_that_forbids_is_a_prohibition_not_a_correction(text, protected):
+    """ "I'd rather you didn't ..." is a wish against a motion: its "rather" is no
+    correction marker, and nothing is planned."""
+    u = understand(text, row())
+    assert u.kind == "answer" and not u.moves
+    assert protected in u.constraints.objects
+
+
+def test_a_preference_protects_and_the_rest_is_planned_while_or_rather_still_corrects():
+    u = understand(
+        "i'd prefer that you leave the yellow block alone and put the red block in the green bin",
+        row(),
+    )
+    assert u.kind == "plan" and "yellow_block" in u.constraints.objects
+    assert "red block" in u.text and "yellow" not in u.text
+    u = understand("put the red block in the green bin, or rather the blue bin", row())
+    assert u.kind == "plan" and "blue bin" in u.text and "green" not in u.text
+
+
+@pytest.mark.parametrize(
+    "text, kind, word",
+    [
+        ("grab the one on the left", "plan", "red block"),
+        ("pick up the cube on the right", "plan", "yellow block"),
+        ("push the block on the left", "clarify", None),  # "on the left" may be where it goes
+        ("put the block on the left", "clarify", None),
+    ],
+)
+def test_a_side_phrase_selects_only_where_it_cannot_be_a_destination(text, kind, word):
+    u = understand(text, row())
+    assert u.kind == kind
+    if word:
+        assert word in u.text
+
+
+@pytest.mark.parametrize("text", ["stack it", "shove it", "stack it up please"])
+def test_a_bare_it_with_nothing_held_is_asked_about(text):
+    u = understand(text, row())
+    assert u.kind == "clarify" and len(u.candidates or []) == 4
+
+
+@pytest.mark.parametrize(
+    "text, w, expected",
+    [
+        ("how many blocks are not in a bin?", binned, "2 blocks"),
+        ("how many blocks are outside the bins", binned, "2 blocks"),
+        ("how many blocks are in the bins?", binned, "1 block"),
+        ("do you see a green block anywhere?", row, "yes"),
+        ("can you spot a purple block", row, "no"),
+        ("can you tell me what colour the block on the left is", row, "red"),
+        ("is the yellow block clear?", row, "yes"),
+    ],
+)
+def test_negated_counts_sightings_and_embedded_colour_questions_are_answered(text, w, expected):
+    u = understand(text, w())
+    assert u.kind == "answer" and not u.moves
+    assert expected in (u.answer or "").lower()
+
+
+def test_a_condition_on_a_block_being_clear_is_decided_in_the_world():
+    u = understand("only if the yellow block is clear, stack the red block on it", row())
+    assert u.kind == "plan" and "yellow block" in u.text
+    covered = world(
+        [
+            cube("red_block", (0.0, 0.08, Z)),
+            cube("yellow_block", (0.12, -0.22, Z)),
+            cube("blue_block", (0.12, -0.22, 3 * Z), on="yellow_block"),
+        ]
+    )
+    u = understand("only if the yellow block is clear, stack the red block on it", covered)
+    assert u.kind == "answer" and not u.moves
