@@ -73,22 +73,28 @@ def _face_area(frame: Frame, rows: np.ndarray, cols: np.ndarray) -> float:
 
 def cubes(frame: Frame, static: StaticMap) -> dict[str, Seen]:
     """Each cube colour's top face seen in ``frame`` (colours not seen are left out)."""
-    out = {}
-    for color, mask in color_masks(frame.rgb).items():
-        rows, cols = np.nonzero(mask)
-        if len(rows) < MIN_POINTS:
+    masks = color_masks(frame.rgb)
+    anyc = masks["red"] | masks["green"] | masks["blue"] | masks["yellow"]
+    rows, cols = np.nonzero(anyc)
+    out: dict[str, Seen] = {}
+    if len(rows) < MIN_POINTS:
+        return out
+    p = frame.points(rows, cols)  # one back-projection for every colour's pixels
+    keep = static.keep(p)
+    p, rows, cols = p[keep], rows[keep], cols[keep]
+    for color, mask in masks.items():
+        mine = mask[rows, cols]
+        if mine.sum() < MIN_POINTS:
             continue
-        p = frame.points(rows, cols)
-        keep = static.keep(p)
-        if keep.sum() < MIN_POINTS:
-            continue
-        p, rows, cols = p[keep], rows[keep], cols[keep]
-        top = float(np.percentile(p[:, 2], 95))
-        face = p[:, 2] > top - FACE_BAND
+        pc, rc, cc = p[mine], rows[mine], cols[mine]
+        z = pc[:, 2]
+        k = int(0.95 * (len(z) - 1))
+        top = float(np.partition(z, k)[k])
+        face = z > top - FACE_BAND
         if face.sum() < MIN_POINTS:
             continue
-        fp = p[face]
-        area = _face_area(frame, rows[face], cols[face]) / FACE_AREA
+        fp = pc[face]
+        area = _face_area(frame, rc[face], cc[face]) / FACE_AREA
         xy = fp[:, :2]
         c = xy.mean(axis=0)
         out[color] = Seen(
