@@ -82,6 +82,13 @@ def run(
         help="Say TEXT while the robot works, at control step STEP (repeatable; scripted "
         "corrections), e.g. --interject '20:not that one, the yellow one'.",
     ),
+    perception: str = typer.Option(
+        "state",
+        "--perception",
+        help="What the robot acts on: state (the simulator's poses) or camera (estimated "
+        "from the cameras' RGB-D images; the episode still records the truth, and "
+        "--json adds the perceived world and any false success claim under 'perception').",
+    ),
     policy_source: str = typer.Option(
         "pretrained",
         "--policy-source",
@@ -93,6 +100,8 @@ def run(
     from skillbridge.runner.records import RunConfig
     from skillbridge.runner.runner import Runner
 
+    if perception not in ("state", "camera"):
+        raise UserError(f"--perception must be state or camera, got {perception!r}", 2)
     if video_path is not None and not video:
         raise UserError(
             f"unexpected argument {video_path!r} after the task "
@@ -137,7 +146,7 @@ def run(
         _TerminalUser(conv, console, ui).start()
     if ui is not None:
         ui.interactive = interactive
-    runner = Runner(cfg, on_event=on_event, conversation=conv)
+    runner = Runner(cfg, on_event=on_event, conversation=conv, perception=perception)
     runner.prepare()
     try:
         result = runner.run()
@@ -145,13 +154,28 @@ def run(
         if ui is not None:
             ui.stop()
     if as_json:
-        echo(json.dumps(result.to_dict(), indent=2, default=str))
+        d = result.to_dict()
+        if runner.perception_report is not None:
+            d["perception"] = runner.perception_report  # final_world stays the truth
+        echo(json.dumps(d, indent=2, default=str))
     else:
         _summary(console, result)
+        _perception_summary(console, runner.perception_report)
     _model_unused(runner, plans)
     if result.video_error:
         raise UserError(f"the run finished but the video failed: {result.video_error}", 1)
     exit_with(result.exit_code)
+
+
+def _perception_summary(console, report: dict | None) -> None:
+    """A camera run's one line: how far perception was off, and a false success claim."""
+    if report is None:
+        return
+    err = report["max_position_error_mm"]
+    line = f"perception: camera, largest cube error at the end {err} mm"
+    if report["false_success"]:
+        line += "; FALSE SUCCESS: the goal does not hold in the simulator"
+    console.print(line, highlight=False)
 
 
 #: How long a question on the terminal waits for its answer (s); then the run ends as

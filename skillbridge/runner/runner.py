@@ -117,8 +117,14 @@ class Runner:
         on_event: EventFn | None = None,
         fault=None,
         conversation=None,
+        perception: str = "state",
     ):
         self.config = config
+        #: "camera": the skills, the planner, the bridge and the goal check see the cameras'
+        #: estimate (``sim.perception``); the episode still records the truth, and
+        #: :attr:`perception_report` says how far off the estimate was at the end.
+        self.perception = perception
+        self.perception_report: dict | None = None
         #: the dialogue (planner.conversation.Conversation): questions asked there, and
         #: utterances posted to it (any thread) taken at the next control step; built from
         #: ``config.answers`` / ``config.interjections`` when not given
@@ -266,6 +272,7 @@ class Runner:
         # alone: restoring a state also runs mj_forward, so replay starts from exactly here.
         mujoco.mj_forward(env.model, env.data)
         env.timings = self.timings  # physics and world-state seconds land in the breakdown
+        self._perceive(env)
         world = env.world_state()
         spec = str(getattr(self.planner, "spec", "custom"))
         meta = {
@@ -290,7 +297,7 @@ class Runner:
                 "max_replans": c.max_replans,
             },
             "policy_source": getattr(self.executor, "source", c.policy_source),
-            "initial_world": world.model_dump(mode="json"),
+            **self._initial_worlds(env, world),
         }
         try:
             self.writer = EpisodeWriter.create(
@@ -334,8 +341,9 @@ class Runner:
                 conversation=conv,
             )
             self._drain_turns()
-            final_world = env.world_state()
+            final_world = env.true_world_state()  # the truth, whatever the robot saw
             goal_eval = self._final_goal(loop, final_world)
+            self._report_perception(env, loop, goal_eval)
             writer.trace(
                 "end",
                 status=loop.status,
@@ -346,6 +354,7 @@ class Runner:
                 goal=loop.goal,
                 goal_source=loop.goal_source,
                 goal_evaluation=goal_eval,
+                **({"perception": self.perception_report} if self.perception_report else {}),
             )
             self._log(
                 "run_end",
@@ -417,6 +426,7 @@ class Runner:
                     pass  # still no room: meta.json on disk already says incomplete
             root.removeHandler(handler)
             root.setLevel(old_level)
+            self._perceive(env, close=True)
             env.close()
         video = (
             Path(c.video)
@@ -708,6 +718,32 @@ class Runner:
         writer.flush()
         world = env.world_state()
         return world, G.evaluate(goal, world)
+
+    # ------------------------------------------------------------------ camera runs
+    def _perceive(self, env, close: bool = False) -> None:
+        """Give ``env`` its cameras (``--perception camera``), or put them away."""
+        if close:
+            if env.perception is not None:
+                env.perception.close()
+        elif self.perception == "camera":
+            from sim.perception import Perception
+
+            env.perception = Perception(env.model)
+
+    @staticmethod
+    def _initial_worlds(env, world) -> dict:
+        """The episode's initial world is the truth; a camera run adds what it saw."""
+        out = {"initial_world": env.true_world_state().model_dump(mode="json")}
+        if env.perception is not None:
+            out["perception"] = "camera"
+            out["initial_world_perceived"] = world.model_dump(mode="json")
+        return out
+
+    def _report_perception(self, env, loop, goal_eval) -> None:
+        if env.perception is not None:
+            from skillbridge.runner.perceived import perception_report
+
+            self.perception_report = perception_report(env, loop, goal_eval)
 
     @staticmethod
     def _final_goal(loop, final_world) -> list | None:
