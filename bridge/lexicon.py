@@ -235,8 +235,10 @@ ACTION_VERBS = frozenset(
 IMPOSSIBLE_VERBS = frozenset(
     """paint colour color recolour recolor dye cut slice break smash crush melt burn eat
     wash clean polish fold bend glue weld drill spin juggle throw_away draw write
-    shrink enlarge resize""".split()
+    shrink enlarge resize sing cook""".split()
 )
+#: Things a robot arm cannot do at all, said with no object ("fly", "dance"): refused.
+IMPOSSIBLE_ACTS = frozenset("fly dance pirouette swim somersault".split())
 #: Social remarks that are not requests ("thanks", "nice job"): answered, nothing moves.
 REMARKS = (
     "thanks",

@@ -321,10 +321,10 @@ def _impossible(text: str, world: WorldState) -> str | None:
     if thing:
         return f"the {thing.group('f')} is fixed in place; I can only move the blocks"
     first = re.match(r"^(?:please\s+)?(?:just\s+)?([a-z]+)\b", t)
-    if first and first.group(1) in L.IMPOSSIBLE_VERBS:
-        return (
-            f"I cannot {first.group(1)} anything: I can pick, place, stack and push the blocks"
-            + (", open and close the drawer and press the button" if world.drawer else "")
+    if first and first.group(1) in L.IMPOSSIBLE_VERBS | L.IMPOSSIBLE_ACTS:
+        what = "" if first.group(1) in L.IMPOSSIBLE_ACTS else " anything"
+        return f"I cannot {first.group(1)}{what}: I can pick, place, stack and push the blocks" + (
+            ", open and close the drawer and press the button" if world.drawer else ""
         )
     m = re.search(
         rf"\b{_MOVE}\s+(?:up\s+)?(?:the\s+)?(?:(?:{_C})\s+)?(?P<thing>bin|bins|table|robot|arm|wall|floor|basket|container)\b",

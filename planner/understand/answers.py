@@ -56,7 +56,8 @@ _TAG = re.compile(
 _COPULA_STATEMENT = re.compile(
     rf"^{_OBSERVED}?"
     rf"(?:the\s+)?(?:(?:{_C})\s+(?:block|cube|brick|one|bin|basket)|drawer|light|lamp|"
-    rf"gripper|hand)(?:\s+(?:is|are)|'s)\s+(?!to\b|supposed\b|meant\b|going\b|gonna\b)"
+    rf"gripper|hand)(?:\s+(?:seems|appears|looks)\s+to\s+be|\s+(?:is|are|looks|seems|appears|feels)|'s)\s+"
+    r"(?!to\b|supposed\b|meant\b|going\b|gonna\b)"
 )
 
 
@@ -406,7 +407,8 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         return _how_far(world, m["a"], m["b"])
     if re.fullmatch(
         r"where(?:'s|\s+is|\s+are)\s+(?:everything|all\s+the\s+blocks|the\s+blocks|all\s+of\s+them|they|things)"
-        r"|what(?:'s|\s+is)\s+where|describe\s+the\s+(?:scene|table)|what\s+does\s+the\s+(?:table|scene)\s+look\s+like",
+        r"|what(?:'s|\s+is)\s+where|describe\s+the\s+(?:scene|table)|what\s+does\s+the\s+(?:table|scene)\s+look\s+like"
+        r"|about\s+the\s+(?:scene|table|blocks)|what(?:'s|\s+is)\s+on\s+the\s+table",
         t,
     ):
         return _cap(
@@ -434,7 +436,9 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     # to the red block?") resolve first
     try:
         first = refs.resolve(t, world)
-        if first.notes and re.match(r"(?:which|what)\s+(?:block|cube|one)\b", t):
+        if first.notes and re.match(
+            r"(?:which|what)(?:'s|\s+is)?\s+(?:the\s+)?(?:block|cube|one)\b", t
+        ):
             return _cap(first.notes[0].replace("'", ""))
         if first.notes and re.match(r"what\s+colou?r\b", t):
             return _cap(first.notes[0].replace("'", ""))
@@ -446,6 +450,11 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     m = re.fullmatch(
         r"(?:which|what)\s+(?:block|cube|one)\s+(?:is|sits)\s+(?:the\s+)?(?P<sel>.+)", t
     ) or re.fullmatch(r"(?:which|what)\s+is\s+the\s+(?P<sel>.+?(?:block|cube|one))", t)
+    m = m or re.fullmatch(
+        r"(?:which|what)(?:'s|\s+is)\s+the\s+(?P<sel>(?:block|cube|one)\s+(?:that\s+is\s+|that's\s+)?"
+        r"(?:closest|nearest|farthest|furthest|next|on|at|in|beside|behind|left|right)\b.+)",
+        t,
+    )
     if m:
         sel = m["sel"].removeprefix("the ")
         for form in (f"the {sel}", f"the block {sel}", f"the {sel} block"):
@@ -631,6 +640,9 @@ def _yes_no(t: str, world: WorldState) -> facts.Fact | None:
             return facts.read(f"there is {rest[6:]}", world)
         if rest.startswith("you "):
             return facts.read(f"you are {rest[4:]}", world)
+        some = re.match(r"(?P<s>anything|something|any\s+block|a\s+block)\s+(?P<p>.+)", rest)
+        if some:
+            return facts.read(f"{some['s']} is {some['p']}", world)
         # split "the red block in the green bin" into subject + predicate
         s = re.match(
             rf"(?P<subj>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|bin|basket|box))?|"

@@ -203,6 +203,15 @@ def _action_referents(cond: str, action: str) -> str:
     if len(set(bin_named)) == 1 and re.search(r"\b(?:there|in\s+it|into\s+it)\s*$", action):
         # "as long as the green bin is empty, put the blue block there"
         action = re.sub(r"\b(?:there|in\s+it|into\s+it)\s*$", f"in the {bin_named[0]} bin", action)
+    if len(set(named)) == 1 and re.search(r"\b(?:on|onto|on\s+top\s+of)\s+it\b", action):
+        # "if there's nothing on the red block, stack blue on it": what goes on it is the
+        # only cube the condition names
+        return re.sub(
+            r"\b(on|onto|on\s+top\s+of)\s+it\b",
+            lambda m: f"{m.group(1)} the {named[0]} block",
+            action,
+            count=1,
+        )
     subject = re.match(rf"(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", cond)
     if subject is None or len(set(named)) != 1 or not re.search(r"\bit\b", action):
         return action  # "if anything is on the blue block, take it off": it is not blue

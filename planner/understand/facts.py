@@ -188,6 +188,21 @@ def _forms(cop: str) -> list[tuple[str, str, str, bool, Callable[[re.Match[str]]
             False,
             _any,
         ),
+        (
+            rf"there\s+is\s+nothing\s+(?:stacked\s+)?(?:on\s+top\s+of|on|atop)\s+{_OBJ2}",
+            "on(*, {t}_block)",
+            "nothing is on the {t} block",
+            True,
+            _any,
+        ),
+        (
+            rf"there\s+(?:is|are){_NOT}\s+(?:a|an|any)?\s*(?:blocks?|cubes?|anything|something)\s+"
+            rf"(?:stacked\s+)?(?:on\s+top\s+of|on|atop)\s+{_OBJ2}",
+            "on(*, {t}_block)",
+            "something is on the {t} block",
+            False,
+            _any,
+        ),
     ]
 
 
@@ -204,6 +219,8 @@ def read(text: str, world: WorldState) -> Fact | None:
         t,
     )
     t = re.sub(r"\b(?:switched|turned)\s+(on|off)\b", r"\1", t)
+    t = re.sub(r"\b(?:seems|appears|looks)\s+to\s+be\b", "is", t)
+    t = re.sub(r"\bthere's\b", "there is", t)
     t = re.sub(
         r"^(?:i\s+(?:think|believe|guess|suppose|reckon)|i'm\s+(?:pretty\s+)?sure)\s+(?:that\s+)?",
         "",

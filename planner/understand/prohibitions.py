@@ -179,21 +179,7 @@ def read(text: str, world: WorldState) -> Reading:
     t = re.sub(r"\bwhatever\s+you\s+do\s*,?\s*", "", t)
     t = re.sub(r"\s+though\s*([.!]?)$", r"\1", t)
     t = re.sub(r"\s+(?=without\s+(?:touching|moving|disturbing|using)\b)", ", ", t)
-    # "leave X alone", "keep X where it is"
-    for m in list(re.finditer(_PROTECT, t))[::-1]:
-        cubes, bins, every = _names(m.group("what"), world)
-        dev = _device_skills(m.group("what"), "")
-        if dev:
-            skills |= dev
-            negated.append(m.group(0))
-            t = t[: m.start()] + " " + t[m.end() :]
-            continue
-        if not (cubes or bins or every):
-            continue
-        objects |= cubes | ({o.name for o in world.objects} if every else set())
-        targets |= bins
-        negated.append(m.group(0))
-        t = t[: m.start()] + " " + t[m.end() :]
+    t = _protect(t, world, objects, targets, skills, negated)
     # "don't ... " up to the end of its clause
     pattern = re.compile(
         rf"(?:^|(?<=[,;.!])|\bbut\b|\band\b|\bjust\b|\bplease\b)\s*{_NEG}\b(?P<body>.*?){_END}"
@@ -212,6 +198,13 @@ def read(text: str, world: WorldState) -> Reading:
             continue
         if re.match(r"\s*(?:only|just)\b", body):
             continue  # "not only ... but also" is no prohibition
+        step = _forbidden_step(body, world)
+        if step is not None:
+            pairs |= step[0]
+            skills |= step[1]
+            negated.append(m.group(0).strip())
+            t = t[: m.start()] + " " + t[m.end() :]
+            continue
         o, tg, pr = _clause_constraints(body, world)
         if re.search(r"\b(?:it|them)\b", body) and not (o or tg or pr):
             continue
@@ -282,6 +275,50 @@ _NO_GERUND = re.compile(
     r"^(?:please\s+)?(?:no|don't\s+do\s+any|no\s+more)\s+(?P<g>stacking|pushing|moving|touching|picking|"
     r"grabbing|lifting|dropping|binning)(?:\s+(?:anything|things|blocks|cubes|stuff|today|now|please|for\s+now))*"
     r"\s*[.!]*$"
+)
+
+
+def _protect(
+    t: str,
+    world: WorldState,
+    objects: set[str],
+    targets: set[str],
+    skills: set[str],
+    negated: list[str],
+) -> str:
+    """ "leave X alone", "keep X where it is": what is named is protected (the sets grow)."""
+    for m in list(re.finditer(_PROTECT, t))[::-1]:
+        cubes, bins, every = _names(m.group("what"), world)
+        dev = _device_skills(m.group("what"), "")
+        if dev:
+            skills |= dev
+            negated.append(m.group(0))
+            t = t[: m.start()] + " " + t[m.end() :]
+            continue
+        if not (cubes or bins or every):
+            continue
+        objects |= cubes | ({o.name for o in world.objects} if every else set())
+        targets |= bins
+        negated.append(m.group(0))
+        t = t[: m.start()] + " " + t[m.end() :]
+    return t
+
+
+def _forbidden_step(body: str, world: WorldState) -> tuple[set[tuple[str, str]], set[str]] | None:
+    """(pairs, skills) when a negative clause forbids a kind of step, not blocks: "don't push
+    anything, just put ..." forbids the push skill; "don't stack anything" every stacking."""
+    kind = _KIND_OF_STEP.match(body)
+    if kind is None:
+        return None
+    if kind["v"] == "stack":
+        return {(Constraints.ANY, o.name) for o in world.objects}, set()
+    return set(), {"push"}
+
+
+#: "push anything", "stack any blocks": a kind of step with no particular block.
+_KIND_OF_STEP = re.compile(
+    r"\s*(?:(?P<v>stack)|push|slide|shove|nudge|roll)\s+(?:anything|any\s+(?:of\s+the\s+)?(?:blocks?|cubes?)|"
+    r"things|stuff|(?:the\s+)?blocks|(?:the\s+)?cubes)(?:\s+(?:at\s+all|today|now|please|around|up))*\s*$"
 )
 
 
@@ -426,11 +463,12 @@ def _keep_out(t: str, targets: set[str], negated: list[str]) -> str:
     for m in list(
         re.finditer(
             rf"\b(?:keep|leave)\s+(?:everything|anything|all\s+(?:the\s+)?blocks|the\s+blocks|blocks)\s+"
-            rf"out\s+of\s+(?:the\s+)?(?P<c>{_C})\s+{_BIN}",
+            rf"out\s+of\s+(?:the\s+)?(?P<c>{_C})\s+{_BIN}|\b(?:keep|leave)\s+(?:the\s+)?(?P<c2>{_C})\s+{_BIN}\s+"
+            rf"(?:empty|clear|free)",
             t,
         )
     )[::-1]:
-        targets.add(f"{m.group('c')}_bin")
+        targets.add(f"{m.group('c') or m.group('c2')}_bin")
         negated.append(m.group(0))
         t = t[: m.start()] + " " + t[m.end() :]
     return t

@@ -568,10 +568,28 @@ def resolve(text: str, world: WorldState) -> Resolution:
             if fn is _side and not _side_is_selector(text, m):
                 break
             name = fn(world, m)  # type: ignore[operator]
+            if fn in (_distance, _superlative, _side) and _named_elsewhere(text, m, name):
+                # "put the block nearest the green bin on the yellow one", yellow being the
+                # nearest: the block meant is another one than the one it goes on
+                rest = [o for o in world.objects if o.name != name]
+                if rest:
+                    try:
+                        name = fn(world.model_copy(update={"objects": rest}), m)
+                    except Unresolvable:
+                        pass
             said = _say(name)
             notes.append(f"{m.group(0).strip()!r} is {said}")
             text = text[: m.start()] + said + text[m.end() :]
     return Resolution(text, notes)
+
+
+def _named_elsewhere(text: str, m: re.Match[str], name: str) -> bool:
+    """Whether the cube ``name`` is also named outside the selector ``m`` ("... on the
+    yellow one")."""
+    if not name.endswith("_block"):
+        return False
+    outside = text[: m.start()] + " " + text[m.end() :]
+    return bool(re.search(rf"\b{_colour(name)}\b(?!\s+{_BIN})", outside))
 
 
 def _side_is_selector(text: str, m: re.Match[str]) -> bool:
@@ -604,7 +622,7 @@ def _relation_is_selector(text: str, m: re.Match[str]) -> bool:
 
 # --------------------------------------------------------------------------- counting
 _COUNT = re.compile(
-    rf"(?:\bthe\s+(?=(?:two|three|four)\s))?\b(?:at\s+least\s+|exactly\s+|just\s+)?(?P<num>two|three|four|five|"
+    rf"(?:\bthe\s+(?=(?:two|three|four)\s))?\b(?:at\s+least\s+|exactly\s+|just\s+|any\s+)?(?P<num>two|three|four|five|"
     rf"six|seven|eight|nine|ten|a\s+few|several|a\s+dozen|[2-9]|10|a\s+couple\s+of|a\s+couple|a\s+pair\s+of|couple\s+of)\s+"
     rf"(?:of\s+the\s+|of\s+)?(?:(?:the|your)\s+)?(?:(?:two|three|four|[234])\s+)?{_SIZE}(?:blocks?|cubes?|bricks?|ones|things)\b"
 )

@@ -911,3 +911,62 @@ def test_a_condition_on_a_block_being_clear_is_decided_in_the_world():
     )
     u = understand("only if the yellow block is clear, stack the red block on it", covered)
     assert u.kind == "answer" and not u.moves
+
+
+@pytest.mark.parametrize(
+    "text, check",
+    [
+        ("keep the green bin empty and put the red block in a bin", "green_bin in targets"),
+        ("don't push anything, just put the yellow block in the red bin", "push in skills"),
+        ("don't stack anything; put the blue block in the green bin", "stacking pairs"),
+    ],
+)
+def test_a_forbidden_kind_of_step_or_bin_leaves_the_blocks_free(text, check):
+    """ "don't push anything" forbids the push skill, not every block: the put that
+    follows it stays plannable."""
+    u = understand(text, row())
+    assert u.kind == "plan" and not u.constraints.objects
+    c = u.constraints
+    if check == "green_bin in targets":
+        assert "green_bin" in c.targets and "green" not in u.text
+    elif check == "push in skills":
+        assert c.skills == frozenset({"push"}) and "yellow block" in u.text
+    else:
+        assert {t for _, t in c.pairs} == {"red_block", "green_block", "blue_block", "yellow_block"}
+
+
+def test_a_selector_does_not_pick_the_block_the_sentence_puts_it_on():
+    w = row()  # red is the leftmost, green the next one
+    u = understand("put the leftmost block on the red one", w)
+    assert u.kind == "plan" and u.text.startswith("put the green block")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("is anything on top of the green block?", "no"),
+        ("what's the block on the left?", "red"),
+        ("tell me about the scene", "yellow block"),
+    ],
+)
+def test_more_question_shapes_are_answered(text, expected):
+    u = understand(text, row())
+    assert u.kind == "answer" and expected in (u.answer or "").lower()
+
+
+@pytest.mark.parametrize(
+    "text", ["the blue block looks lonely", "the red block seems to be in the green bin"]
+)
+def test_an_observation_with_looks_or_seems_is_a_statement(text):
+    assert understand(text, row()).kind == "answer"
+
+
+def test_a_condition_that_nothing_is_on_a_block_names_the_it_of_the_order():
+    u = understand("if there's nothing on the red block, stack the blue block on it", row())
+    assert u.kind == "plan" and u.text == "stack the blue block on the red block"
+
+
+@pytest.mark.parametrize("text", ["fly to the moon", "dance for me", "pirouette"])
+def test_acts_no_arm_can_do_are_refused_plainly(text):
+    u = understand(text, row())
+    assert u.kind == "refuse" and "anything" not in (u.reason or "")
