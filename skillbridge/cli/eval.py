@@ -107,6 +107,13 @@ def eval_suite(
         help="With --chains: a video of the first chain (chain-0000.mp4) and a picture of "
         "the world after each of its links (chain-0000.png) in the report folder.",
     ),
+    perception: str = typer.Option(
+        "state",
+        "--perception",
+        help="What the robot acts on: state (the simulator's poses) or camera (estimated "
+        "from RGB-D images); success is still judged on the simulator's truth, and a run "
+        "that claimed success with its goal unmet counts as a false success claim.",
+    ),
 ):
     """Run a task suite: planning, execution and refusal success with 95% intervals.
 
@@ -122,6 +129,8 @@ def eval_suite(
     from skillbridge.evaluation.state import ResumeError, read_state
     from skillbridge.evaluation.suite import DEFAULT_SUITE, SuiteError, load_suite
 
+    if perception not in ("state", "camera"):
+        raise UserError(f"--perception must be state or camera, not {perception!r}", EXIT_INPUT)
     if chains is not None:
         conflicting = [
             name
@@ -148,6 +157,7 @@ def eval_suite(
             as_json,
             policy_source,
             max_replans,
+            perception,
         )
         return
 
@@ -166,6 +176,7 @@ def eval_suite(
                 ("--faults", faults, False),
                 ("--route", route, "hybrid"),
                 ("--policy-source", policy_source, "pretrained"),
+                ("--perception", perception, "state"),
             )
             if value != default
         ]
@@ -224,6 +235,7 @@ def eval_suite(
             faults=faults,
             route=route,
             ray=ray,
+            perception=perception,
         )
     try:
         report = _run(s, cfg, as_json, resume is not None)
@@ -384,6 +396,7 @@ def _eval_chains(
     as_json: bool,
     policy_source: str,
     max_replans: int,
+    perception: str = "state",
 ) -> None:
     """``eval --chains N``: sample, run and report chains; exit 1 below the issue's 4.7."""
     from rich.table import Table
@@ -431,6 +444,7 @@ def _eval_chains(
                 policy_source=policy_source,
                 max_replans=max_replans,
                 progress=step,
+                perception=perception,
             )
     finally:
         lock.close()

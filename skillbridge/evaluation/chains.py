@@ -261,6 +261,8 @@ def summarise(results: list[ChainResult], length: int = CHAIN_LENGTH) -> dict:
         "success_at": at,
         "failure_causes": dict(causes.most_common()),
         "failures_by_verb": dict(kinds.most_common()),
+        # a run that claimed success with the chain's goal unmet in the simulator
+        "false_success_claims": causes.get("false_success", 0),
     }
 
 
@@ -299,6 +301,7 @@ def evaluate_chains(
     max_replans: int = 2,
     length: int = CHAIN_LENGTH,
     progress: Callable[[int, ChainResult], None] | None = None,
+    perception: str = "state",
 ) -> dict:
     """Sample and run ``n`` chains (chain ``i`` from seed ``seed_base + i``); write
     ``out/chains.json``; return the summary. The planner and the policies are loaded once."""
@@ -317,7 +320,7 @@ def evaluate_chains(
             policy_source=policy_source,
             route=route,
         )
-        return Runner(cfg, planner=planner, executor=executor)
+        return Runner(cfg, planner=planner, executor=executor, perception=perception)
 
     config = {
         "chains": n,
@@ -328,6 +331,7 @@ def evaluate_chains(
         "route": route,
         "policy_source": policy_source,
         "max_replans": max_replans,
+        "perception": perception,
     }
     env = TabletopEnv(scene=scene_name)
     results: list[ChainResult] = []

@@ -25,3 +25,7 @@ class EvalConfig:
     faults: bool = False
     #: eval --ray: "local" (a Ray cluster started for this eval) or a cluster's address
     ray: str | None = None
+    #: eval --perception: "state" (the simulator's poses) or "camera" (``sim.perception``;
+    #: execution success is still judged on the simulator's truth, so a success perception
+    #: claimed that the truth does not confirm is a false success claim)
+    perception: str = "state"

@@ -40,6 +40,7 @@ def make_jobs(suite: Suite, cfg: EvalConfig, episodes: Path) -> list[dict]:
                     "episodes": str(episodes),
                     "faults": cfg.faults,
                     "route": cfg.route,
+                    "perception": cfg.perception,
                 }
             )
     return jobs
@@ -127,7 +128,11 @@ def run_job(job: dict) -> EvalRecord:
 
             fault = seeded(seed)
         runner = Runner(
-            cfg, executor=executor(job["policy_source"]), on_event=on_event, fault=fault
+            cfg,
+            executor=executor(job["policy_source"]),
+            on_event=on_event,
+            fault=fault,
+            perception=str(job.get("perception") or "state"),
         )
         result = runner.run()
     except BaseException as e:  # noqa: BLE001 - one broken episode must not end the suite

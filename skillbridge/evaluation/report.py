@@ -158,6 +158,7 @@ def summarise(results: Sequence[EvalRecord], suite: Suite, cfg: EvalConfig, wall
             "max_replans": cfg.max_replans,
             "faults": cfg.faults,
             "ray": cfg.ray,
+            "perception": cfg.perception,
             "command": cfg.command,
         },
         "machine": machine_info(),

@@ -46,6 +46,7 @@ def write_state(suite: Suite, cfg: EvalConfig, out: Path) -> None:
             "command": cfg.command,
             "faults": cfg.faults,
             "route": cfg.route,
+            "perception": cfg.perception,
         },
     }
     util.atomic_write_text(out / STATE_FILE, json.dumps(state, indent=2))
@@ -75,6 +76,7 @@ def read_state(out: Path) -> tuple[Suite, EvalConfig]:
             command=str(c.get("command") or ""),
             faults=bool(c.get("faults")),
             route=str(c.get("route") or "hybrid"),
+            perception=str(c.get("perception") or "state"),
         )
         name = str(state["suite"]["name"])
         files = [Path(f) for f in state["suite"]["files"]]
