@@ -166,15 +166,16 @@ def _ratio(a: float | None, b: float | None) -> str:
 
 def tables(doc: dict) -> str:
     """The figures as markdown: one row per quantity and place, one column group per run."""
+    names = {**NAMES, "pretrained": doc["config"].get("label") or NAMES["pretrained"]}
     cols: list[tuple[str, dict]] = [
-        (NAMES.get(src, src), m["all"]) for src, m in doc["sources"].items()
+        (names.get(src, src), m["all"]) for src, m in doc["sources"].items()
     ]
     base = [(f"{label}", m) for label, m in doc.get("compare", {}).items()]
     cols += base
     lines = []
     head = "| quantity | where | " + " | ".join(f"{n} p50 / p95 / max" for n, _ in cols)
     if base and "pretrained" in doc["sources"]:
-        head += f" | p95 {NAMES['pretrained']}/{base[0][0]}"
+        head += f" | p95 {names['pretrained']}/{base[0][0]}"
     head += " |"
     lines += [head, "|" + "---|" * (head.count("|") - 1)]
     for q in ROWS:
@@ -197,44 +198,44 @@ def tables(doc: dict) -> str:
         cells = [_f(m["figures"]["saturated"][where]["mean"]) for _, m in cols]
         lines.append(f"| saturated (share) | {where} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("| run | " + " | ".join(n for n, _ in cols) + " |")
-    lines.append("|---|" + "---|" * len(cols))
-    for key, label in (
-        ("episodes", "episodes"),
-        ("steps", "control steps"),
-        ("switches", "switches"),
-    ):
-        lines.append(f"| {label} | " + " | ".join(str(m[key]) for _, m in cols) + " |")
-    sub = [m["subgoals"] for _, m in cols]
-    lines.append(
-        "| subgoals (failed) | " + " | ".join(f"{s['count']} ({s['failed']})" for s in sub) + " |"
-    )
-    lines.append(
-        "| time per subgoal, mean (s) | " + " | ".join(_f(s["seconds"]["mean"]) for s in sub) + " |"
-    )
-    lines.append(
-        "| path per subgoal, mean (m) | " + " | ".join(_f(s["path_m"]["mean"]) for s in sub) + " |"
-    )
-    every = [src for src in doc["sources"]] + list(doc.get("compare", {}))
-    runs = [
-        (doc["sources"].get(k) or {}).get("runs") or (doc.get("compare_runs", {}).get(k) or {})
-        for k in every
-    ]
-    if any(r.get("suite") for r in runs):
-        lines.append(
-            "| suite execution | "
-            + " | ".join(_rate((r.get("suite") or {}).get("execution")) for r in runs)
-            + " |"
-        )
-    if any(r.get("chains") for r in runs):
-        lines.append(
-            "| chains, average completed | "
-            + " | ".join(_f((r.get("chains") or {}).get("average_completed")) for r in runs)
-            + " |"
-        )
+    lines += _run_table(doc, cols, names, base[0][0] if base else None)
     lines.append("")
     lines.append(_skill_table(cols))
     return "\n".join(lines)
+
+
+def _run_table(doc: dict, cols: list, names: dict, base: str | None) -> list[str]:
+    """Counts, time and path per subgoal, and what the evals said (success must not
+    drop); with a compared run, the ratio of the time and path to it."""
+    ratio = base is not None and "pretrained" in doc["sources"]
+    head = "| run | " + " | ".join(n for n, _ in cols)
+    head += f" | {names['pretrained']}/{base} |" if ratio else " |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    extra = " | |" if ratio else " |"
+
+    def row(label: str, cells: list[str], r: str | None = None) -> None:
+        lines.append(f"| {label} | " + " | ".join(cells) + (f" | {r} |" if ratio else extra))
+
+    for key, label in (("episodes", "episodes"), ("steps", "control steps")):
+        row(label, [str(m[key]) for _, m in cols], "")
+    row("switches", [str(m["switches"]) for _, m in cols], "")
+    sub = [m["subgoals"] for _, m in cols]
+    row("subgoals (failed)", [f"{s['count']} ({s['failed']})" for s in sub], "")
+    for key, label in (
+        ("seconds", "time per subgoal, mean (s)"),
+        ("path_m", "path per subgoal, mean (m)"),
+    ):
+        now = doc["sources"].get("pretrained", {}).get("all", {}).get("subgoals", {}).get(key, {})
+        then = doc.get("compare", {}).get(base, {}).get("subgoals", {}).get(key, {})
+        row(label, [_f(s[key]["mean"]) for s in sub], _ratio(now.get("mean"), then.get("mean")))
+    runs = [(m.get("runs") or {}) for m in doc["sources"].values()]
+    runs += [doc.get("compare_runs", {}).get(label) or {} for label in doc.get("compare", {})]
+    if any(r.get("suite") for r in runs):
+        row("suite execution", [_rate((r.get("suite") or {}).get("execution")) for r in runs], "")
+    if any(r.get("chains") for r in runs):
+        done = [_f((r.get("chains") or {}).get("average_completed")) for r in runs]
+        row("chains, average completed", done, "")
+    return lines
 
 
 def _rate(r: dict | None) -> str:
@@ -303,7 +304,8 @@ def default_episode(run: Path) -> str:
 def plot(a: argparse.Namespace, out: Path, compare: dict[str, Path]) -> Path:
     from skillbridge.evaluation.smoothness_plot import plot_trajectories
 
-    runs = [(NAMES.get(s, s), out / s) for s in a.sources]
+    names = {**NAMES, "pretrained": a.label}
+    runs = [(names.get(s, s), out / s) for s in a.sources]
     runs += [(label, d / "pretrained") for label, d in compare.items()]
     key = a.episode or default_episode(runs[0][1])
     sets = []
@@ -335,6 +337,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--plot", type=Path, help="PNG of speed and jerk over one episode")
     ap.add_argument("--episode", help="plot: suite task id, chain-NNNN/K or an episode folder")
+    ap.add_argument("--label", default=NAMES["pretrained"], help="name of this run's policies")
     ap.add_argument("--json", action="store_true", help="print the JSON document")
     a = ap.parse_args(argv)
     a.sources = [s.strip() for s in a.sources.split(",") if s.strip()]
@@ -398,6 +401,7 @@ def run(argv: list[str] | None = None) -> dict:
             "suite": not a.skip_suite,
             "window": a.window,
             "saturated": S.SATURATED,
+            "label": a.label,
             "tree": str(a.tree),
             "commands": commands,
         },
