@@ -38,6 +38,9 @@ class Frame:
     f: float
     pos: np.ndarray
     mat: np.ndarray
+    #: For a camera on the hand: the hand's pose (position, rotation) from the camera's
+    #: and the camera's fixed mounting (calibration too); None for a fixed camera.
+    hand: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -94,6 +97,15 @@ class RGBDCameras:
                 f"{model.vis.global_.offwidth}x{model.vis.global_.offheight}"
             )
         self.ids = [model.camera(c.name).id for c in cameras]
+        # a camera mounted on a moving body: its pose in that body (the mounting)
+        self.mount: list[tuple[np.ndarray, np.ndarray] | None] = []
+        for i in self.ids:
+            if int(model.cam_bodyid[i]) == 0:
+                self.mount.append(None)
+                continue
+            r = np.zeros(9)
+            mujoco.mju_quat2Mat(r, model.cam_quat[i])
+            self.mount.append((model.cam_pos[i].copy(), r.reshape(3, 3)))
         self.focal = [
             0.5 * c.height / math.tan(math.radians(float(model.cam_fovy[i])) / 2)
             for c, i in zip(cameras, self.ids, strict=True)
@@ -128,8 +140,8 @@ class RGBDCameras:
         self._gl.make_current()
         mujoco.mj_camlight(m, data)
         out = []
-        for spec, cid, f, (rgb, depth) in zip(
-            self.specs, self.ids, self.focal, self._bufs, strict=True
+        for spec, cid, f, mount, (rgb, depth) in zip(
+            self.specs, self.ids, self.focal, self.mount, self._bufs, strict=True
         ):
             self._cam.fixedcamid = cid
             mujoco.mjv_updateScene(
@@ -141,14 +153,20 @@ class RGBDCameras:
             mujoco.mjr_render(rect, self._scn, self._con)
             mujoco.mjr_readPixels(rgb, depth, rect, self._con)
             metric = (self._fn / (self._f - depth[::-1] * self._fmn)).astype(np.float32)
+            pos, mat = data.cam_xpos[cid].copy(), data.cam_xmat[cid].reshape(3, 3).copy()
+            hand = None
+            if mount is not None:  # body = camera pose composed with the mounting's inverse
+                body_mat = mat @ mount[1].T
+                hand = (pos - body_mat @ mount[0], body_mat)
             out.append(
                 Frame(
                     name=spec.name,
                     rgb=rgb[::-1].copy(),
                     depth=metric,
                     f=f,
-                    pos=data.cam_xpos[cid].copy(),
-                    mat=data.cam_xmat[cid].reshape(3, 3).copy(),
+                    pos=pos,
+                    mat=mat,
+                    hand=hand,
                 )
             )
         return out

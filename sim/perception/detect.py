@@ -71,8 +71,10 @@ def _face_area(frame: Frame, rows: np.ndarray, cols: np.ndarray) -> float:
     return float(np.sum(d * d / (frame.f * frame.f * norm * np.maximum(uz, 0.2))))
 
 
-def cubes(frame: Frame, static: StaticMap) -> dict[str, Seen]:
-    """Each cube colour's top face seen in ``frame`` (colours not seen are left out)."""
+def cubes(frame: Frame, static: StaticMap, fingers: float | None = None) -> dict[str, Seen]:
+    """Each cube colour's top face seen in ``frame`` (colours not seen are left out).
+    ``fingers``: for the wrist camera, each finger's travel (m, from its joint): the pads
+    (orange, in view at the image's sides) are then left out by where they are."""
     masks = color_masks(frame.rgb)
     anyc = masks["red"] | masks["green"] | masks["blue"] | masks["yellow"]
     rows, cols = np.nonzero(anyc)
@@ -81,6 +83,8 @@ def cubes(frame: Frame, static: StaticMap) -> dict[str, Seen]:
         return out
     p = frame.points(rows, cols)  # one back-projection for every colour's pixels
     keep = static.keep(p)
+    if fingers is not None and frame.hand is not None:
+        keep &= ~on_pads(p, frame.hand, fingers)
     p, rows, cols = p[keep], rows[keep], cols[keep]
     for color, mask in masks.items():
         mine = mask[rows, cols]
@@ -106,6 +110,25 @@ def cubes(frame: Frame, static: StaticMap) -> dict[str, Seen]:
             face=xy,
         )
     return out
+
+
+#: The finger pads in the hand's frame (z down the fingers, y across them): their centres'
+#: height, their half height and half width (``sim/assets/robot.xml``), and a margin.
+_PAD_Z, _PAD_HZ, _PAD_HX, _PAD_MARGIN = 0.095, 0.014, 0.011, 0.003
+
+
+def on_pads(p: np.ndarray, hand: tuple[np.ndarray, np.ndarray], travel: float) -> np.ndarray:
+    """Which world points (N, 3) lie on a finger's pad or outside it, for a hand at
+    ``hand`` (position, rotation) with each finger ``travel`` m out: the hand's own body,
+    not a cube (a cube between the fingers is inside their gap, its top above the pads)."""
+    pos, mat = hand
+    h = (p - pos) @ mat  # into the hand's frame
+    m = _PAD_MARGIN
+    return (
+        (np.abs(h[:, 0]) < _PAD_HX + m)
+        & (np.abs(h[:, 2] - _PAD_Z) < _PAD_HZ + m)
+        & (np.abs(h[:, 1]) > travel - m)
+    )
 
 
 def place_partial(seen: Seen, prior_xy: tuple[float, float], yaw: float) -> tuple[float, float]:

@@ -69,7 +69,10 @@ class Tracker:
     def update(self, frames: list[Frame], grip: np.ndarray, finger_q: np.ndarray) -> Belief:
         b = self.belief
         b.uncertain = set()
-        seen_by = [detect.cubes(f, self.static) for f in frames]
+        travel = float(finger_q[0])  # the fingers move together (one command)
+        seen_by = [
+            detect.cubes(f, self.static, travel if f.hand is not None else None) for f in frames
+        ]
         top = frames[0]
         self._articulation(top, b)
         self._hold(b, grip, float(finger_q[0] + finger_q[1]), seen_by)
