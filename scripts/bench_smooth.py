@@ -122,9 +122,11 @@ def trajectories(run: Path) -> dict[str, dict[str, S.Trajectory]]:
     return out
 
 
-def measure(run: Path, window: float) -> dict[str, Any]:
+def measure(
+    run: Path, window: float, trajs: dict[str, dict[str, S.Trajectory]] | None = None
+) -> dict[str, Any]:
     """Figures of one source's folder: all its episodes, and the suite and chains apart."""
-    trajs = trajectories(run)
+    trajs = trajectories(run) if trajs is None else trajs
     every = [t for part in trajs.values() for t in part.values()]
     if not every:
         raise BenchError(f"{run}: no episodes to measure")
@@ -137,6 +139,10 @@ def measure(run: Path, window: float) -> dict[str, Any]:
         if f.is_file():
             out.setdefault("runs", {})[part] = _outcome(part, json.loads(f.read_text()))
     return out
+
+
+def _flat(trajs: dict[str, dict[str, S.Trajectory]]) -> dict[str, S.Trajectory]:
+    return {k: t for part in trajs.values() for k, t in part.items()}
 
 
 def _outcome(part: str, summary: dict) -> dict:
@@ -199,6 +205,19 @@ def tables(doc: dict) -> str:
         lines.append(f"| saturated (share) | {where} | " + " | ".join(cells) + " |")
     lines.append("")
     lines += _run_table(doc, cols, names, base[0][0] if base else None)
+    if doc.get("paired"):
+        lines += [
+            "",
+            "| paired: same start, same skills, all succeeded | episodes | subgoals "
+            "| time ratio | path ratio | per-subgoal time ratio p50 / p95 |",
+        ]
+        lines.append("|---|---|---|---|---|---|")
+        for label, p in doc["paired"].items():
+            per = p["time_ratio_per_subgoal"]
+            lines.append(
+                f"| {label} | {p['episodes']} | {p['subgoals']} | {_f(p['time_ratio'])} "
+                f"| {_f(p['path_ratio'])} | {_f(per['p50'])} / {_f(per['p95'])} |"
+            )
     lines.append("")
     lines.append(_skill_table(cols))
     return "\n".join(lines)
@@ -405,15 +424,25 @@ def run(argv: list[str] | None = None) -> dict:
             "tree": str(a.tree),
             "commands": commands,
         },
-        "sources": {src: measure(out / src, a.window) for src in a.sources},
     }
+    loaded = {src: trajectories(out / src) for src in a.sources}
+    doc["sources"] = {src: measure(out / src, a.window, loaded[src]) for src in a.sources}
+    # the same subgoals in two runs of the same starts: time and path, like with like
+    doc["paired"] = {}
+    if set(SOURCES) <= set(loaded):
+        pair = S.paired(_flat(loaded["pretrained"]), _flat(loaded["scripted"]))
+        doc["paired"][f"{a.label}/{NAMES['scripted']}"] = pair
     if compare:
         doc["compare"] = {}
         doc["compare_runs"] = {}
         for label, d in compare.items():
-            m = measure(d / "pretrained", a.window)
+            theirs = trajectories(d / "pretrained")
+            m = measure(d / "pretrained", a.window, theirs)
             doc["compare"][label] = m["all"]
             doc["compare_runs"][label] = m.get("runs") or {}
+            if "pretrained" in loaded:
+                pair = S.paired(_flat(loaded["pretrained"]), _flat(theirs))
+                doc["paired"][f"{a.label}/{label}"] = pair
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "smoothness.json", json.dumps(doc, indent=1) + "\n")
     if a.plot is not None:

@@ -33,7 +33,7 @@ action k-1 to k at k, a saturated action k at k + 0.5.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -368,6 +368,38 @@ def summarise(trajs: Sequence[Trajectory], window: float = WINDOW) -> dict[str, 
             "path_m": stats([s["path_m"] for s in ok]),
             "by_skill": _skill_table(segments),
         },
+    }
+
+
+def paired(now: Mapping[str, Trajectory], then: Mapping[str, Trajectory]) -> dict[str, Any]:
+    """Time and path of the same subgoals in two runs of the same starts (before and after
+    a change, policy and expert): the episodes of one key in both whose subgoals ran the
+    same skills in the same order and all succeeded in both. Pooled means can move because
+    a run does different things (more replans, another plan); this compares like with
+    like. Ratios are ``now / then``."""
+    episodes = subgoals = 0
+    t_now = t_then = p_now = p_then = 0.0
+    ratios: list[float] = []
+    for key in sorted(set(now) & set(then)):
+        a, b = subgoal_segments(now[key]), subgoal_segments(then[key])
+        if not a or [s["skill"] for s in a] != [s["skill"] for s in b]:
+            continue
+        if any(s["success"] is False for s in (*a, *b)):
+            continue
+        episodes += 1
+        subgoals += len(a)
+        t_now += sum(s["seconds"] for s in a)
+        t_then += sum(s["seconds"] for s in b)
+        p_now += sum(s["path_m"] for s in a)
+        p_then += sum(s["path_m"] for s in b)
+        ratios += [x["steps"] / y["steps"] for x, y in zip(a, b, strict=True) if y["steps"]]
+    return {
+        "episodes": episodes,
+        "subgoals": subgoals,
+        "seconds": [round(t_now, 6), round(t_then, 6)],
+        "time_ratio": t_now / t_then if t_then else None,
+        "path_ratio": p_now / p_then if p_then else None,
+        "time_ratio_per_subgoal": stats(ratios),
     }
 
 

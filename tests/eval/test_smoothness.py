@@ -130,6 +130,25 @@ def test_time_and_path_per_subgoal():
     assert sub["count"] == 2 and sub["failed"] == 1 and sub["steps"]["n"] == 1
 
 
+def test_paired_time_compares_the_same_subgoals_only():
+    def run(steps: list[int], ok: bool = True, skills=("pick", "place")) -> S.Trajectory:
+        sg = [i for i, n in enumerate(steps) for _ in range(n)]
+        a = np.zeros((len(sg), 4))
+        a[:, 0] = 1.0
+        names = dict(enumerate(skills))
+        return _traj(a, sg, skills=names, succeeded={i: ok for i in names})
+
+    now = {"a": run([10, 20]), "b": run([5, 5]), "c": run([4, 4], ok=False)}
+    then = {"a": run([20, 20]), "b": run([5, 5], skills=("push", "place")), "c": run([8, 8])}
+    p = S.paired(now, then)
+    # only "a": "b" ran other skills, a subgoal of "c" failed
+    assert (p["episodes"], p["subgoals"]) == (1, 2)
+    assert p["time_ratio"] == pytest.approx(30 / 40)
+    assert p["path_ratio"] == pytest.approx(30 / 40)  # at one speed, path goes with time
+    assert p["time_ratio_per_subgoal"]["p50"] == pytest.approx(0.75)  # 0.5 and 1.0
+    assert S.paired({}, then)["time_ratio"] is None
+
+
 def test_a_trajectory_needs_one_more_position_than_actions():
     with pytest.raises(ValueError, match="5 actions need 6 positions"):
         S.Trajectory("x", np.zeros((5, 3)), np.zeros((5, 4)), np.zeros(5, int), DT)
@@ -231,6 +250,9 @@ def test_the_bench_measures_an_output_folder_prints_tables_and_plots(episode, tm
     assert pre["chains"]["episodes"] == 1
     assert doc["compare"]["before"] == pre["all"]  # the same episodes measure the same
     assert "--policy-source scripted" in doc["config"]["commands"]["scripted"][0]
+    # the same episodes under both names: every subgoal paired, ratio 1
+    assert doc["paired"]["policy/before"]["time_ratio"] == 1.0
+    assert doc["paired"]["policy/expert"]["subgoals"] == 4
     # the table's ratio to the compared run: the same figures, 1.00 wherever defined
     jerk = next(
         line for line in text.splitlines() if line.startswith("| jerk") and "inside" in line
@@ -245,6 +267,7 @@ def test_the_bench_measures_an_output_folder_prints_tables_and_plots(episode, tm
         (["--plot", "x.jpg"], "must end in .png"),
         (["--compare", "nolabel"], "LABEL=DIR"),
         (["--skip-suite", "--chains", "0"], "nothing to measure"),
+        (["--tree", "/nonexistent"], "not a skillbridge checkout"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
@@ -266,6 +289,10 @@ def test_the_bench_never_mixes_a_new_run_into_an_old_one(episode, tmp_path, caps
     assert "exists: measure it with --reuse" in capsys.readouterr().err
     assert bench.main(["--reuse", "--out", str(tmp_path / "none")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    png = tmp_path / "x.png"
+    argv = ["--reuse", "--out", str(out), "--plot", str(png), "--episode", "chain-0009/0"]
+    assert bench.main(argv) == 2
+    assert "no episode 'chain-0009/0'" in capsys.readouterr().err and not png.exists()
 
 
 @pytest.mark.slow
