@@ -370,12 +370,9 @@ def make_chat_model(spec: BackendSpec) -> BaseChatModel:
             temperature=spec.temperature,
         )
     if spec.provider == "embedded":
-        from planner.embedded.model import check_adapter
-        from planner.embedded.proposer import EmbeddedChatModel
+        from planner.embedded.chat import EmbeddedChatModel
 
-        # a tampered or missing adapter, or a missing base file: one line now, not a safe
-        # stop after the first plan that asks the model
-        check_adapter(Path(spec.model).expanduser() if spec.model else None)
+        _check_embedded(spec)
         return EmbeddedChatModel(
             adapter_dir=spec.model or None, threads=spec.options.get("threads")
         )
@@ -392,6 +389,28 @@ def make_chat_model(spec: BackendSpec) -> BaseChatModel:
                 kw[field_name] = spec.options[opt]
         return LlamaCppChatModel.from_path(spec.model, **kw)
     raise PlannerError(f"unknown provider {spec.provider!r}")
+
+
+def _check_embedded(spec: BackendSpec) -> None:
+    """A tampered or missing adapter, or a missing base file: one line when the planner is
+    built, not a safe stop after the first plan that asks the model."""
+    from planner.embedded.model import check_adapter
+
+    check_adapter(Path(spec.model).expanduser() if spec.model else None)
+
+
+def make_embedded(spec: BackendSpec) -> Any:
+    """What the embedded proposer asks for an ``embedded`` spec: the model in this process
+    (:class:`planner.embedded.proposer.InProcessModel`, no chat-model layer, so langchain is
+    not imported), or a chat client of its server for ``embedded:http://...``."""
+    if spec.provider != "embedded":
+        raise PlannerError(f"not an embedded model spec: {spec}")
+    if spec.model.startswith(("http://", "https://")):
+        return make_chat_model(spec)
+    from planner.embedded.proposer import InProcessModel
+
+    _check_embedded(spec)
+    return InProcessModel(adapter_dir=spec.model or None, threads=spec.options.get("threads"))
 
 
 def probe(spec: BackendSpec, timeout_s: float = 3.0) -> str | None:

@@ -318,10 +318,10 @@ class HybridPlanner:
         s = resolve_spec(spec, base_url=base_url)
         llm: Proposer | None
         if s.provider == "embedded":
-            from planner.backends import make_chat_model
+            from planner.backends import make_embedded
             from planner.embedded.proposer import EmbeddedProposer
 
-            llm = EmbeddedProposer(make_chat_model(s), name=str(s))
+            llm = EmbeddedProposer(make_embedded(s), name=str(s))
         else:
             llm = None if s.provider == "rules" else LLMProposer.from_spec(s)
         if llm is None and route == "hybrid":

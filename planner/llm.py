@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from planner.backends import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, MODES, BackendSpec
 from planner.errors import BackendCallError, ProviderUnreachable
-from planner.prompting import HISTORY_K, build_messages, messages_as_dicts
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -229,7 +228,7 @@ class LLMProposer:
         retries: int = DEFAULT_RETRIES,
         backoff_s: float = 0.5,
         backoff_max_s: float = 8.0,
-        history_k: int = HISTORY_K,
+        history_k: int | None = None,
         max_steps: int = 12,
         sleep: Callable[[float], None] = time.sleep,
         schema_fn: Callable[[WorldState], dict] | None = None,
@@ -245,6 +244,11 @@ class LLMProposer:
         self.retries = int(retries)
         self.backoff_s = float(backoff_s)
         self.backoff_max_s = float(backoff_max_s)
+        if history_k is None:
+            # imported here: the prompts pull in langchain, which only a chat model needs
+            from planner.prompting import HISTORY_K
+
+            history_k = HISTORY_K
         self.history_k = history_k
         self.max_steps = max_steps
         self._sleep = sleep
@@ -401,6 +405,8 @@ class LLMProposer:
         tries = 0
         while True:
             if messages is None or mode != getattr(self, "_built_for", None):
+                from planner.prompting import build_messages
+
                 messages = build_messages(
                     task=clean_text(request.task),
                     world_text=request.world.describe(),
@@ -451,6 +457,8 @@ class LLMProposer:
         raw = self._raw(msg)
         self._last_raw = raw
         usage = getattr(msg, "usage_metadata", None) or {}
+        from planner.prompting import messages_as_dicts
+
         return Proposal(
             raw=raw,
             tokens_in=int(usage.get("input_tokens", 0) or 0),

@@ -6,7 +6,14 @@ measured in the same run (this machine is shared and noisy: only the ratios trav
   once, so ``limit = bandwidth / bytes per token``; and beside transformers' fp32 model (the
   old path) with ``--old``.
 - **Warm plans**: the model's rewrite latency p50/p95 on the planner's prompts
-  (tests/planner/forward_prompts.py).
+  (tests/planner/forward_prompts.py), each with the model's prompt-prefix cache emptied
+  first (the forward pass alone; scripts/bench_planner.py times plans as they come, where
+  the scene line of one instruction is reused by the next).
+- **Against a baseline tree** with ``--baseline-tree DIR`` (e.g. ``git archive HEAD~3 | tar
+  -x -C /tmp/base``): the same decode and rewrite figures of DIR's planner code, measured in
+  child processes interleaved round by round with ours (``--rounds``), so load that comes
+  and goes hits both alike; decode is also given per CPU second of the process, which the
+  other processes on a shared machine disturb far less than wall time.
 - **Cold start** with ``--cold N``: wall time and peak RSS of ``skillbridge plan "chuck the
   crimson cube into the emerald bin"`` (model route) and of ``skillbridge --help``, each
   beside ``python -c pass`` and ``python -c "import torch"`` timed in the same run, and
@@ -14,7 +21,7 @@ measured in the same run (this machine is shared and noisy: only the ratios trav
   archive 64ec370 | tar -x -C /tmp/old``).
 
     python scripts/bench_model.py [--tokens 48] [--kinds fp32,int8,int4] [--old]
-        [--cold 3] [--old-tree /tmp/old] [--json]
+        [--cold 3] [--old-tree /tmp/old] [--baseline-tree /tmp/base --rounds 3] [--json]
 """
 
 from __future__ import annotations
@@ -29,7 +36,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+#: the tree whose planner code is measured: ours, or the one a child of --baseline-tree runs
+TREE = Path(os.environ.get("SKILLBRIDGE_BENCH_TREE") or ROOT).resolve()
+sys.path.insert(0, str(TREE))
 TASK = "chuck the crimson cube into the emerald bin"
 
 
@@ -64,15 +73,17 @@ def bytes_per_token(engine) -> int:
     return int(total)
 
 
-def decode_rate(step, tokens: int, rounds: int = 3) -> float:
-    """Best tokens/s of ``rounds`` runs of ``tokens`` calls of ``step(i)``."""
-    best = float("inf")
+def decode_rate(step, tokens: int, rounds: int = 3) -> tuple[float, float]:
+    """Best tokens/s of ``rounds`` runs of ``tokens`` calls of ``step(i)``, per second of
+    wall time and per second of this process's CPU time."""
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for i in range(tokens):
             step(i)
         best = min(best, time.perf_counter() - t0)
-    return tokens / best
+        best_cpu = min(best_cpu, time.process_time() - c0)
+    return tokens / best, tokens / max(best_cpu, 1e-9)
 
 
 def ours(kind: str, tokens: int, prompts: list[str]) -> dict:
@@ -96,19 +107,27 @@ def ours(kind: str, tokens: int, prompts: list[str]) -> dict:
                 cache.length = start
             engine.net.forward([ids[i % len(ids)]], cache)
 
-        rate = decode_rate(step, tokens)
+        rate, cpu_rate = decode_rate(step, tokens)
     lat = []
+    memo = getattr(engine, "prefixes", None)  # the prompt-prefix cache, where there is one
     for p in prompts:
         engine.rewrite(p)  # the first call of each prompt also warms the pages it touches
+    cpu = []
     for p in prompts:
+        if memo is not None:
+            memo.clear()
+        c0 = time.process_time()
         lat.append(engine.rewrite(p).latency_s)
+        cpu.append(time.process_time() - c0)
     return {
         "kind": kind,
         "load_s": load_s,
         "tokens_per_s": rate,
+        "cpu_tokens_per_s": cpu_rate,
         "bytes_per_token": bytes_per_token(engine),
         "rewrite_p50_s": statistics.median(lat),
         "rewrite_p95_s": sorted(lat)[max(0, int(round(0.95 * len(lat))) - 1)],
+        "rewrite_cpu_p50_s": statistics.median(cpu),
     }
 
 
@@ -137,7 +156,40 @@ def transformers_rate(tokens: int, prompt: str) -> float:
             )
             state["past"] = out.past_key_values
 
-        return decode_rate(step, tokens, rounds=1)
+        return decode_rate(step, tokens, rounds=1)[0]
+
+
+def measure_child(tree: Path, kind: str, tokens: int) -> dict:
+    """:func:`ours` for the planner code of ``tree``, in a child process (this script with
+    ``--measure``, its imports from ``tree``)."""
+    env = dict(os.environ, SKILLBRIDGE_BENCH_TREE=str(tree))
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--measure", kind]
+    cmd += ["--tokens", str(tokens)]
+    out = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        tail = (out.stderr or out.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise SystemExit(f"error: measuring {tree} failed: {tail[0]}")
+    return json.loads(out.stdout)
+
+
+def against_baseline(base: Path, kind: str, tokens: int, rounds: int) -> dict:
+    """Ours and ``base``'s decode and rewrite figures, in children interleaved round by
+    round; per tree the best decode rate of the rounds and the median rewrite latencies."""
+    runs: dict[str, list[dict]] = {"ours": [], "baseline": []}
+    for _ in range(rounds):
+        runs["ours"].append(measure_child(ROOT, kind, tokens))
+        runs["baseline"].append(measure_child(base, kind, tokens))
+    out: dict = {"tree": str(base), "rounds": rounds}
+    for who, rs in runs.items():
+        out[who] = {
+            "tokens_per_s": max(r["tokens_per_s"] for r in rs),
+            "cpu_tokens_per_s": max(r["cpu_tokens_per_s"] for r in rs),
+            "rewrite_p50_s": statistics.median(r["rewrite_p50_s"] for r in rs),
+            "rewrite_p95_s": statistics.median(r["rewrite_p95_s"] for r in rs),
+            "rewrite_cpu_p50_s": min(r["rewrite_cpu_p50_s"] for r in rs),
+            "bytes_per_token": rs[0]["bytes_per_token"],
+        }
+    return out
 
 
 def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float, int]:
@@ -192,8 +244,24 @@ def main() -> None:
     ap.add_argument("--old", action="store_true", help="also time transformers' fp32 decode")
     ap.add_argument("--cold", type=int, default=0, help="cold-start rounds (0: none)")
     ap.add_argument("--old-tree", type=Path, default=None, help="checkout of the old path")
+    ap.add_argument(
+        "--baseline-tree",
+        type=Path,
+        default=None,
+        help="checkout whose decode and rewrite figures are measured beside ours",
+    )
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per tree")
+    ap.add_argument("--measure", default=None, help=argparse.SUPPRESS)  # a child's one kind
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.measure:
+        import torch
+
+        torch.set_num_threads(1)
+        from tests.planner.forward_prompts import planner_prompts
+
+        print(json.dumps(ours(args.measure, args.tokens, planner_prompts())))
+        return
     report: dict = {}
     if args.cold:
         # first, while this process is small: a child's peak RSS counts what it inherited
@@ -224,9 +292,24 @@ def main() -> None:
     report["read_bandwidth_gb_s_best"] = bw / 1e9
     if args.old:
         report["transformers_fp32_tokens_per_s"] = transformers_rate(args.tokens, prompts[0])
+    if args.baseline_tree is not None:
+        kind = "int4" if "int4" in args.kinds else args.kinds.split(",")[0].strip()
+        vs = against_baseline(args.baseline_tree, kind, args.tokens, max(1, args.rounds))
+        vs["kind"] = kind
+        vs["read_bandwidth_gb_s"] = read_bandwidth() / 1e9
+        bw = max(bw, vs["read_bandwidth_gb_s"] * 1e9)
+        for who in ("ours", "baseline"):
+            vs[who]["of_limit"] = vs[who]["tokens_per_s"] * vs[who]["bytes_per_token"] / bw
+        report["baseline"] = vs
+    report["load_avg"] = os.getloadavg()
     if args.json:
         print(json.dumps(report, indent=2))
         return
+    show(report, args)
+
+
+def show(report: dict, args: argparse.Namespace) -> None:
+    """The report in lines of text."""
     print(
         f"single-thread read bandwidth {report['read_bandwidth_gb_s_best']:.1f} GB/s (best "
         f"of the runs; first {report['read_bandwidth_gb_s']:.1f}, "
@@ -238,7 +321,8 @@ def main() -> None:
         print(
             f"{r['kind']:>5}: {r['bytes_per_token'] / 1e6:6.1f} MB/token, limit "
             f"{r['limit_tokens_per_s']:6.1f} tok/s, decode {r['tokens_per_s']:6.1f} tok/s "
-            f"({r['of_limit']:.2f} of the limit{vs}); rewrite p50 "
+            f"({r['of_limit']:.2f} of the limit{vs}; {r['cpu_tokens_per_s']:.1f} per CPU "
+            f"second); rewrite p50 "
             f"{r['rewrite_p50_s'] * 1e3:.0f} ms, p95 {r['rewrite_p95_s'] * 1e3:.0f} ms; "
             f"load {r['load_s']:.2f} s"
         )
@@ -247,6 +331,25 @@ def main() -> None:
         best = max(report["kinds"], key=lambda r: r["tokens_per_s"]) if report["kinds"] else None
         tail = f"; {best['kind']} is {best['tokens_per_s'] / old:.2f}x it" if best else ""
         print(f"transformers fp32 (old path): decode {old:.1f} tok/s{tail}")
+    if args.baseline_tree is not None:
+        vs = report["baseline"]
+        o, b = vs["ours"], vs["baseline"]
+        for who, r in (("ours", o), ("baseline", b)):
+            print(
+                f"{vs['kind']} {who:>8}: decode {r['tokens_per_s']:6.1f} tok/s "
+                f"({r['of_limit']:.2f} of the limit), {r['cpu_tokens_per_s']:6.1f} per CPU "
+                f"second; rewrite p50 {r['rewrite_p50_s'] * 1e3:.0f} ms, p95 "
+                f"{r['rewrite_p95_s'] * 1e3:.0f} ms, CPU p50 {r['rewrite_cpu_p50_s'] * 1e3:.0f} ms "
+                f"({vs['rounds']} interleaved rounds)"
+            )
+        print(
+            f"ours / baseline ({vs['tree']}): decode {o['tokens_per_s'] / b['tokens_per_s']:.2f}x"
+            f" (per CPU second {o['cpu_tokens_per_s'] / b['cpu_tokens_per_s']:.2f}x), "
+            f"rewrite p50 {o['rewrite_p50_s'] / b['rewrite_p50_s']:.2f} of its time (CPU "
+            f"{o['rewrite_cpu_p50_s'] / b['rewrite_cpu_p50_s']:.2f})"
+        )
+    la = report["load_avg"]
+    print(f"load average at the end: {la[0]:.1f} {la[1]:.1f} {la[2]:.1f}")
     if args.cold:
         c = report["cold"]
         base = c["python -c pass"]["wall_s"]

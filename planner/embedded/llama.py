@@ -82,6 +82,10 @@ class Int8Linear:
         """``x``: [n, in] (the forward pass keeps every activation two-dimensional)."""
         return torch._weight_int8pack_mm(x.to(torch.bfloat16), self.q, self.scale).float()
 
+    def add_to(self, out: torch.Tensor, x: torch.Tensor) -> None:
+        """``out += x @ W.T`` in place."""
+        out += torch._weight_int8pack_mm(x.to(torch.bfloat16), self.q, self.scale)
+
 
 class Int4Linear:
     """``x @ W.T`` with W in 4 bits per weight, in groups of :data:`GROUP` along each row
@@ -120,6 +124,16 @@ class Int4Linear:
             y = torch.addmm(y, x @ self.lora_at, self.lora_bt)
         return y
 
+    def add_to(self, out: torch.Tensor, x: torch.Tensor) -> None:
+        """``out += x @ W.T`` in place (``out`` fp32): the kernel's bf16 product is added
+        as it is, with no fp32 copy of it made first, and the low-rank term straight into
+        ``out`` (two operations fewer per call than ``out += self(x)``)."""
+        out += torch._weight_int4pack_mm_for_cpu(
+            x.to(torch.bfloat16), self.packed, GROUP, self.scale_zero
+        )
+        if self.lora_at is not None and self.lora_bt is not None:
+            out.addmm_(x @ self.lora_at, self.lora_bt)
+
 
 class Fp32Linear:
     """``x @ W.T`` with W in fp32 (the reference the int8 layers are measured against)."""
@@ -130,6 +144,10 @@ class Fp32Linear:
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         return F.linear(x, self.w)
+
+    def add_to(self, out: torch.Tensor, x: torch.Tensor) -> None:
+        """``out += x @ W.T`` in place."""
+        out.addmm_(x, self.w.T)
 
 
 Linear = Int8Linear | Int4Linear | Fp32Linear
@@ -190,12 +208,16 @@ class Block:
 
 
 class Cache:
-    """Keys and values of the positions seen so far, preallocated for ``size`` positions."""
+    """Keys and values of the positions seen so far, preallocated for ``size`` positions
+    and written in place (a decode step copies its one new key and value in, never grows a
+    tensor). ``layers`` holds each layer's pair of views, made once here rather than sliced
+    again at every step of every layer."""
 
     def __init__(self, cfg: LlamaConfig, size: int):
         shape = (cfg.layers, cfg.kv_heads, size, cfg.head_dim)
         self.k = torch.empty(shape)
         self.v = torch.empty(shape)
+        self.layers = list(zip(self.k.unbind(0), self.v.unbind(0), strict=True))
         self.length = 0
         self.size = size
 
@@ -245,6 +267,8 @@ class Llama:
         n, start = len(ids), cache.length
         if n < 1 or start + n > cache.size:
             raise ValueError("the positions do not fit the cache")
+        if n == 1:
+            return self._step(int(ids[0]), cache)
         self._rope_table(start + n)
         cos, sin = self._cos[start : start + n], self._sin[start : start + n]
         x = self.embed[torch.tensor(ids, dtype=torch.long)].float()  # [n, hidden]
@@ -282,6 +306,40 @@ class Llama:
             x = x + b.down(F.silu(gu[:, :inter]) * gu[:, inter:])
         cache.length = end
         return self._rms(x[-1], self.norm)
+
+    def _step(self, token: int, cache: Cache) -> torch.Tensor:
+        """:meth:`forward` of one new position (a decode step), in as few tensor operations
+        as the same arithmetic allows: at this model's size a step on one CPU thread spends
+        about as long dispatching small operations as reading the weights, so every
+        operation saved counts. The new key and value are written into the cache in
+        place, the attention is one grouped-query call over the cached positions, the
+        residual stream is added to in place."""
+        cfg = self.cfg
+        pos = cache.length
+        self._rope_table(pos + 1)
+        cos, sin = self._cos[pos], self._sin[pos]
+        hq, hk, d = cfg.heads, cfg.kv_heads, cfg.head_dim
+        nqk, half, end = (hq + hk) * d, d // 2, pos + 1
+        eps, shape = cfg.eps, (cfg.hidden,)
+        inter, rep = cfg.intermediate, hq // hk
+        scale = 1.0 / math.sqrt(d)
+        x = self.embed[token : token + 1].float().clone()  # [1, hidden], ours to add to
+        for b, (kc, vc) in zip(self.blocks, cache.layers, strict=True):
+            qkv = b.qkv(F.rms_norm(x, shape, b.attn_norm, eps))[0]
+            qk = qkv[:nqk].view(hq + hk, d)
+            # rotate-half as ``x * cos + roll(x) * sin`` (sin signed, see _rope_table)
+            qk = qk.roll(half, -1).mul_(sin).addcmul_(qk, cos)
+            kc[:, pos] = qk[hq:]
+            vc[:, pos] = qkv[nqk:].view(hk, d)
+            # one new position sees every cached one: a plain product per kv head
+            att = torch.softmax(
+                (qk[:hq].view(hk, rep, d) @ kc[:, :end].transpose(1, 2)).mul_(scale), dim=-1
+            )
+            b.o.add_to(x, (att @ vc[:, :end]).view(1, hq * d))
+            gu = b.gate_up(F.rms_norm(x, shape, b.mlp_norm, eps))
+            b.down.add_to(x, F.silu(gu[:, :inter]).mul_(gu[:, inter:]))
+        cache.length = end
+        return F.rms_norm(x[0], shape, self.norm, eps)
 
     def head(self, hidden: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
         """Logits of ``hidden`` over the tokens ``rows`` (a precomputed ``embed[ids]``), or

@@ -194,6 +194,7 @@ class EmbeddedModel:
 
         from planner.embedded import packed
         from planner.embedded.base import file_sha256, find_gguf
+        from planner.embedded.prefix import PrefixCache
         from planner.embedded.tokens import Tokens
 
         t0 = time.monotonic()
@@ -234,6 +235,8 @@ class EmbeddedModel:
         self._index = {t: i for i, t in enumerate(self.allowed)}
         self._rows = self.net.embed[torch.tensor(self.allowed)].float()
         self._lock = threading.Lock()
+        #: prompt segments computed before (the scene line, a whole prompt asked again)
+        self.prefixes = PrefixCache()
         self.max_prompt_tokens = min(MAX_PROMPT_TOKENS, self.config.max_positions)
         self.load_s = time.monotonic() - t0
 
@@ -262,6 +265,7 @@ class EmbeddedModel:
         import torch
 
         from planner.embedded.llama import Cache
+        from planner.embedded.prefix import run_prompt
 
         t0 = time.monotonic()
         user = _clipped(clean_text(str(user)))
@@ -274,6 +278,7 @@ class EmbeddedModel:
         ids = self.tok.encode(text)
         if len(ids) > limit:
             raise PromptTooLong(len(ids), limit)
+        segments = self._segments(text, ids)
         if not temperature >= MIN_TEMPERATURE:  # also NaN: greedy, never a NaN softmax
             temperature = 0.0
         gen = torch.Generator().manual_seed(int(seed) % (1 << 63))
@@ -287,7 +292,7 @@ class EmbeddedModel:
             with torch.inference_mode():
                 torch.set_num_threads(self.threads)
                 cache = Cache(self.config, len(ids) + steps)
-                hidden = self.net.forward(ids, cache)
+                hidden = run_prompt(self.net, segments, cache, self.prefixes)
                 for step in range(steps):
                     if cancel is not None and cancel.is_set():
                         raise GenerationTimeout("the generation was cancelled")
@@ -315,6 +320,20 @@ class EmbeddedModel:
             self._lock.release()
         text = self.tok.decode(out, skip_special_tokens=True).strip()
         return Rewrite(text, len(ids), len(out) + 1, time.monotonic() - t0, min_prob)
+
+    def _segments(self, text: str, ids: list[int]) -> list[list[int]]:
+        """The prompt's tokens in the segments it is always computed in: the chat frame
+        with the scene line (the same for every instruction in one scene), then the rest;
+        one segment when there is no scene line or its tokens do not end where the line
+        does. Always the same split for the same text, so a segment taken from
+        :attr:`prefixes` is what computing it would give."""
+        mark = text.find("\n", text.find("scene: ") + 1) if "scene: " in text else -1
+        if mark < 0:
+            return [ids]
+        head = self.tok.encode(text[: mark + 1])
+        if 1 < len(head) < len(ids) and ids[: len(head)] == head:
+            return [ids[: len(head)], ids[len(head) :]]
+        return [ids]
 
 
 def clean_text(text: str) -> str:

@@ -1,4 +1,5 @@
-"""The embedded model as a langchain-core chat model and as a bridge ``Proposer``.
+"""The embedded model as a bridge ``Proposer`` (in process, or any chat model such as a
+client of its server).
 
 Why two steps: the model rewrites the user's words into the command language; the rules
 planner grounds that command in the scene (which cubes exist, what is already done, what
@@ -16,25 +17,21 @@ rules cannot parse, is replaced by the item-by-item rewrite of a plain list
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from pydantic import ConfigDict
-
 from planner import rules, spelling
 from planner.embedded import coverage, refusal
-from planner.embedded.model import EmbeddedModel, get_model
+from planner.embedded.model import EmbeddedModel, Rewrite, get_model
 from planner.embedded.prompt import scene_of, user_text
 from planner.errors import PlannerError, ProviderUnreachable
 from planner.llm import UNREACHABLE_HOLD_S, clean_text, model_address, unreachable
 from planner.rules import MAX_REFUSAL
 
 if TYPE_CHECKING:
-    from langchain_core.callbacks import CallbackManagerForLLMRun
+    from langchain_core.language_models.chat_models import BaseChatModel
 
     from bridge.policy import PlanRequest, Proposal
     from sim.world import WorldState
@@ -44,46 +41,27 @@ REGEN_TEMPERATURE = 0.7
 REFUSE_PREFIX = "refuse:"
 
 
-class EmbeddedChatModel(BaseChatModel):
-    """Chat completions from the embedded model: the last human message is the instruction,
-    the reply is its command. ``temperature`` and ``seed`` may be passed per call."""
+class InProcessModel:
+    """The embedded model in this process, asked directly (no chat-model layer: langchain
+    is not imported on this route). ``engine()`` loads it on first use (once per process,
+    :func:`planner.embedded.model.get_model`)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    adapter_dir: str | None = None
-    threads: int | None = None
-
-    @property
-    def _llm_type(self) -> str:
-        return "skillbridge-embedded"
+    def __init__(self, adapter_dir: str | None = None, threads: int | None = None) -> None:
+        self.adapter_dir = adapter_dir
+        self.threads = threads
 
     def engine(self) -> EmbeddedModel:
         return get_model(Path(self.adapter_dir) if self.adapter_dir else None, self.threads)
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        text = next((str(m.content) for m in reversed(messages) if m.type == "human"), "")
-        r = self.engine().rewrite(
-            text,
-            temperature=float(kwargs.get("temperature", 0.0)),
-            seed=int(kwargs.get("seed", 0)),
-            no_refusal=bool(kwargs.get("no_refusal", False)),
-        )
-        msg = AIMessage(
-            content=r.text,
-            usage_metadata={
-                "input_tokens": r.tokens_in,
-                "output_tokens": r.tokens_out,
-                "total_tokens": r.tokens_in + r.tokens_out,
-            },
-            response_metadata={"latency_s": r.latency_s, "min_prob": r.min_prob},
-        )
-        return ChatResult(generations=[ChatGeneration(message=msg)])
+
+def __getattr__(name: str) -> Any:
+    # the langchain chat model, for code that imported it from here before it had a module
+    # of its own (importing it costs langchain)
+    if name == "EmbeddedChatModel":
+        from planner.embedded.chat import EmbeddedChatModel
+
+        return EmbeddedChatModel
+    raise AttributeError(name)
 
 
 def command_to_plan(command: str, world: WorldState) -> tuple[dict, dict]:
@@ -105,9 +83,12 @@ def command_to_plan(command: str, world: WorldState) -> tuple[dict, dict]:
 class EmbeddedProposer:
     """The embedded model as a ``bridge.policy.Proposer``."""
 
-    def __init__(self, chat: BaseChatModel | None = None, name: str = "embedded") -> None:
-        # any chat model: the embedded one in process, or a ChatOpenAI client of its server
-        self.chat = chat or EmbeddedChatModel()
+    def __init__(
+        self, chat: InProcessModel | BaseChatModel | None = None, name: str = "embedded"
+    ) -> None:
+        # the embedded model in process (asked directly), or any chat model: a ChatOpenAI
+        # client of its server, or the in-process one behind langchain's interface
+        self.chat: Any = chat or InProcessModel()
         self.name = name
         self._loaded = False
         #: why the last proposal could not ask the model at all (it would not load, or its
@@ -123,7 +104,7 @@ class EmbeddedProposer:
         load_s = None
         if isinstance(self.failure, ProviderUnreachable) and time.monotonic() < self._down_until:
             raise ProviderUnreachable(str(self.failure), where=self.failure.where, attempts=0)
-        if isinstance(self.chat, EmbeddedChatModel) and not self._loaded:
+        if _in_process(self.chat) and not self._loaded:
             # loading is once per process and reported apart, not as the plan's latency
             t_load = time.monotonic()
             try:
@@ -188,9 +169,23 @@ class EmbeddedProposer:
         )
 
     def _ask(self, text: str, scene: str, tokens: list[int], **kw: Any) -> str:
-        if kw.get("no_refusal") and not isinstance(self.chat, EmbeddedChatModel):
+        message = user_text(text, scene)
+        if _in_process(self.chat):
+            r: Rewrite = self.chat.engine().rewrite(
+                message,
+                temperature=float(kw.get("temperature", 0.0)),
+                seed=int(kw.get("seed", 0)),
+                no_refusal=bool(kw.get("no_refusal", False)),
+            )
+            self._probs.append(float(r.min_prob))
+            tokens[0] += r.tokens_in
+            tokens[1] += r.tokens_out
+            return r.text.strip()
+        from langchain_core.messages import HumanMessage
+
+        if kw.get("no_refusal"):
             kw = {"extra_body": {"no_refusal": True}}  # the embedded model's HTTP server
-        msg = self.chat.invoke([HumanMessage(content=user_text(text, scene))], **kw)
+        msg = self.chat.invoke([HumanMessage(content=message)], **kw)
         p = (getattr(msg, "response_metadata", None) or {}).get("min_prob")
         if isinstance(p, (int, float)):
             self._probs.append(float(p))
@@ -261,7 +256,17 @@ def _overridable(command: str, text: str, *, unchecked_stands: bool = True) -> b
     return not fits and refusal.known_words(text) and bool(coverage.colours(text))
 
 
-def _tokens(msg: AIMessage) -> list[int]:
+def _in_process(chat: Any) -> bool:
+    """Whether ``chat`` is the embedded model in this process (asked through its engine,
+    with no chat-model layer), rather than a client of its server or another chat model."""
+    if isinstance(chat, InProcessModel):
+        return True
+    # langchain's wrapper of the same model, only ever in use once its module is imported
+    mod = sys.modules.get("planner.embedded.chat")
+    return mod is not None and isinstance(chat, mod.EmbeddedChatModel)
+
+
+def _tokens(msg: Any) -> list[int]:
     usage = msg.usage_metadata
     if not usage:
         return [0, 0]

@@ -2,6 +2,11 @@
 
 Each verb lives in its own module of this package (``skillbridge/cli/<verb>.py``) exposing
 ``register(app)``; helpers that several verbs share are in :mod:`skillbridge.cli.common`.
+
+A command line names its verb, so :func:`run` imports that verb's module only (a verb's
+module imports what it needs when it runs, and a process that plans pays for no other verb);
+``--help``, no verb or an unknown one set up every verb. ``app`` seen from outside this
+module (``from skillbridge.cli import app``) always has every verb.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from skillbridge import __version__
 from skillbridge.cli.common import SEED_MAX
 from skillbridge.errors import UserError, plain, safe
 
-app = typer.Typer(
+_app = typer.Typer(
     name="skillbridge",
     help="A language-model planner over reinforcement-learning skills in a MuJoCo tabletop.",
     no_args_is_help=True,
@@ -32,7 +37,7 @@ def _version(value: bool):
         raise typer.Exit()
 
 
-@app.callback()
+@_app.callback()
 def main(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
@@ -61,11 +66,40 @@ VERBS = (
 )
 
 
-def _register_all() -> None:
+_REGISTERED: set[str] = set()
+
+
+def _register(verbs: tuple[str, ...] = VERBS) -> None:
+    """Add the verbs not added yet, kept in :data:`VERBS` order (any other command, added
+    by a test, after them)."""
     import importlib
 
-    for verb in VERBS:
-        importlib.import_module(f"skillbridge.cli.{verb}").register(app)
+    for verb in verbs:
+        if verb not in _REGISTERED:
+            importlib.import_module(f"skillbridge.cli.{verb}").register(_app)
+            _REGISTERED.add(verb)
+    # importing the ``run`` verb's module binds this package's ``run`` to it: the entry
+    # point is the function below
+    globals()["run"] = _entry
+    order = {v.replace("_", "-"): i for i, v in enumerate(VERBS)}
+    _app.registered_commands.sort(key=lambda c: order.get(c.name or "", len(order)))
+    _bound_seeds()
+    _literal_help()
+
+
+def _verbs_for(argv: list[str]) -> tuple[str, ...]:
+    """The verb modules a command line needs: its verb's, or every one (``--help`` or
+    ``--version`` alone, no verb, a verb that is not one of ours)."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    verb = word.replace("-", "_") if word else None
+    return (verb,) if verb in VERBS and "_" not in (word or "") else VERBS
+
+
+def __getattr__(name: str):
+    if name == "app":  # from outside: the whole CLI
+        _register()
+        return _app
+    raise AttributeError(name)
 
 
 #: Seeds go to numpy/gymnasium seeding, which refuses negatives deep inside a run.
@@ -78,7 +112,7 @@ def _bound_seeds() -> None:
     usage error (exit 2) on every verb, present and future, before anything starts."""
     import inspect
 
-    for cmd in app.registered_commands:
+    for cmd in _app.registered_commands:
         if cmd.callback is None:
             continue
         for name, p in inspect.signature(cmd.callback).parameters.items():
@@ -102,7 +136,7 @@ def _wants_json(argv: list[str]) -> bool:
     if "--json" not in args:
         return False
     verb = next((a for a in args if not a.startswith("-")), None)
-    group = typer.main.get_command(app)
+    group = typer.main.get_command(_app)
     cmd = group.commands.get(verb) if verb and hasattr(group, "commands") else None
     return cmd is not None and any("--json" in getattr(p, "opts", ()) for p in cmd.params)
 
@@ -139,7 +173,7 @@ def _literal_help() -> None:
     ``--cubes`` pose forms as ``( |  | )``). Each text is escaped once."""
     from rich.markup import escape
 
-    for cmd in app.registered_commands:
+    for cmd in _app.registered_commands:
         if cmd.callback is None or getattr(cmd.callback, "_literal_help", False):
             continue
         if cmd.help:
@@ -153,14 +187,10 @@ def _literal_help() -> None:
         cmd.callback._literal_help = True  # type: ignore[attr-defined]
 
 
-_register_all()
-_bound_seeds()
-_literal_help()
-
-
 def run() -> None:
     """Entry point that turns UserError into one line on stderr and its exit code (and, for
     a ``--json`` command line, into a JSON document on stdout)."""
+    _register(_verbs_for(sys.argv[1:]))
     real = sys.stdout
     if _wants_json(sys.argv[1:]):
         sys.stdout = _Watched(real)
@@ -170,10 +200,13 @@ def run() -> None:
         sys.stdout = real
 
 
+_entry = run
+
+
 def _run() -> None:
     try:
         # without standalone mode, typer *returns* the code of typer.Exit(n)
-        code = app(standalone_mode=False)
+        code = _app(standalone_mode=False)
     except UserError as e:
         _json_error(str(e), e.code)
         err_console.print(f"[red]error:[/red] {safe(e)}", highlight=False)

@@ -321,3 +321,25 @@ def test_a_damaged_cache_is_found_and_rebuilt(cache_copy, damage):
     assert converted == [dest] and loaded.converted
     assert loaded.model.config.num_hidden_layers == 30
     assert base.check_cache(dest) is None
+
+
+def test_the_scene_line_is_one_segment_reused_and_changes_no_answer(engine):
+    from planner.embedded import prompt as fmt
+    from tests.planner.forward_prompts import planner_prompts
+
+    prompts = planner_prompts()[:4]  # three instructions in one scene, one in another
+    alone = []
+    for p in prompts:
+        engine.prefixes.clear()
+        alone.append(engine.rewrite(p).text)
+    engine.prefixes.clear()
+    hits = engine.prefixes.hits
+    shared = [engine.rewrite(p).text for p in prompts]
+    assert shared == alone
+    assert engine.prefixes.hits - hits >= 2  # the table's scene line, computed once
+    text = fmt.prompt(prompts[0])
+    head, rest = engine._segments(text, engine.tok.encode(text))
+    assert engine.tok.decode(head, skip_special_tokens=False).endswith(
+        prompts[0].split("\n")[0] + "\n"
+    )
+    assert head + rest == engine.tok.encode(text)
