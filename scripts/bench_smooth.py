@@ -150,8 +150,11 @@ def _outcome(part: str, summary: dict) -> dict:
     if part == "chains":
         return {k: summary.get(k) for k in ("chains", "average_completed", "wall_s")}
     ov = summary.get("overall") or {}
+    causes = (summary.get("failures") or {}).get("by_cause") or {}
     return {
         "episodes": summary.get("episodes"),
+        # an episode that broke (an exception, not a robot failure) measures nothing
+        "errors": int(causes.get("error", 0)),
         "execution": ov.get("execution"),
         "planning": ov.get("planning"),
         "wall_s": summary.get("wall_s"),
@@ -233,7 +236,7 @@ def _run_table(doc: dict, cols: list, names: dict, base: str | None) -> list[str
     extra = " | |" if ratio else " |"
 
     def row(label: str, cells: list[str], r: str | None = None) -> None:
-        lines.append(f"| {label} | " + " | ".join(cells) + (f" | {r} |" if ratio else extra))
+        lines.append(f"| {label} | " + " | ".join(cells) + (f" | {r or ''} |" if ratio else extra))
 
     for key, label in (("episodes", "episodes"), ("steps", "control steps")):
         row(label, [str(m[key]) for _, m in cols], "")
@@ -249,6 +252,8 @@ def _run_table(doc: dict, cols: list, names: dict, base: str | None) -> list[str
         row(label, [_f(s[key]["mean"]) for s in sub], _ratio(now.get("mean"), then.get("mean")))
     runs = [(m.get("runs") or {}) for m in doc["sources"].values()]
     runs += [doc.get("compare_runs", {}).get(label) or {} for label in doc.get("compare", {})]
+    if any((r.get("suite") or {}).get("errors") for r in runs):
+        row("suite episodes that broke", [str((r.get("suite") or {}).get("errors")) for r in runs])
     if any(r.get("suite") for r in runs):
         row("suite execution", [_rate((r.get("suite") or {}).get("execution")) for r in runs], "")
     if any(r.get("chains") for r in runs):
@@ -387,10 +392,9 @@ def _compare(specs: list[str]) -> dict[str, Path]:
     return out
 
 
-def run(argv: list[str] | None = None) -> dict:
-    a = _parse(argv)
-    compare = _compare(a.compare)
-    out: Path = a.out.resolve()  # the evals run from --tree: no path relative to here
+def _commands(a: argparse.Namespace, out: Path) -> dict[str, list[str]]:
+    """The evals of each source, as printed; checks ``out`` can take them (or, with
+    ``--reuse``, holds them) before anything runs."""
     commands: dict[str, list[str]] = {}
     for src in a.sources:
         cmds = eval_commands(a, src, out)
@@ -404,6 +408,45 @@ def run(argv: list[str] | None = None) -> dict:
                 raise BenchError(
                     f"{out / src / part} exists: measure it with --reuse, or choose another --out"
                 )
+    return commands
+
+
+def _warn_broken(doc: dict, out: Path) -> None:
+    for src, m in doc["sources"].items():
+        broke = ((m.get("runs") or {}).get("suite") or {}).get("errors")
+        if broke:
+            print(
+                f"warning: {broke} suite episode(s) of {src} broke with an error (not a robot "
+                f"failure; see {out / src / 'suite' / 'report.md'}): the figures miss them",
+                file=sys.stderr,
+            )
+
+
+def _add_compare(doc: dict, a: argparse.Namespace, compare: dict[str, Path], loaded: dict) -> None:
+    """The compared runs' figures, and the paired time of this run's policies against the
+    experts and against each compared run (the same subgoals of the same starts)."""
+    doc["paired"] = {}
+    if set(SOURCES) <= set(loaded):
+        pair = S.paired(_flat(loaded["pretrained"]), _flat(loaded["scripted"]))
+        doc["paired"][f"{a.label}/{NAMES['scripted']}"] = pair
+    if not compare:
+        return
+    doc["compare"], doc["compare_runs"] = {}, {}
+    for label, d in compare.items():
+        theirs = trajectories(d / "pretrained")
+        m = measure(d / "pretrained", a.window, theirs)
+        doc["compare"][label] = m["all"]
+        doc["compare_runs"][label] = m.get("runs") or {}
+        if "pretrained" in loaded:
+            pair = S.paired(_flat(loaded["pretrained"]), _flat(theirs))
+            doc["paired"][f"{a.label}/{label}"] = pair
+
+
+def run(argv: list[str] | None = None) -> dict:
+    a = _parse(argv)
+    compare = _compare(a.compare)
+    out: Path = a.out.resolve()  # the evals run from --tree: no path relative to here
+    commands = _commands(a, out)
     if not a.reuse:
         for src in a.sources:
             (out / src).mkdir(parents=True, exist_ok=True)
@@ -427,22 +470,8 @@ def run(argv: list[str] | None = None) -> dict:
     }
     loaded = {src: trajectories(out / src) for src in a.sources}
     doc["sources"] = {src: measure(out / src, a.window, loaded[src]) for src in a.sources}
-    # the same subgoals in two runs of the same starts: time and path, like with like
-    doc["paired"] = {}
-    if set(SOURCES) <= set(loaded):
-        pair = S.paired(_flat(loaded["pretrained"]), _flat(loaded["scripted"]))
-        doc["paired"][f"{a.label}/{NAMES['scripted']}"] = pair
-    if compare:
-        doc["compare"] = {}
-        doc["compare_runs"] = {}
-        for label, d in compare.items():
-            theirs = trajectories(d / "pretrained")
-            m = measure(d / "pretrained", a.window, theirs)
-            doc["compare"][label] = m["all"]
-            doc["compare_runs"][label] = m.get("runs") or {}
-            if "pretrained" in loaded:
-                pair = S.paired(_flat(loaded["pretrained"]), _flat(theirs))
-                doc["paired"][f"{a.label}/{label}"] = pair
+    _warn_broken(doc, out)
+    _add_compare(doc, a, compare, loaded)
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "smoothness.json", json.dumps(doc, indent=1) + "\n")
     if a.plot is not None:

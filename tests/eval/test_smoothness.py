@@ -280,6 +280,21 @@ def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
+def test_episodes_that_broke_are_flagged(episode, tmp_path, capsys):
+    import json
+
+    from tests.scripts import load_script
+
+    bench = load_script("bench_smooth")
+    out = _bench_out(tmp_path, episode, sources=("scripted",))
+    summary = {"episodes": 3, "overall": {}, "failures": {"by_cause": {"error": 2}}}
+    (out / "scripted" / "suite.json").write_text(json.dumps(summary))
+    assert bench.main(["--reuse", "--out", str(out), "--sources", "scripted"]) == 0
+    cap = capsys.readouterr()
+    assert "warning: 2 suite episode(s) of scripted broke" in cap.err
+    assert "| suite episodes that broke | 2 |" in cap.out
+
+
 def test_the_bench_never_mixes_a_new_run_into_an_old_one(episode, tmp_path, capsys):
     from tests.scripts import load_script
 
