@@ -329,8 +329,10 @@ def plot(a: argparse.Namespace, out: Path, compare: dict[str, Path]) -> Path:
     from skillbridge.evaluation.smoothness_plot import plot_trajectories
 
     names = {**NAMES, "pretrained": a.label}
-    runs = [(names.get(s, s), out / s) for s in a.sources]
+    runs = [(names.get(s, s), out / s) for s in a.plot_sources]
     runs += [(label, d / "pretrained") for label, d in compare.items()]
+    if not runs:
+        raise BenchError("--plot: nothing to draw (--plot-sources none and no --compare)")
     key = a.episode or default_episode(runs[0][1])
     sets = []
     for label, run in runs:
@@ -361,6 +363,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--plot", type=Path, help="PNG of speed and jerk over one episode")
     ap.add_argument("--episode", help="plot: suite task id, chain-NNNN/K or an episode folder")
+    ap.add_argument(
+        "--plot-sources",
+        help="plot: this run's sources drawn (default --sources; none: only --compare)",
+    )
     ap.add_argument("--label", default=NAMES["pretrained"], help="name of this run's policies")
     ap.add_argument("--json", action="store_true", help="print the JSON document")
     a = ap.parse_args(argv)
@@ -368,6 +374,16 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     bad = [s for s in a.sources if s not in SOURCES]
     if bad or not a.sources:
         raise BenchError(f"--sources: one or more of {', '.join(SOURCES)}, not {a.sources}")
+    if a.plot_sources is None:
+        a.plot_sources = list(a.sources)
+    else:
+        a.plot_sources = [
+            x.strip() for x in a.plot_sources.split(",") if x.strip() not in ("", "none")
+        ]
+        if any(x not in a.sources for x in a.plot_sources):
+            raise BenchError(
+                f"--plot-sources: a part of --sources ({', '.join(a.sources)}) or none"
+            )
     if a.chains < 0 or a.workers < 1 or a.window < 0:
         raise BenchError("--chains must be >= 0, --workers >= 1, --window >= 0")
     if a.skip_suite and not a.chains:

@@ -268,6 +268,7 @@ def test_the_bench_measures_an_output_folder_prints_tables_and_plots(episode, tm
         (["--compare", "nolabel"], "LABEL=DIR"),
         (["--skip-suite", "--chains", "0"], "nothing to measure"),
         (["--tree", "/nonexistent"], "not a skillbridge checkout"),
+        (["--sources", "scripted", "--plot-sources", "pretrained"], "--plot-sources"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, tmp_path, capsys):
@@ -308,6 +309,24 @@ def test_the_bench_never_mixes_a_new_run_into_an_old_one(episode, tmp_path, caps
     argv = ["--reuse", "--out", str(out), "--plot", str(png), "--episode", "chain-0009/0"]
     assert bench.main(argv) == 2
     assert "no episode 'chain-0009/0'" in capsys.readouterr().err and not png.exists()
+    argv = ["--reuse", "--out", str(out), "--plot", str(png), "--plot-sources", "none"]
+    assert bench.main(argv) == 2
+    assert "nothing to draw" in capsys.readouterr().err and not png.exists()
+
+
+def test_the_bench_prints_its_json_document(episode, tmp_path, capsys):
+    import json
+
+    from tests.scripts import load_script
+
+    bench = load_script("bench_smooth")
+    out = _bench_out(tmp_path, episode, sources=("pretrained",))
+    argv = ["--reuse", "--out", str(out), "--sources", "pretrained", "--json", "--window", "1"]
+    assert bench.main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["config"]["window"] == 1.0 and list(doc["sources"]) == ["pretrained"]
+    assert doc["paired"] == {}  # no expert run, nothing compared
+    assert doc == json.loads((out / "smoothness.json").read_text())
 
 
 @pytest.mark.slow
