@@ -235,7 +235,7 @@ ACTION_VERBS = frozenset(
 IMPOSSIBLE_VERBS = frozenset(
     """paint colour color recolour recolor dye cut slice break smash crush melt burn eat
     wash clean polish fold bend glue weld drill spin juggle throw_away draw write
-    shrink enlarge resize sing cook""".split()
+    shrink enlarge resize sing cook pour spill""".split()
 )
 #: Things a robot arm cannot do at all, said with no object ("fly", "dance"): refused.
 IMPOSSIBLE_ACTS = frozenset("fly dance pirouette swim somersault".split())

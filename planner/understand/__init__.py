@@ -266,6 +266,17 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     amb = _ambiguous(t, world)
     if amb is not None:
         return _clarify(out, amb[1], amb[0], amb[2], reading.constraints)
+    done = re.fullmatch(rf"(?:please\s+)?put\s+the\s+({_C})\s+block\s+on\s+the\s+table\s+center", t)
+    if done:
+        o = world.object(f"{done[1]}_block")
+        if o is not None and o.on_table and not o.held:
+            # "put the red block on the table" with it there already: nothing to do
+            return out(
+                ANSWER,
+                text="",
+                constraints=reading.constraints,
+                answer=f"The {done[1]} block is already on the table; I did not move it",
+            )
     as_said = _normalise(out(PLAN).original)
     if t == as_said.lower().strip():
         t = as_said  # nothing was rewritten: the planners get the words as typed

@@ -66,7 +66,7 @@ def _places(t: str) -> str:
     )
     # "leave it on the table": the table's centre (the place skill sets it beside a block there)
     t = re.sub(
-        r"(?:(?<=\band\s)|(?<=,\s)|(?<=\bthen\s))(?:leave|put|set|place|drop|lay)\s+"
+        r"(?:^(?:please\s+)?|(?<=\band\s)|(?<=,\s)|(?<=\bthen\s))(?:leave|put|set|place|drop|lay)\s+"
         r"(it|them|the\s+\w+\s+block)\s+(?:back\s+)?"
         r"(?:down\s+)?on\s+the\s+table\b(?!\s+(?:left|right|front|back|cent|middle))",
         r"put \1 on the table center",

@@ -970,3 +970,16 @@ def test_a_condition_that_nothing_is_on_a_block_names_the_it_of_the_order():
 def test_acts_no_arm_can_do_are_refused_plainly(text):
     u = understand(text, row())
     assert u.kind == "refuse" and "anything" not in (u.reason or "")
+
+
+def test_put_it_on_the_table_moves_a_block_off_a_stack_and_not_one_already_there():
+    stacked = world(
+        [
+            cube("red_block", (0.0, 0.08, 3 * Z), on="blue_block"),
+            cube("blue_block", (0.0, 0.08, Z)),
+        ]
+    )
+    u = understand("put the red block on the table", stacked)
+    assert u.kind == "plan" and u.text == "put the red block on the table center"
+    u = understand("put the blue block on the table", row())
+    assert u.kind == "answer" and "already" in (u.answer or "")
