@@ -203,9 +203,10 @@ def tables(doc: dict) -> str:
                 then = base[0][1]["figures"][q].get(where) or {}
                 row += f" | {_ratio(now.get('p95'), then.get('p95'))}"
             lines.append(row + " |")
-    for where in ("inside", "switch"):
-        cells = [_f(m["figures"]["saturated"][where]["mean"]) for _, m in cols]
-        lines.append(f"| saturated (share) | {where} | " + " | ".join(cells) + " |")
+    for q, label in (("saturated", "components"), ("saturated_any", "steps")):
+        for where in ("inside", "switch"):
+            cells = [_f(m["figures"][q][where]["mean"]) for _, m in cols]
+            lines.append(f"| saturated {label} (share) | {where} | " + " | ".join(cells) + " |")
     lines.append("")
     lines += _run_table(doc, cols, names, base[0][0] if base else None)
     if doc.get("paired"):

@@ -14,7 +14,7 @@ policies and of the scripted experts (``policy_source: scripted``) on the same s
   first three action components, each in [-1, 1]: 2.0 is a full reversal of one axis,
   up to 3.46 of all three) and, apart, the gripper's change;
 - **saturation**: the share of motion components at the end of their range
-  (``|a_i| >= 0.99``);
+  (``|a_i| >= 0.99``), and the share of steps with at least one such component;
 - **time and path length per subgoal**: steps, seconds and the grip site's path (m).
 
 Each per-step figure is classed by *where* it was measured. A *switch* is the control
@@ -56,6 +56,7 @@ QUANTITIES: dict[str, tuple[str, str]] = {
     "action_change": ("", "motion command change per step, |a[:3](k) - a[:3](k-1)|"),
     "grip_change": ("", "gripper command change per step, |a[3](k) - a[3](k-1)|"),
     "saturated": ("share", "motion components with |a_i| >= 0.99"),
+    "saturated_any": ("share", "steps with at least one motion component saturated"),
 }
 
 
@@ -210,6 +211,9 @@ def samples(traj: Trajectory) -> dict[str, Samples]:
             np.abs(da[:, GRIP]) if a.shape[1] > GRIP else np.zeros(max(n - 1, 0)), 1.0, 2
         ),
         "saturated": at(np.mean(np.abs(a[:, MOTION]) >= SATURATED, axis=1), 0.5, 1),
+        "saturated_any": at(
+            np.any(np.abs(a[:, MOTION]) >= SATURATED, axis=1).astype(np.float64), 0.5, 1
+        ),
     }
 
 
@@ -308,10 +312,11 @@ def summarise(trajs: Sequence[Trajectory], window: float = WINDOW) -> dict[str, 
     episode weighs the same).
 
     ``figures[quantity][class]`` holds :func:`stats` of the per-step values (for
-    ``saturated`` the mean is the share); ``figures["action_change"]["boundary"]`` the
-    change across each switch itself; ``inside_by_skill[skill][quantity]`` the inside
-    figures of each skill (which skills to smooth first); ``switch_pairs["pick->place"]``
-    the motion command change across the switches of each pair of skills; ``subgoals``
+    ``saturated`` and ``saturated_any`` the mean is the share);
+    ``figures["action_change"]["boundary"]`` the change across each switch itself;
+    ``inside_by_skill[skill][quantity]`` the inside figures of each skill (which skills to
+    smooth first); ``switch_pairs["pick->place"]`` the motion command change across the
+    switches of each pair of skills; ``subgoals``
     time and path per subgoal, overall and by skill."""
     pools: dict[str, dict[str, list[np.ndarray]]] = {
         q: {c: [] for c in CLASSES} for q in QUANTITIES

@@ -108,6 +108,8 @@ def test_saturation_is_the_share_of_motion_components_at_the_bound():
     a = np.array([[1.0, 0.0, -0.995, 1.0], [0.5, 0.98, 0.0, -1.0]] * 5)
     f = S.summarise([_traj(a, [0] * 10)])["figures"]["saturated"]
     assert f["inside"]["mean"] == pytest.approx((2 / 3 + 0) / 2)  # the gripper is not counted
+    share = S.summarise([_traj(a, [0] * 10)])["figures"]["saturated_any"]["inside"]["mean"]
+    assert share == pytest.approx(0.5)  # every other step has a component at its bound
 
 
 def test_time_and_path_per_subgoal():
