@@ -18,7 +18,7 @@ measured in the same run (this machine is shared and noisy: only the ratios trav
   crimson cube into the emerald bin"`` (model route) and of ``skillbridge --help``, each
   beside ``python -c pass`` and ``python -c "import torch"`` timed in the same run, and
   beside the old path (``--old-tree DIR``: a checkout of an earlier commit, e.g. ``git
-  archive 64ec370 | tar -x -C /tmp/old``).
+  archive 64ec370 | tar -x -C /tmp/old``) and the baseline tree's (below) when given.
 
     python scripts/bench_model.py [--tokens 48] [--kinds fp32,int8,int4] [--old]
         [--cold 3] [--old-tree /tmp/old] [--baseline-tree /tmp/base --rounds 3] [--json]
@@ -205,7 +205,7 @@ def timed(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, fl
     return wall, usage.ru_maxrss / 1024, p.returncode
 
 
-def cold(rounds: int, old_tree: Path | None) -> dict:
+def cold(rounds: int, old_tree: Path | None, baseline_tree: Path | None = None) -> dict:
     py = sys.executable
     env = dict(os.environ)
     cases = {
@@ -222,6 +222,12 @@ def cold(rounds: int, old_tree: Path | None) -> dict:
         cases["plan (model route), old path"] = (
             [py, "-m", "skillbridge.cli", "plan", TASK],
             old_tree,
+        )
+    if baseline_tree is not None:
+        cases["--help, baseline"] = ([py, "-m", "skillbridge.cli", "--help"], baseline_tree)
+        cases["plan (model route), baseline"] = (
+            [py, "-m", "skillbridge.cli", "plan", TASK],
+            baseline_tree,
         )
     runs: dict[str, list[tuple[float, float, int]]] = {k: [] for k in cases}
     for _ in range(rounds):  # interleaved, so a burst of load hits every case alike
@@ -266,7 +272,7 @@ def main() -> None:
     if args.cold:
         # first, while this process is small: a child's peak RSS counts what it inherited
         # from the fork before its exec
-        report["cold"] = cold(args.cold, args.old_tree)
+        report["cold"] = cold(args.cold, args.old_tree, args.baseline_tree)
 
     import torch
 
@@ -359,9 +365,13 @@ def show(report: dict, args: argparse.Namespace) -> None:
                 f"start), peak RSS {r['peak_rss_mb']:6.0f} MB, exit {r['exit_codes']}"
             )
         for what in ("--help", "plan (model route)"):
-            if f"{what}, old path" in c:
-                ratio = c[what]["wall_s"] / c[f"{what}, old path"]["wall_s"]
-                print(f"cold {what}: {ratio:.2f} of the old path's time")
+            for other in ("old path", "baseline"):
+                if f"{what}, {other}" in c:
+                    ratio = c[what]["wall_s"] / c[f"{what}, {other}"]["wall_s"]
+                    mem = c[what]["peak_rss_mb"] / c[f"{what}, {other}"]["peak_rss_mb"]
+                    print(
+                        f"cold {what}: {ratio:.2f} of the {other}'s time, {mem:.2f} of its memory"
+                    )
 
 
 if __name__ == "__main__":

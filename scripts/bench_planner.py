@@ -24,7 +24,12 @@ allowed: N of M" over the entries whose kind forbids motion. The outcome's kind 
 outcome that names its kind ``safe_stop`` is no refusal: an impossible request is refused
 before anything moves. "expected X got ..." lines count the kinds given for each expected one.
 
+``--baseline-tree DIR --rounds N`` runs the same command line on DIR's planner too (that
+checkout's own copy of this script, in child processes interleaved with ours round by
+round) and prints both, with our plan latency as a ratio to its.
+
     python scripts/bench_planner.py [--routes rules,model,hybrid] [--limit N] [--json]
+        [--baseline-tree DIR --rounds N]
 """
 
 from __future__ import annotations
@@ -352,7 +357,17 @@ def main(argv=None) -> int:
     ap.add_argument("--adapter", default=None, help="adapter folder (default: shipped)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--failures", action="store_true", help="list wrong answers")
+    ap.add_argument(
+        "--baseline-tree",
+        type=Path,
+        default=None,
+        help="also run this checkout's planner on the same set, in child processes "
+        "interleaved with ours (--rounds each), and print both side by side",
+    )
+    ap.add_argument("--rounds", type=int, default=1, help="interleaved rounds per tree")
     a = ap.parse_args(argv)
+    if a.baseline_tree is not None:
+        return against_baseline(a, argv if argv is not None else sys.argv[1:])
 
     import torch
 
@@ -418,6 +433,80 @@ def main(argv=None) -> int:
             for f in s.get("failures", []):
                 print("   x", f)
         print(f"model load {report['model_load_s']} s, peak RSS {report['peak_rss_mb']} MB")
+    return 0
+
+
+def _child_args(argv: list[str]) -> list[str]:
+    """The command line without --baseline-tree/--rounds/--json (a child prints JSON)."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in ("--baseline-tree", "--rounds"):
+            skip = "=" not in arg
+            continue
+        if arg != "--json":
+            out.append(arg)
+    return out
+
+
+def against_baseline(a: argparse.Namespace, argv: list[str]) -> int:
+    """This set on our planner and on ``--baseline-tree``'s, each run by that tree's own copy
+    of this script in a child process, ours then the baseline's, ``--rounds`` times (load
+    that comes and goes hits both alike): accuracy of the first round (the plans do not
+    change between rounds), latency p50/p95 as the median over rounds."""
+    import subprocess
+
+    args = _child_args(argv)
+    trees = {"ours": ROOT, "baseline": a.baseline_tree.resolve()}
+    runs: dict[str, list[dict]] = {k: [] for k in trees}
+    for _ in range(max(1, a.rounds)):
+        for who, tree in trees.items():
+            cmd = [sys.executable, str(tree / "scripts" / "bench_planner.py"), *args, "--json"]
+            p = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, check=False)
+            if p.returncode != 0:
+                tail = (p.stderr or p.stdout).strip().splitlines()[-1:] or ["no output"]
+                print(f"error: {who} ({tree}) failed: {tail[0]}", file=sys.stderr)
+                return 2
+            runs[who].append(json.loads(p.stdout))
+    report: dict = {"baseline_tree": str(trees["baseline"]), "rounds": len(runs["ours"])}
+    for who, rs in runs.items():
+        report[who] = {
+            route: {
+                "accuracy": s["accuracy"],
+                "n": s["n"],
+                "refusal_accuracy": s["refusal_accuracy"],
+                "refusal_n": s["refusal_n"],
+                "latency_p50_s": statistics.median(r["routes"][route]["latency_p50_s"] for r in rs),
+                "latency_p95_s": statistics.median(r["routes"][route]["latency_p95_s"] for r in rs),
+            }
+            for route, s in rs[0]["routes"].items()
+        }
+        report[who]["peak_rss_mb"] = max(r["peak_rss_mb"] for r in rs)
+    report["load_avg"] = os.getloadavg()
+    if a.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    for route in report["ours"]:
+        if route == "peak_rss_mb":
+            continue
+        for who in trees:
+            s = report[who][route]
+            print(
+                f"{route:7s} {who:>8}: accuracy {s['accuracy']} (n={s['n']}), refusals "
+                f"{s['refusal_accuracy']} (n={s['refusal_n']}), p50 {s['latency_p50_s']} s, "
+                f"p95 {s['latency_p95_s']} s, peak RSS {report[who]['peak_rss_mb']} MB"
+            )
+        o, b = report["ours"][route], report["baseline"][route]
+        print(
+            f"{route:7s} ours / baseline: p50 {o['latency_p50_s'] / b['latency_p50_s']:.2f}, "
+            f"p95 {o['latency_p95_s'] / b['latency_p95_s']:.2f} of its time "
+            f"({report['rounds']} interleaved rounds)"
+        )
+    la = report["load_avg"]
+    print(f"load average at the end: {la[0]:.1f} {la[1]:.1f} {la[2]:.1f}")
     return 0
 
 
