@@ -380,7 +380,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     ):
         return "They are all the same size and weight: 5 cm cubes"
     if re.fullmatch(
-        r"what(?:'s|\s+is)\s+(?:on\s+)?(?:the\s+)?top\s+(?:of\s+)?(?:the\s+)?(?:stack|tower|pile)",
+        r"(?:what|which\s+(?:block|cube|one))(?:'s|\s+is)\s+(?:on\s+)?(?:the\s+)?top\s+(?:of\s+)?(?:the\s+)?(?:stack|tower|pile)",
         t,
     ):
         tops = [o.name for o in world.objects if o.on and world.clear(o.name)]
@@ -505,7 +505,9 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         return "Yes: " + ", ".join(stacks) if stacks else "No, nothing is stacked"
     # what are you holding
     if re.search(r"\b(?:holding|hold|in\s+your\s+(?:hand|gripper)|carrying|have\s+in)\b", t) and (
-        re.match(r"(?:what|which)\b", t) or re.match(r"(?:are|do)\s+you\s+(?:holding|have)\s*$", t)
+        re.match(r"(?:what|which)\b", t)
+        or re.match(r"(?:are|do)\s+you\s+(?:holding|have)\s*$", t)
+        or re.match(r"where(?:'s|\s+is)\s+the\s+(?:thing|block|cube|one)\s+(?:that\s+)?you", t)
     ):
         held = world.held_object
         if held:
@@ -519,6 +521,23 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     )
     if m:
         return _contents(world, m["rel"], m["x"], m["n"])
+    # what's under X
+    m = re.fullmatch(
+        rf"(?:what|which\s+block)(?:'s|\s+is)?\s+(?:right\s+|directly\s+)?(?:under|underneath|beneath|below)"
+        rf"\s+(?:the\s+)?(?P<x>{_C})(?:\s+(?:block|cube|brick|one))?",
+        t,
+    )
+    if m:
+        o = world.object(f"{m['x']}_block")
+        if o is None:
+            return f"There is no {m['x']} block here"
+        if o.on:
+            return f"The {m['x']} block is on the {o.on.split('_')[0]} block"
+        return _cap(_where(world, o.name))
+    # which blocks are (not) in a bin / on the table: the count names them
+    m = re.fullmatch(r"which\s+(?:blocks|cubes|ones)\s+(?:are|is)\s+(?P<rest>.+)", t)
+    if m and re.search(r"\b(?:bins?|table|drawer|stacked)\b", m["rest"]):
+        return _how_many(world, m["rest"])
     # how many
     m = re.match(r"how\s+many\s+(?:blocks|cubes|bricks|things|objects)?(?P<rest>.*)$", t)
     if m:

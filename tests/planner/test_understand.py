@@ -983,3 +983,29 @@ def test_put_it_on_the_table_moves_a_block_off_a_stack_and_not_one_already_there
     assert u.kind == "plan" and u.text == "put the red block on the table center"
     u = understand("put the blue block on the table", row())
     assert u.kind == "answer" and "already" in (u.answer or "")
+
+
+def _stack_and_hold():
+    return world(
+        [
+            cube("red_block", (0.0, 0.08, 3 * Z), on="blue_block"),
+            cube("blue_block", (0.0, 0.08, Z)),
+            cube("green_block", (0.1, 0.25, Z), in_bin="green_bin"),
+            cube("yellow_block", (0.05, -0.1, 0.2), held=True),
+        ],
+        held="yellow_block",
+    )
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("what is under the red block?", "blue block"),
+        ("which block is on top of the stack?", "red block"),
+        ("which blocks are not in a bin?", "3 blocks"),
+        ("where's the thing you're holding?", "yellow block"),
+    ],
+)
+def test_questions_about_stacks_and_the_hand_are_answered(text, expected):
+    u = understand(text, _stack_and_hold())
+    assert u.kind == "answer" and expected in (u.answer or "")
