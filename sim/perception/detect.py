@@ -6,7 +6,8 @@ simulator. A cube is found by its colour, back-projected to world points, cleare
 furniture; its top face is the highest band of those points. A whole face gives the centre
 (mean of the face's points) and the yaw (the fourth-order moment of the face: a square's
 orientation, modulo a quarter turn); a face partly hidden is returned as it is, for the
-tracker to place with its prior (:func:`place_partial`).
+tracker to place with its prior (:func:`place_partial`: the least move of the prior that
+holds every point seen).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from sim.perception.colors import color_masks
 from sim.perception.static import StaticMap
 
 FACE_AREA = (2 * scene.CUBE_HALF) ** 2
-#: A face at least this much of a full face's area counts as whole.
-WHOLE = 0.9
+#: A face at least this much of a full face's area counts as whole (a face in full view
+#: reads 1.00-1.05, from pixel centres and depth); below, the mean of what shows is pulled
+#: away from the hidden part, so the face is placed as a partial one.
+WHOLE = 0.97
 #: Points this close below the highest (m) are the top face.
 FACE_BAND = 0.004
 #: Fewer face points than this is no detection.
@@ -131,23 +134,26 @@ def on_pads(p: np.ndarray, hand: tuple[np.ndarray, np.ndarray], travel: float) -
     )
 
 
-def place_partial(seen: Seen, prior_xy: tuple[float, float], yaw: float) -> tuple[float, float]:
-    """Centre of a cube whose top face is partly hidden, with the face turned ``yaw``:
-    along each of its edges' directions, a full extent gives the middle; a cut one gives
-    the centre a half size in from whichever visible edge is nearer the prior's."""
+def place_partial(
+    views: list[Seen], prior_xy: tuple[float, float], yaw: float
+) -> tuple[float, float]:
+    """Centre of a cube whose top face is partly hidden in every view: along each of its
+    edge directions, the prior's, moved as little as it takes for the face to hold every
+    point seen. An edge cut by what stands in front never moves it; a real edge seen
+    beyond where the prior puts it (the leading face of a pushed cube) moves it there."""
     u = np.array([math.cos(yaw), math.sin(yaw)])
     v = np.array([-math.sin(yaw), math.cos(yaw)])
     h = scene.CUBE_HALF
+    prior = np.asarray(prior_xy, dtype=np.float64)
     centre = []
     for axis in (u, v):
-        s = seen.face @ axis
-        lo, hi = float(s.min()), float(s.max())
-        if hi - lo > 2 * h - 0.006:
-            centre.append(0.5 * (lo + hi))
-        else:
-            prior = float(np.dot(prior_xy, axis))
-            a, b = lo + h, hi - h
-            centre.append(a if abs(a - prior) < abs(b - prior) else b)
+        lo_bound, hi_bound = -math.inf, math.inf
+        for seen in views:
+            s = seen.face @ axis
+            lo_bound = max(lo_bound, float(s.max()) - h)
+            hi_bound = min(hi_bound, float(s.min()) + h)
+        c = float(prior @ axis)
+        centre.append(min(max(c, lo_bound), hi_bound) if lo_bound <= hi_bound else c)
     xy = centre[0] * u + centre[1] * v
     return float(xy[0]), float(xy[1])
 

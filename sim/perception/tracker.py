@@ -101,7 +101,7 @@ class Tracker:
                     b.tracks[name] = Track(np.array([v.xy[0], v.xy[1], v.z]), v.yaw, False)
                     b.uncertain.add(name)
                     continue
-                xy = detect.place_partial(v, (float(t.pos[0]), float(t.pos[1])), t.yaw)
+                xy = detect.place_partial(part, (float(t.pos[0]), float(t.pos[1])), t.yaw)
                 t.pos = np.array([xy[0], xy[1], v.z])
                 t.seen, t.age = True, 0
                 continue
