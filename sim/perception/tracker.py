@@ -75,7 +75,8 @@ class Tracker:
         ]
         top = frames[0]
         self._articulation(top, b)
-        self._hold(b, grip, float(finger_q[0] + finger_q[1]), seen_by)
+        opening = float(finger_q[0] + finger_q[1])
+        self._release(b, grip, opening, seen_by)
         for color in scene.CUBE_COLORS:
             name = f"{color}_block"
             t = b.tracks.get(name)
@@ -108,10 +109,13 @@ class Tracker:
             if t is not None:
                 t.seen, t.age = False, t.age + 1
                 b.uncertain.add(name)
+        self._grasp(b, grip, opening)
         return b
 
     # ------------------------------------------------------------------ the hold
-    def _hold(self, b: Belief, grip: np.ndarray, opening: float, seen_by) -> None:
+    def _release(self, b: Belief, grip: np.ndarray, opening: float, seen_by) -> None:
+        """The held cube is let go when the fingers open (or close on nothing), or when a
+        camera sees it whole away from the hand."""
         closed_on_cube = HOLD_OPENING[0] < opening < HOLD_OPENING[1]
         if b.held is not None:
             t = b.tracks[b.held]
@@ -126,8 +130,11 @@ class Tracker:
             if not closed_on_cube or far:
                 self._drop(b, t)
                 b.held = None
-            return
-        if not closed_on_cube:
+
+    def _grasp(self, b: Belief, grip: np.ndarray, opening: float) -> None:
+        """Fingers stopped at a cube's width with a tracked cube between them: it is held
+        (checked after this frame's images, so a cube already lifted counts too)."""
+        if b.held is not None or not HOLD_OPENING[0] < opening < HOLD_OPENING[1]:
             return
         best, best_d = None, HOLD_XY
         for n, t in b.tracks.items():

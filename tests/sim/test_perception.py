@@ -122,3 +122,25 @@ def test_drawer_and_light_from_the_top_camera():
     finally:
         e.perception.close()
         e.close()
+
+
+def test_the_hold_comes_from_the_fingers_and_the_track(env):
+    """Grasped, the cube is held and moves with the hand (the palm hides it from above);
+    let go, it lands and is seen again where it lies."""
+    env.reset(
+        seed=0, options={"cubes": {"red_block": [0.05, -0.1, 0.0]}, "arm": [0.05, -0.1, 0.12]}
+    )
+    env.move_arm_to(np.array([0.05, -0.1, 0.02]))
+    for _ in range(10):
+        env.step_physics(np.array([0.0, 0.0, 0.0, 1.0]))
+    env.move_arm_to(np.array([0.05, -0.1, 0.15]), grip=1.0)
+    w, truth = env.world_state(), env.true_world_state()
+    assert w.held_object == truth.held_object == "red_block"
+    assert math.dist(w.object("red_block").pos, truth.object("red_block").pos) < 0.01
+    for _ in range(15):
+        env.step_physics(np.array([0.0, 0.0, 0.0, -1.0]))
+    env.move_arm_to(np.array([-0.1, 0.1, 0.2]))
+    w, truth = env.world_state(), env.true_world_state()
+    assert w.held_object is None and truth.held_object is None
+    assert math.dist(w.object("red_block").pos, truth.object("red_block").pos) < 0.005
+    assert w.object("red_block").on_table and truth.object("red_block").on_table
