@@ -88,6 +88,7 @@ _POLITENESS = re.compile(
 def _normalise(text: str) -> str:
     t = unicodedata.normalize("NFC", text).replace("\u2019", "'").replace("\u2018", "'")
     t = t.replace("\u201c", '"').replace("\u201d", '"')
+    t = re.sub(r"\s*[\u2013\u2014]\s*", " - ", t)  # a dash between clauses reads like a hyphen
     t = re.sub(r"[\x00-\x1f\x7f]", " ", t)
     # emoji and pictographs say nothing to plan ("stack red on yellow 🙂")
     t = "".join(" " if unicodedata.category(ch) in ("So", "Sk", "Co") else ch for ch in t)

@@ -227,6 +227,11 @@ def _referents(cond: str, action: str) -> str:
         cond = re.sub(r"\bin\s+(?:there|it)\b", f"in the {bin_.group(1)} bin", cond)
         # "unless it's already there": there is where the action puts it
         cond = re.sub(r"\b(?:over\s+)?there\s*$", f"in the {bin_.group(1)} bin", cond)
+    if bin_ and re.match(
+        r"(?:it's|it\s+is)\s+(?:still\s+|already\s+)?(?:not\s+)?(?:empty|full)\b", cond
+    ):
+        # "put the blue block in the red bin if it's empty": only a bin is empty
+        cond = re.sub(r"^(?:it's|it\s+is)\b", f"the {bin_.group(1)} bin is", cond)
     if cube:
         cond = re.sub(r"^(?:it's|it\s+is)\b", f"the {cube.group(1)} block is", cond)
         cond = re.sub(r"^it\b", f"the {cube.group(1)} block", cond)

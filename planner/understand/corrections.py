@@ -64,6 +64,46 @@ def _last_ref(text: str, kind: str) -> re.Match[str] | None:
     return found[-1] if found else None
 
 
+def _pause_or_narrowing(before: str, after: str, word: str, notes: list[str]) -> str | None:
+    """The text when the marker is a pause ("put red in the green bin and, um, blue in the
+    red bin") or narrows a pair ("the red and the blue block ..., no, just the red one"),
+    else None."""
+    if re.fullmatch(r"um+|uh+|er+m?|hmm+", word) and re.search(r"\b(?:and|then|also)$", before):
+        return f"{before} {after}"
+    only = re.fullmatch(rf"(?:just|only)\s+(?:the\s+)?({_C})(?:\s+{_BLOCK})?", after)
+    if only is None:
+        return None
+    pair = re.search(
+        rf"(?:the\s+)?(?:{_C})(?:\s+{_BLOCK})?(?:\s*,\s*(?:the\s+)?(?:{_C})(?:\s+{_BLOCK})?)*"
+        rf"\s+(?:and|&)\s+(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|blocks|cubes|ones))?",
+        before,
+    )
+    if pair is None or not re.search(rf"\b{only[1]}\b", pair.group(0)):
+        return None
+    notes.append(f"{word!r}: only the {only[1]} block")
+    return before[: pair.start()] + f"the {only[1]} block" + before[pair.end() :]
+
+
+def _dropped_or_renumbered(before: str, after: str, word: str, notes: list[str]) -> str | None:
+    """The text when the repair drops a part ("... and green in the red bin - actually forget
+    about the green one") or changes a number ("three blocks, no, two"), else None."""
+    forget = re.match(
+        rf"(?:just\s+)?(?:forget|skip|drop|never\s+mind|leave\s+out)\s+(?:about\s+)?(?:the\s+)?({_C})"
+        rf"(?:\s+(?:one|block|cube|brick))?\s*(?:part|bit)?\s*$",
+        after,
+    )
+    if forget:
+        notes.append(f"{word!r}: the part about {forget.group(1)} is dropped")
+        return _drop_clause(before, forget.group(1))
+    number = re.fullmatch(r"(?:make\s+(?:it|that)\s+)?(one|two|three|four|[1-4])", after)
+    nums = list(re.finditer(r"\b(?:one|two|three|four|[1-4])\b", before)) if number else []
+    if number is None or not nums:
+        return None
+    n = nums[-1]
+    notes.append(f"{word!r}: {n.group(0)!r} -> {number.group(1)!r}")
+    return before[: n.start()] + number.group(1) + before[n.end() :]
+
+
 def apply(text: str) -> tuple[str, list[str]]:
     """``(corrected text, notes)``; text with no correction comes back unchanged."""
     notes: list[str] = []
@@ -80,7 +120,13 @@ def apply(text: str) -> tuple[str, list[str]]:
             break
         before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
         before = re.sub(r"[\s,]+or$", "", before)  # "stack blue on yellow, or actually ..."
+        # "... in the green bin - oh wait, I meant ...": the hesitation before the marker goes
+        before = re.sub(r"(?:[\s,;.!-]+(?:oh|ah|wait|well|hmm+|um+|uh+|er+|sorry))+$", "", before)
         word = re.sub(r"\s+", " ", m.group("m"))
+        paused = _pause_or_narrowing(before, after, word, notes)
+        if paused is not None:
+            t = paused
+            continue
         if _takes_back(after):
             # "put red into the red bin - actually no, don't": the request is taken back
             notes.append(f"{word!r}: {after!r} takes back {before!r}")
@@ -106,23 +152,10 @@ def apply(text: str) -> tuple[str, list[str]]:
             notes.append(f"{word!r}: only {after!r} counts")
             t = after
             continue
-        forget = re.match(
-            rf"(?:just\s+)?(?:forget|skip|drop|never\s+mind|leave\s+out)\s+(?:about\s+)?(?:the\s+)?({_C})"
-            rf"(?:\s+(?:one|block|cube|brick))?\s*(?:part|bit)?\s*$",
-            after,
-        )
-        if forget:  # "... and green in the red bin - actually forget about the green one"
-            t = _drop_clause(before, forget.group(1))
-            notes.append(f"{word!r}: the part about {forget.group(1)} is dropped")
+        dropped = _dropped_or_renumbered(before, after, word, notes)
+        if dropped is not None:
+            t = dropped
             continue
-        number = re.fullmatch(r"(?:make\s+(?:it|that)\s+)?(one|two|three|four|[1-4])", after)
-        if number:
-            nums = list(re.finditer(r"\b(?:one|two|three|four|[1-4])\b", before))
-            if nums:
-                n = nums[-1]
-                t = before[: n.start()] + number.group(1) + before[n.end() :]
-                notes.append(f"{word!r}: {n.group(0)!r} -> {number.group(1)!r}")
-                continue
         if re.match(
             r"(?:please\s+)?(?:just\s+)?(?:put|place|move|stack|push|drop|set|bring|slide)\b", after
         ) and re.search(r"\b(?:it|them)\b", after):

@@ -1009,3 +1009,33 @@ def _stack_and_hold():
 def test_questions_about_stacks_and_the_hand_are_answered(text, expected):
     u = understand(text, _stack_and_hold())
     assert u.kind == "answer" and expected in (u.answer or "")
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "put the red and the blue block in the green bin, no, just the red one",
+            "put the red block in the green bin",
+        ),
+        (
+            "put the red block in the green bin \u2014 oh wait, I meant the blue bin",
+            "put the red block in the blue bin",
+        ),
+        (
+            "put the red block into the green bin and, um, the blue block into the red bin",
+            "put the red block into the green bin and the blue block into the red bin",
+        ),
+    ],
+)
+def test_self_repairs_narrow_replace_or_only_pause(text, expected):
+    u = understand(text, row())
+    assert u.kind == "plan" and u.text == expected
+
+
+def test_an_it_that_is_empty_is_the_bin_of_the_order():
+    u = understand("put the blue block in the red bin if it's empty", row())
+    assert u.kind == "plan" and u.text == "put the blue block in the red bin"
+    full = world([cube("red_block", (0.0, 0.25, Z), in_bin="red_bin"), cube("blue_block")])
+    u = understand("put the blue block in the red bin if it's empty", full)
+    assert u.kind == "answer" and not u.moves
