@@ -699,6 +699,7 @@ FOREIGN: dict[str, dict[str, str]] = {
         "où": "where",
         "ou": "or",
         "combien": "how many",
+        "combien de": "how many",
         "quel": "what",
         "quelle": "what",
         "qu'est-ce qu'il y a": "what is",

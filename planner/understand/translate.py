@@ -37,7 +37,7 @@ _MARKERS: dict[str, frozenset[str]] = {
         """le la les un une des du au et dans sur mets place pose dépose range bloc cube
         bac boîte panier rouge vert verte bleu bleue jaune est où combien puis ensuite
         empile pousse prends ramasse ne pas gauche droite tous chaque sauf arrête
-        s'il plaît touche""".split()
+        s'il plaît touche cubes blocs bacs y a-t-il""".split()
     ),
     "de": frozenset(
         """der die das den dem ein eine einen und in im ins auf leg lege stell stelle
@@ -116,9 +116,14 @@ def _western(text: str, lang: str) -> str:
         # "le cube rouge est-il dans la boîte verte ?": the inverted question in plain order
         s = re.sub(r"^\s*(.+?)\s+(est|sont)-(?:t-)?(?:il|elle|ils|elles)\b", r"\2 \1", s)
         s = re.sub(r"\b([ldnsjm]|qu)'", r"\1 ", s)  # l'arbre -> l arbre
+    # a "no" between commas is the speaker correcting themselves ("..., no, en la caja azul"),
+    # which English says with the same word
+    s = re.sub(r",\s*no\s*,", f", {_NO_WAIT} ,", s)
     out: list[str] = []
     for w in _WORD.findall(s):
-        if w in table:
+        if w == _NO_WAIT:
+            out.append("no wait")
+        elif w in table:
             out.append(table[w])
         elif _fold(w) in folded:
             out.append(folded[_fold(w)])
@@ -134,6 +139,10 @@ def _western(text: str, lang: str) -> str:
     english = " ".join(words)
     english = re.sub(r"\s+([?,.!;:])", r"\1", english)
     return re.sub(r"\s+", " ", english).strip()
+
+
+#: A placeholder no language's table holds, for a "no" that corrects (it stays "no").
+_NO_WAIT = "nowait_"
 
 
 def _de_colour(word: str) -> str | None:
@@ -213,7 +222,18 @@ def _cjk(text: str, lang: str) -> str:
     words = " ".join(out).split()
     words = _ba_order(words) if lang == "zh" else _wo_order(words)
     english = " ".join(w for w in words if not w.startswith("<"))
-    english = _zh_questions(english)
+    # 离绿色箱子最近的方块: "green bin the closest block" is the block closest to the bin
+    english = re.sub(
+        r"\b(\w+\s+(?:bin|block))\s+the\s+closest\s+(block|bin)\b",
+        r"the \2 closest to the \1",
+        english,
+    )
+    english = re.sub(r"(?<!\bthe\s)\b(leftmost|rightmost|frontmost|backmost)\b", r"the \1", english)
+    if english.startswith("if "):
+        # 如果红色方块在桌子上: a condition keeps its verb ("is on the table")
+        english = re.sub(r"\bis\s+in\s+(?:the\s+)?table\b", "is on the table", english)
+    else:
+        english = _zh_questions(english)
     english = re.sub(r"\s+([?,.!;:])", r"\1", english)
     english = re.sub(r"\?+", "?", english)
     m = re.match(r"^except\s+(?:the\s+)?(\w+)(?:\s+block)?\s*,\s*(.*)$", english)

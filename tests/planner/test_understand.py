@@ -1039,3 +1039,33 @@ def test_an_it_that_is_empty_is_the_bin_of_the_order():
     full = world([cube("red_block", (0.0, 0.25, Z), in_bin="red_bin"), cube("blue_block")])
     u = understand("put the blue block in the red bin if it's empty", full)
     assert u.kind == "answer" and not u.moves
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("把最左边的方块放进红色的箱子", "put the leftmost block into red bin"),
+        (
+            "把离绿色箱子最近的方块放进蓝色箱子",
+            "put the block closest to the green bin into blue bin",
+        ),
+        (
+            "如果红色方块在桌子上，就把它放进绿色箱子",
+            "if red block is on the table, put it into green bin",
+        ),
+        ("combien de cubes y a-t-il ?", "how many blocks is there?"),
+        (
+            "pon el bloque rojo en la caja verde, no, en la caja azul",
+            "put the red block in the green bin, no wait, in the blue bin",
+        ),
+    ],
+)
+def test_superlatives_distances_conditions_and_repairs_survive_translation(text, expected):
+    assert translate(text)[0] == expected
+
+
+def test_a_translated_condition_and_repair_are_decided_like_english_ones():
+    u = understand("如果红色方块在桌子上，就把它放进绿色箱子", row())
+    assert u.kind == "plan" and u.text == "put the red block into green bin"
+    u = understand("pon el bloque rojo en la caja verde, no, en la caja azul", row())
+    assert u.kind == "plan" and u.text == "put the red block in the blue bin"
