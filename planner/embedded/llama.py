@@ -82,10 +82,6 @@ class Int8Linear:
         """``x``: [n, in] (the forward pass keeps every activation two-dimensional)."""
         return torch._weight_int8pack_mm(x.to(torch.bfloat16), self.q, self.scale).float()
 
-    def add_to(self, out: torch.Tensor, x: torch.Tensor) -> None:
-        """``out += x @ W.T`` in place."""
-        out += torch._weight_int8pack_mm(x.to(torch.bfloat16), self.q, self.scale)
-
 
 class Int4Linear:
     """``x @ W.T`` with W in 4 bits per weight, in groups of :data:`GROUP` along each row
@@ -124,16 +120,6 @@ class Int4Linear:
             y = torch.addmm(y, x @ self.lora_at, self.lora_bt)
         return y
 
-    def add_to(self, out: torch.Tensor, x: torch.Tensor) -> None:
-        """``out += x @ W.T`` in place (``out`` fp32): the kernel's bf16 product is added
-        as it is, with no fp32 copy of it made first, and the low-rank term straight into
-        ``out`` (two operations fewer per call than ``out += self(x)``)."""
-        out += torch._weight_int4pack_mm_for_cpu(
-            x.to(torch.bfloat16), self.packed, GROUP, self.scale_zero
-        )
-        if self.lora_at is not None and self.lora_bt is not None:
-            out.addmm_(x @ self.lora_at, self.lora_bt)
-
 
 class Fp32Linear:
     """``x @ W.T`` with W in fp32 (the reference the int8 layers are measured against)."""
@@ -144,10 +130,6 @@ class Fp32Linear:
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
         return F.linear(x, self.w)
-
-    def add_to(self, out: torch.Tensor, x: torch.Tensor) -> None:
-        """``out += x @ W.T`` in place."""
-        out.addmm_(x, self.w.T)
 
 
 Linear = Int8Linear | Int4Linear | Fp32Linear
@@ -263,12 +245,17 @@ class Llama:
     def forward(self, ids: list[int], cache: Cache) -> torch.Tensor:
         """The final (normed) hidden state of the last of ``ids``, which continue the
         positions in ``cache`` (and are added to it)."""
-        cfg = self.cfg
         n, start = len(ids), cache.length
         if n < 1 or start + n > cache.size:
             raise ValueError("the positions do not fit the cache")
         if n == 1:
             return self._step(int(ids[0]), cache)
+        return self._prefill(ids, cache)
+
+    def _prefill(self, ids: list[int], cache: Cache) -> torch.Tensor:
+        """:meth:`forward` of any number of new positions (the prompt)."""
+        cfg = self.cfg
+        n, start = len(ids), cache.length
         self._rope_table(start + n)
         cos, sin = self._cos[start : start + n], self._sin[start : start + n]
         x = self.embed[torch.tensor(ids, dtype=torch.long)].float()  # [n, hidden]
@@ -327,17 +314,18 @@ class Llama:
         for b, (kc, vc) in zip(self.blocks, cache.layers, strict=True):
             qkv = b.qkv(F.rms_norm(x, shape, b.attn_norm, eps))[0]
             qk = qkv[:nqk].view(hq + hk, d)
-            # rotate-half as ``x * cos + roll(x) * sin`` (sin signed, see _rope_table)
-            qk = qk.roll(half, -1).mul_(sin).addcmul_(qk, cos)
+            # rotate-half as ``x * cos + roll(x) * sin`` (sin signed, see _rope_table), in
+            # the order of operations :meth:`forward` uses: the same numbers
+            qk = qk * cos + qk.roll(half, -1) * sin
             kc[:, pos] = qk[hq:]
             vc[:, pos] = qkv[nqk:].view(hk, d)
             # one new position sees every cached one: a plain product per kv head
             att = torch.softmax(
                 (qk[:hq].view(hk, rep, d) @ kc[:, :end].transpose(1, 2)).mul_(scale), dim=-1
             )
-            b.o.add_to(x, (att @ vc[:, :end]).view(1, hq * d))
+            x += b.o((att @ vc[:, :end]).view(1, hq * d))
             gu = b.gate_up(F.rms_norm(x, shape, b.mlp_norm, eps))
-            b.down.add_to(x, F.silu(gu[:, :inter]).mul_(gu[:, inter:]))
+            x += b.down(F.silu(gu[:, :inter]).mul_(gu[:, inter:]))
         cache.length = end
         return F.rms_norm(x[0], shape, self.norm, eps)
 
