@@ -85,6 +85,16 @@ _POLITENESS = re.compile(
 )
 
 
+_VERB = "|".join(sorted(L.ACTION_VERBS))
+#: A suggestion that is a request: "why don't you put ...", "maybe stack ...?", "I was
+#: wondering if you could put ..." (its "don't" forbids nothing).
+_SUGGESTION = re.compile(
+    rf"^(?:(?:so|well|hmm+)\s*,?\s+)?(?:why\s+(?:don't|do\s+not)\s+(?:you|we)|why\s+not|maybe|perhaps|"
+    rf"i\s+was\s+wondering(?:\s+if|\s+whether)?|i\s+wonder\s+if|i\s+wondered\s+if)"
+    rf"(?:\s+you\s+(?:could|can|should|might|would))?\s+(?=(?:{_VERB})\b)"
+)
+
+
 def _normalise(text: str) -> str:
     t = unicodedata.normalize("NFC", text).replace("\u2019", "'").replace("\u2018", "'")
     t = t.replace("\u201c", '"').replace("\u201d", '"')
@@ -155,6 +165,8 @@ def understand(text: str, world: WorldState) -> Understanding:
     english, lang = translate(t)
     notes: list[str] = [f"translated from {L.LANGUAGES[lang]}: {english!r}"] if lang != "en" else []
     t = _POLITENESS.sub(" ", english.lower()).strip(" ,-")
+    if _SUGGESTION.match(t):
+        t = _SUGGESTION.sub("", t).rstrip(" ?")  # the suggestion's "?" asks nothing
 
     def out(kind: str, **kw: Any) -> Understanding:
         return Understanding(kind, original, kw.pop("text", t), lang, notes=notes, **kw)

@@ -24,7 +24,7 @@ _CONTAINER = rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b"
 
 def tidy(t: str) -> str:
     """``t`` with every shape below spelled out (unchanged when it is already plain)."""
-    for step in (_places, _orders_said_otherwise, _references, _verbless):
+    for step in (_places, _orders_said_otherwise, _references, _verbless, _in_order):
         t = step(t)
     return t.strip()
 
@@ -86,6 +86,58 @@ def _places(t: str) -> str:
         ", then ",
         t,
     )
+    return t
+
+
+#: Verb forms after "before" / "after" ("before stacking", "after you've put") as orders.
+_FORMS = {
+    "stacking": "stack",
+    "stacked": "stack",
+    "putting": "put",
+    "placing": "place",
+    "placed": "place",
+    "moving": "move",
+    "moved": "move",
+    "pushing": "push",
+    "pushed": "push",
+    "picking": "pick",
+    "picked": "pick",
+    "dropping": "drop",
+    "dropped": "drop",
+    "taking": "take",
+    "took": "take",
+    "opening": "open",
+    "opened": "open",
+    "closing": "close",
+    "closed": "close",
+    "pressing": "press",
+    "pressed": "press",
+}
+_FORM = "|".join(_FORMS) + "|put|stack|place|move|push|pick|drop|take|open|close|press"
+_DOER = r"(?:you(?:'ve|\s+have|'re\s+done|\s+are\s+done)?\s+|you\s+)?"
+_BEFORE = re.compile(
+    rf"^before\s+{_DOER}(?P<a>(?:{_FORM})\b[^,;]*?)\s*,\s*(?:then\s+)?(?P<b>\S.*)$"
+)
+_AFTER = re.compile(rf"^after\s+{_DOER}(?P<a>(?:{_FORM})\b[^,;]*?)\s*,\s*(?:then\s+)?(?P<b>\S.*)$")
+_AFTER_TAIL = re.compile(
+    rf"^(?P<b>\S[^,;]*?)\s*,?\s+(?:only\s+)?after\s+{_DOER}(?P<a>(?:{_FORM})\b.+)$"
+)
+
+
+def _in_order(t: str) -> str:
+    """ "before stacking blue on yellow, put red in the bin" and "put red in the bin after you
+    put green in the red one": the steps in the order they are to happen."""
+
+    def order(a: str) -> str:
+        first, _, rest = a.partition(" ")
+        return f"{_FORMS.get(first, first)} {rest}".strip()
+
+    m = _BEFORE.match(t)
+    if m:
+        return f"{m['b']}, then {order(m['a'])}"
+    m = _AFTER.match(t) or _AFTER_TAIL.match(t)
+    if m:
+        return f"{order(m['a'])}, then {m['b']}"
     return t
 
 

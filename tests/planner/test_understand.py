@@ -1069,3 +1069,55 @@ def test_a_translated_condition_and_repair_are_decided_like_english_ones():
     assert u.kind == "plan" and u.text == "put the red block into green bin"
     u = understand("pon el bloque rojo en la caja verde, no, en la caja azul", row())
     assert u.kind == "plan" and u.text == "put the red block in the blue bin"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I like the blue block", "blue is my favourite colour", "we love the red one", "lol"],
+)
+def test_a_taste_or_a_laugh_is_no_request(text):
+    """No verb of doing and nothing asked for: a colour named in a liking is no order."""
+    u = understand(text, row())
+    assert u.kind == "answer" and not u.moves
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "why don't you put the yellow block in the green bin?",
+            "put the yellow block in the green bin",
+        ),
+        ("maybe put the red block in the green bin?", "put the red block in the green bin"),
+        (
+            "I was wondering if you could put the blue block in the red bin",
+            "put the blue block in the red bin",
+        ),
+        ("perhaps you could stack blue on red", "stack blue on red"),
+    ],
+)
+def test_a_suggestion_is_a_request_and_its_dont_forbids_nothing(text, expected):
+    u = understand(text, row())
+    assert u.kind == "plan" and u.text == expected and not u.constraints
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "before stacking blue on yellow, put red in the green bin",
+            "put red in the green bin, then stack blue on yellow",
+        ),
+        (
+            "put red in the blue bin after you put green in the red bin",
+            "put green in the red bin, then put red in the blue bin",
+        ),
+        (
+            "after you've put the red block in the green bin, stack blue on yellow",
+            "put the red block in the green bin, then stack blue on yellow",
+        ),
+    ],
+)
+def test_before_and_after_put_the_steps_in_the_order_they_happen(text, expected):
+    u = understand(text, row())
+    assert u.kind == "plan" and u.text == expected
