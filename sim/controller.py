@@ -71,6 +71,37 @@ def _solve1() -> Any:
 
 
 _SOLVE1 = _solve1()
+# bound once: the control step calls each of these every step
+_mj_jacSite = mujoco.mj_jacSite
+_multiply, _matmul, _add = np.multiply, np.matmul, np.add
+#: numpy's clip ufunc (``np.clip`` without its Python wrapper): for values away from the
+#: bounds it returns the value, at or past one the bound, as maximum-then-minimum does; the
+#: two could differ only in the sign of a zero bound, so a controller uses it only where no
+#: joint limit is zero. None where numpy lays it out otherwise.
+_CLIP = getattr(getattr(getattr(np, "_core", None), "umath", None), "clip", None)
+#: Per row of the 6-D task Jacobian: 1.0 for position, ROT_WEIGHT for orientation.
+_ROW_WEIGHT = np.array([[1.0]] * 3 + [[ROT_WEIGHT]] * 3)
+#: Action dtypes (float32, float64) read as they are: ``tolist()`` of these gives the doubles
+#: that the float64 copy of them would give.
+_FLOAT_CHARS = "fd"
+
+
+class _Views:
+    """Views into one MjData of what a control step reads and writes (see
+    :meth:`ArmController._views`)."""
+
+    def __init__(self, ctl: ArmController, data: mujoco.MjData):
+        self.data = data
+        self.site_pos = data.site_xpos[ctl.site]
+        self.site_mat = data.site_xmat[ctl.site]
+        self.mocap_pos = data.mocap_pos[ctl.mocap]
+        self.mocap_quat = data.mocap_quat[ctl.mocap]
+        self.drawer_pos = data.xpos[ctl._drawer] if ctl._drawer >= 0 else None
+        # views only where the indices run contiguously (else None: a gather each step)
+        self.arm_q = data.qpos[ctl.q_span] if isinstance(ctl.q_span, slice) else None
+        self.arm_ctrl = data.ctrl[ctl._arm_ctrl] if isinstance(ctl._arm_ctrl, slice) else None
+        fingers = ctl._finger_ctrl
+        self.finger_ctrl = data.ctrl[fingers] if isinstance(fingers, slice) else None
 
 
 class ArmController:
@@ -83,6 +114,8 @@ class ArmController:
         self.dadr = np.array([model.jnt_dofadr[j] for j in jids])
         self.qlow = model.jnt_range[jids, 0].copy()
         self.qhigh = model.jnt_range[jids, 1].copy()
+        nonzero = bool(np.all(self.qlow != 0.0) and np.all(self.qhigh != 0.0))
+        self._clip = _CLIP if nonzero else None  # see _CLIP
         self.arm_act = np.array([model.actuator(f"a{i + 1}").id for i in range(6)])
         self.finger_act = np.array(
             [model.actuator("finger_left_act").id, model.actuator("finger_right_act").id]
@@ -98,6 +131,10 @@ class ArmController:
         self._arm_ctrl, self._finger_ctrl = index_span(self.arm_act), index_span(self.finger_act)
         # preallocated work arrays: the IK step runs every control step
         self._J = np.zeros((6, 6))
+        self._JT = self._J.T
+        # the arm's columns of the Jacobian as a view where they run contiguously
+        self._jac_arm = self._jac[:, self._d] if isinstance(self._d, slice) else None
+        self._bound: _Views | None = None
         self._err = np.zeros(6)
         self._damp = (DLS_LAMBDA**2) * np.eye(6)
         self._A = np.zeros((6, 6))
@@ -134,6 +171,15 @@ class ArmController:
         )
 
     # ------------------------------------------------------------------ control
+    def _views(self, data: mujoco.MjData) -> _Views:
+        """The rows and spans of ``data`` the control step reads and writes, as views made
+        once per data object (an MjData's arrays never move; building a view through the
+        bindings on every step costs more than the arithmetic that reads it)."""
+        v = self._bound
+        if v is None or v.data is not data:
+            v = self._bound = _Views(self, data)
+        return v
+
     def apply(self, data: mujoco.MjData, action: np.ndarray) -> None:
         """Set mocap target, arm and finger set-points for one control step.
 
@@ -141,49 +187,72 @@ class ArmController:
         move the target, bound it by the lead and the workspace), done on the three
         coordinates as Python floats: the same IEEE operations in the same order, so the
         set-points are bit for bit the same, at a fraction of the small-array overhead."""
-        a = np.asarray(action, dtype=np.float64)
+        if type(action) is np.ndarray and action.dtype.char in _FLOAT_CHARS:
+            a = action  # tolist() gives the same doubles as the float64 copy would
+        else:
+            a = np.asarray(action, dtype=np.float64)
         if a.shape != (scene.ACTION_DIM,):
             raise ValueError(f"action must have shape ({scene.ACTION_DIM},), got {a.shape}")
         vals = a.tolist()
-        if not all(map(math.isfinite, vals)):
+        ax, ay, az, ag = vals
+        # a finite sum means every value is finite (an inf or nan carries into the sum);
+        # only a sum that is not (or overflowed) needs the values one by one
+        if not math.isfinite(ax + ay + az + ag) and not all(map(math.isfinite, vals)):
             raise ValueError(f"action must be finite, got {vals}")
-        ax, ay, az, ag = (min(max(v, -1.0), 1.0) for v in vals)
-        grip = data.site_xpos[self.site].tolist()
+        # min(max(v, -1.0), 1.0), unrolled (the values are finite)
+        ax = 1.0 if ax > 1.0 else (-1.0 if ax < -1.0 else ax)
+        ay = 1.0 if ay > 1.0 else (-1.0 if ay < -1.0 else ay)
+        az = 1.0 if az > 1.0 else (-1.0 if az < -1.0 else az)
+        ag = 1.0 if ag > 1.0 else (-1.0 if ag < -1.0 else ag)
+        v = self._bound
+        if v is None or v.data is not data:
+            v = self._views(data)
+        grip = v.site_pos.tolist()
         gx, gy, gz = grip
-        px, py, pz = data.mocap_pos[self.mocap].tolist()
+        px, py, pz = v.mocap_pos.tolist()
         k = _STEP
         tx = min(max(px + ax * k, gx - MAX_LEAD), gx + MAX_LEAD)
         ty = min(max(py + ay * k, gy - MAX_LEAD), gy + MAX_LEAD)
         tz = min(max(pz + az * k, gz - MAX_LEAD), gz + MAX_LEAD)
         lo = self._lo_xyz
-        if self._drawer >= 0 and abs(tx - float(data.xpos[self._drawer][0])) < DRAWER_REACH_HALF_X:
-            lo = self._drawer_lo_xyz  # (the tabletop has no drawer: _drawer is -1)
+        if v.drawer_pos is not None and abs(tx - float(v.drawer_pos[0])) < DRAWER_REACH_HALF_X:
+            lo = self._drawer_lo_xyz  # (the tabletop has no drawer)
         hx, hy, hz = self._hi_xyz
         tgt = (min(max(tx, lo[0]), hx), min(max(ty, lo[1]), hy), min(max(tz, lo[2]), hz))
-        data.mocap_pos[self.mocap] = tgt
-        if isinstance(self._arm_ctrl, slice):  # straight into the actuators' set-points
-            self._ik_step(data, tgt, out=data.ctrl[self._arm_ctrl], site=grip)
+        v.mocap_pos[:] = tgt
+        if v.arm_ctrl is not None:  # straight into the actuators' set-points
+            self._ik_step(data, tgt, out=v.arm_ctrl, site=grip, views=v)
         else:
-            data.ctrl[self._arm_ctrl] = self._ik_step(data, tgt, site=grip)
-        data.ctrl[self._finger_ctrl] = scene.FINGER_OPEN * (1.0 - ag) * 0.5
+            data.ctrl[self._arm_ctrl] = self._ik_step(data, tgt, site=grip, views=v)
+        finger = scene.FINGER_OPEN * (1.0 - ag) * 0.5
+        if v.finger_ctrl is not None:
+            v.finger_ctrl[:] = finger
+        else:
+            data.ctrl[self._finger_ctrl] = finger
 
     def _ik_step(
-        self, data: mujoco.MjData, target, out: np.ndarray | None = None, site=None
+        self,
+        data: mujoco.MjData,
+        target,
+        out: np.ndarray | None = None,
+        site=None,
+        views: _Views | None = None,
     ) -> np.ndarray:
         """One DLS step towards ``target``: the joint set-points (written into ``out`` when
         given); ``site``: the grip site's position when the caller has read it already."""
-        m = self.model
-        mujoco.mj_jacSite(m, data, self._jacp, self._jacr, self.site)
+        v = self._views(data) if views is None else views
+        _mj_jacSite(self.model, data, self._jacp, self._jacr, self.site)
         J, err = self._J, self._err
-        J[:] = self._jac[:, self._d]
-        J[3:] *= ROT_WEIGHT
+        # the arm's columns, the rotation rows scaled by ROT_WEIGHT (and the position rows
+        # by exactly 1.0) in one ufunc call
+        src = self._jac[:, self._d] if self._jac_arm is None else self._jac_arm
+        _multiply(src, _ROW_WEIGHT, out=J)
         # orientation error 0.5 * sum_i R[:, i] x R_DOWN[:, i], expanded for the constant
         # R_DOWN columns (-x, +y, -z): three np.cross calls cost more than the whole solve
-        r = data.site_xmat[self.site].tolist()  # row-major 3x3: r[3*row + col]
+        r = v.site_mat.tolist()  # row-major 3x3: r[3*row + col]
         h = 0.5 * ROT_WEIGHT
-        sx, sy, sz = data.site_xpos[self.site].tolist() if site is None else site
-        q = data.mocap_quat[self.mocap]
-        if q[3] == 0.0:
+        sx, sy, sz = v.site_pos.tolist() if site is None else site
+        if v.mocap_quat[3] == 0.0:
             # (0, -x2, x1) + (-y2, 0, y0) + (-z1, z0, 0), with x, y, z the columns of R
             e3 = h * (-r[7] - r[5])
             e4 = h * (-r[6] + r[2])
@@ -197,10 +266,13 @@ class ArmController:
             e4 = h * (-c * r[6] - s * r[7] + r[2])
             e5 = h * (-s * r[0] + c * r[3] + c * r[1] + s * r[4])
         err[:] = (target[0] - sx, target[1] - sy, target[2] - sz, e3, e4, e5)
-        A = np.matmul(J, J.T, out=self._A)  # J @ J.T, in place
+        A = _matmul(J, self._JT, out=self._A)  # J @ J.T, in place
         A += self._damp
-        dq = J.T @ _solve(A, err)
-        q = np.add(data.qpos[self.q_span], dq, out=out)
+        dq = self._JT @ _solve(A, err)
+        arm_q = data.qpos[self.q_span] if v.arm_q is None else v.arm_q
+        q = _add(arm_q, dq, out=out)
+        if self._clip is not None:  # nonzero joint limits: the same values picked
+            return self._clip(q, self.qlow, self.qhigh, out=q)
         np.maximum(q, self.qlow, out=q)
         return np.minimum(q, self.qhigh, out=q)
 

@@ -96,6 +96,26 @@ class Articulation:
         )
 
 
+_SITE = int(mujoco.mjtObj.mjOBJ_SITE)
+_SUBSTEPS = scene.CONTROL_SUBSTEPS
+_mj_step, _mj_kinematics = mujoco.mj_step, mujoco.mj_kinematics
+_mj_comPos, _mj_comVel = mujoco.mj_comPos, mujoco.mj_comVel
+
+
+class _ObsViews:
+    """Views into one MjData of the rows and spans :meth:`TabletopEnv.observe` copies out
+    (None for index sets that are not contiguous: those are gathered on each call)."""
+
+    def __init__(self, env: TabletopEnv):
+        d = self.data = env.data
+        self.site_pos = d.site_xpos[env._site]
+        spans = (env._finger_q, env.controller.q_span, env._cube_rows)
+        fq, aq, rows = (s if isinstance(s, slice) else None for s in spans)
+        self.finger_q = None if fq is None else d.qpos[fq]
+        self.arm_q = None if aq is None else d.qpos[aq]
+        self.cubes = None if rows is None else (d.xpos[rows], d.xquat[rows])
+
+
 def _headless() -> bool:
     if sys.platform in ("darwin", "win32"):
         return False
@@ -164,6 +184,8 @@ class TabletopEnv(gym.Env):
         ]
         self._site = self.model.site("grip_site").id
         self._vel = np.zeros(6)
+        self._lin_vel = self._vel[3:]
+        self._views: _ObsViews | None = None
         # the same indices as slices where they run contiguously: observe() reads them
         # every step, and a gather through a list costs more than the rest of it
         self._cube_rows = physics.index_span(self._cube_body)
@@ -216,7 +238,17 @@ class TabletopEnv(gym.Env):
         return self.observe(), {}
 
     def step(self, action):
-        self.step_physics(action)
+        if self.timings is None and self.articulation is None:
+            # the default scene, untimed: step_physics' one control period, inlined (the
+            # same calls in the same order; this path runs for every step of training)
+            m, d = self.model, self.data
+            self.controller.apply(d, action)
+            _mj_step(m, d, nstep=_SUBSTEPS)
+            _mj_kinematics(m, d)
+            _mj_comPos(m, d)
+            _mj_comVel(m, d)
+        else:
+            self.step_physics(action)
         if self.render_mode == "human":
             self.render()
         return self.observe(), 0.0, False, False, {}
@@ -346,24 +378,42 @@ class TabletopEnv(gym.Env):
         Actions (``scene.ACTION_DIM`` = 4, each in [-1, 1]): the grip-site target's velocity
         x, y, z as a fraction of ``scene.MAX_EE_SPEED``, then the gripper (-1 open, 1 closed).
         """
-        m, d = self.model, self.data
-        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_SITE, self._site, self._vel, 0)
+        v = self._obs_views()
+        mujoco.mj_objectVelocity(self.model, self.data, _SITE, self._site, self._vel, 0)
         proprio = np.empty(PROPRIO_DIM)
-        proprio[0:3] = d.site_xpos[self._site]
-        proprio[3:6] = self._vel[3:]
-        proprio[6:8] = d.qpos[self._finger_q]
-        proprio[8:14] = d.qpos[self.controller.q_span]
+        proprio[0:3] = v.site_pos
+        proprio[3:6] = self._lin_vel
+        if v.finger_q is None:
+            proprio[6:8] = self.data.qpos[self._finger_q]
+        else:
+            proprio[6:8] = v.finger_q
+        if v.arm_q is None:
+            proprio[8:14] = self.data.qpos[self.controller.q_span]
+        else:
+            proprio[8:14] = v.arm_q
+        if v.cubes is None:
+            pos, quat = self.data.xpos[self._cube_rows], self.data.xquat[self._cube_rows]
+        else:
+            pos, quat = v.cubes[0].copy(), v.cubes[1].copy()
         obs = {
             "proprio": proprio,
-            "object_pos": d.xpos[self._cube_rows].copy(),
-            "object_quat": d.xquat[self._cube_rows].copy(),
+            "object_pos": pos,
+            "object_quat": quat,
             "object_present": self._present_array(),
         }
         if self.articulation is not None:
-            obs["articulation"] = self.articulation.observe(d)
+            obs["articulation"] = self.articulation.observe(self.data)
         if self.perception is not None:
             obs = self.perception.observation(self, obs)
         return obs
+
+    def _obs_views(self) -> _ObsViews:
+        """Views of what :meth:`observe` reads, made once per ``self.data`` (its arrays
+        never move; a view made through the bindings costs more than the copy out of it)."""
+        v = self._views
+        if v is None or v.data is not self.data:
+            v = self._views = _ObsViews(self)
+        return v
 
     def _present_array(self) -> np.ndarray:
         """``object_present`` (a fresh array), built again only when ``present`` is another
