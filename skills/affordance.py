@@ -59,15 +59,25 @@ def push_chain(world: WorldState, obj: str, target: tuple[float, float] | np.nda
     o = cube_of(world, obj)
     goal = np.asarray(target, dtype=np.float64)
     d = goal - np.asarray(o.pos[:2])
-    u = d / max(float(np.linalg.norm(d)), 1e-9)
+    norm = float(np.linalg.norm(d))
+    u = d / max(norm, 1e-9)
     perp = np.array([-u[1], u[0]])
+    # u is a unit vector (norm at least 1e-9), so along**2 + lateral**2 is |rel|**2: a cube
+    # farther from the rear than the box of CHAIN_BACK and CHAIN_LATERAL allows (with a
+    # margin far above rounding) is not in the row, and is passed over without the dot
+    # products; NaN distances fail the test and get them, as before
+    reach2 = (CHAIN_BACK[1] ** 2 + CHAIN_LATERAL**2) * 1.01 if norm >= 1e-9 else math.inf
     chain, rear = [obj], np.asarray(o.pos[:2])
+    r0, r1 = rear.tolist()
     for _ in range(len(world.objects)):
         best: tuple[float, str] | None = None
         for c in world.objects:
             if c.name in chain or c.held or c.fallen:
                 continue
             if not 0.0 < c.pos[2] < CHAIN_MAX_Z or c.pos[1] > CHAIN_MAX_Y:
+                continue
+            q0, q1 = c.pos[0] - r0, c.pos[1] - r1
+            if q0 * q0 + q1 * q1 > reach2:
                 continue
             rel = np.asarray(c.pos[:2]) - rear
             along, lateral = float(rel @ u), abs(float(rel @ perp))
@@ -78,6 +88,7 @@ def push_chain(world: WorldState, obj: str, target: tuple[float, float] | np.nda
             break
         chain.append(best[1])
         rear = np.asarray(cube_of(world, best[1]).pos[:2])
+        r0, r1 = rear.tolist()
     return chain
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from array import array
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -210,7 +212,7 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
         return None
     u = d / dist
     perp = np.array([-u[1], u[0]])
-    walls = [(b.name, w) for b in world.bins for w in bin_walls(b)]
+    walls = _walls_of(world)
     h = scripted.FINGERS_HALF
     others = [
         np.asarray(o.pos)
@@ -218,30 +220,153 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
         if o.name not in chain and o.pos[2] < OBSTACLE_MAX_Z
     ]
     chosen = scripted.push_landing(rear, u, others)
-    snug = square_footprint(float(c[0]), float(c[1]), scene.CUBE_HALF + EDGE_MARGIN, 0.0)
-    against_wall = any(polygons_overlap(snug, w) for _, w in walls)
+    snug = [(float(c[0]), float(c[1]))]
+    against_wall = _first_wall(snug, scene.CUBE_HALF + EDGE_MARGIN, walls) is not None
+    # the spots the expert tries, in its order (sim.scripted.landing_spots, all at once);
+    # where it comes down (chosen), only the spots at that one count
+    xy, sides = _landing_table(rear, u), _SIDES
+    if chosen is not None:
+        keep = _close_to(xy, chosen)
+        xy, sides = xy[keep], sides[keep]
+    # at each spot tried the fingers come down, then slide along u up to the row's rear
+    # face: the footprints at 8 points on the way (start + f * (end - start), with end =
+    # (rear - u * (CUBE_HALF + h)) + perp * side), on Python floats: the same IEEE
+    # operations as the arrays, element by element
+    (r0, r1), (u0, u1) = rear.tolist(), u.tolist()
+    back = scene.CUBE_HALF + h
+    e0, e1 = r0 - u0 * back, r1 - u1 * back
+    p0, p1 = perp.tolist()
+    (lx, ly), (hx, hy) = _EDGE_LOW, _EDGE_HIGH
+    (wx0, wy0), (wx1, wy1) = _LOW_XY, _HIGH_XY
     hit = None
-    for start, side, inside in scripted.landing_spots(rear, u):
-        if chosen is not None and not np.allclose(start, chosen):
-            continue
-        if not inside or (against_wall and _near_edge(start)):
+    for (s0, s1), side in zip(xy.tolist(), sides.tolist(), strict=True):
+        inside = not (s0 < wx0 or s1 < wy0 or s0 > wx1 or s1 > wy1)  # as landing_spots
+        if not inside or (against_wall and (s0 < lx or s1 < ly or s0 > hx or s1 > hy)):
             # the grip site cannot get there; or only at its limit, beside a bin's outer
             # wall the cube is against, which it then slid along and out of reach
             hit = hit or "workspace's edge"
             continue
-        # the fingers come down there, then slide along u up to the row's rear face
-        end = rear - u * (scene.CUBE_HALF + h) + perp * side
-        blocking = None
-        for f in np.linspace(0.0, 1.0, 8):
-            x, y = start + f * (end - start)
-            spot = square_footprint(float(x), float(y), h, 0.0)
-            blocking = next((n for n, w in walls if polygons_overlap(spot, w)), None)
-            if blocking is not None:
-                break
+        d0, d1 = (e0 + p0 * side) - s0, (e1 + p1 * side) - s1
+        blocking = _first_wall([(s0 + f * d0, s1 + f * d1) for f in _SLIDE_F], h, walls)
         if blocking is None:
             return None
         hit = hit or blocking
     return hit
+
+
+#: Where along the fingers' slide to the row (fractions) their footprint is tested.
+_SLIDE_F = np.linspace(0.0, 1.0, 8).tolist()
+#: ``_near_edge``'s bounds.
+_EDGE_LOW = tuple((scene.WORKSPACE_LOW[:2] + EDGE_MARGIN).tolist())
+_EDGE_HIGH = tuple((scene.WORKSPACE_HIGH[:2] - EDGE_MARGIN).tolist())
+_LOW_XY = tuple(float(v) for v in scene.WORKSPACE_LOW[:2])
+_HIGH_XY = tuple(float(v) for v in scene.WORKSPACE_HIGH[:2])
+#: Each landing spot's side, in ``landing_spots`` order (side by side, every back each).
+_SIDES = np.repeat(np.asarray(scripted.LANDING_SIDE, dtype=np.float64), len(scripted.LANDING_BACK))
+
+
+def _landing_table(cube: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The spots of ``sim.scripted.landing_spots(cube, u)`` as one (n, 2) array, in its
+    order (each side's row of ``_SIDES``). The same IEEE operations on the same values,
+    element by element ((base - u * back) + perp * side), so the same bits
+    (``tests/bridge/test_push_geometry.py`` holds them to the generator's)."""
+    perp = np.array([-u[1], u[0]])
+    nearest = (scripted.FINGERS_HALF + scene.CUBE_HALF) * (abs(u[0]) + abs(u[1])) + 0.004
+    backs = np.array([max(back, nearest) for back in scripted.LANDING_BACK], dtype=np.float64)
+    behind = cube[:2] - u * backs[:, None]  # (backs, 2)
+    off = perp * _SIDES_COL  # (sides, 2)
+    return (behind[None, :, :] + off[:, None, :]).reshape(-1, 2)
+
+
+_SIDES_COL = np.asarray(scripted.LANDING_SIDE, dtype=np.float64)[:, None]
+
+
+def _close_to(xy: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Per row of ``xy``, ``np.allclose(row, p)``: numpy's own test, ``|a - b| <= 1e-8 +
+    1e-5 |b|`` with ``b`` finite, or ``a == b`` (which the first part covers where ``b`` is
+    finite), with the same operations."""
+    p0, p1 = (float(v) for v in p)
+    if math.isfinite(p0) and math.isfinite(p1):
+        tol = np.array([1e-08 + 1e-05 * abs(p0), 1e-08 + 1e-05 * abs(p1)])
+        return np.asarray((np.abs(xy - (p0, p1)) <= tol).all(axis=1))
+    with np.errstate(invalid="ignore"):
+        q = np.array([p0, p1])
+        close = (np.abs(xy - q) <= 1e-08 + 1e-05 * np.abs(q)) & np.isfinite(q) | (xy == q)
+    return np.asarray(close.all(axis=1))
+
+
+#: A wall's footprint and its box (min x, max x, min y, max y); NaN where a corner is not
+#: finite (no box test rules it out then).
+Box = tuple[float, float, float, float]
+#: Per bin: its name, the box around its four walls, and each wall with its box.
+BinWalls = list[tuple[str, Box, list[tuple[list[tuple[float, float]], Box]]]]
+_WALLS: dict[bytes, BinWalls] = {}
+
+
+def _walls_of(world: WorldState) -> BinWalls:
+    """Every bin wall of ``world`` by bin, in bin order, with the boxes (:func:`_box_of`).
+    Bins do not move, so these are remembered, keyed by the exact bits of what
+    ``bin_walls`` reads (names, centres, inner halves)."""
+    flat = [v for b in world.bins for v in (b.pos[0], b.pos[1], b.inner_half)]
+    key = "\0".join(b.name for b in world.bins).encode() + array("d", flat).tobytes()
+    got = _WALLS.get(key)
+    if got is None:
+        got = []
+        for b in world.bins:
+            ws = [(w, _box_of(w)) for w in bin_walls(b)]
+            boxes = [bx for _, bx in ws]
+            if any(math.isnan(v) for bx in boxes for v in bx):
+                outer: Box = (math.nan,) * 4
+            else:
+                outer = (
+                    min(bx[0] for bx in boxes),
+                    max(bx[1] for bx in boxes),
+                    min(bx[2] for bx in boxes),
+                    max(bx[3] for bx in boxes),
+                )
+            got.append((b.name, outer, ws))
+        if len(_WALLS) >= 256:
+            _WALLS.clear()
+        _WALLS[key] = got
+    return got
+
+
+def _box_of(poly: list[tuple[float, float]]) -> Box:
+    """(min x, max x, min y, max y) of a wall's corners; NaN where ``polygons_overlap``'s
+    own box test would not answer (a coordinate, or their sum, not finite)."""
+    xs, ys = [p[0] for p in poly], [p[1] for p in poly]
+    if len(poly) == 4:
+        finite = (xs[0] + xs[1] + xs[2] + xs[3] + ys[0] + ys[1] + ys[2] + ys[3]) * 0.0 == 0.0
+    else:
+        finite = all(math.isfinite(v) for v in (*xs, *ys))
+    return (min(xs), max(xs), min(ys), max(ys)) if finite else (math.nan,) * 4
+
+
+def _first_wall(centres: list[tuple[float, float]], half: float, walls: BinWalls) -> str | None:
+    """The bin of the first wall that the square footprint of half side ``half`` (yaw 0)
+    overlaps, at the first of ``centres`` (in order) where one does, walls in bin order;
+    None where none does: the answer of ``polygons_overlap`` footprint by footprint, wall by
+    wall. A yaw-0 footprint's corners are exactly (x +- half, y +- half), and
+    ``polygons_overlap`` says a pair whose boxes are strictly apart is apart (it tests the
+    boxes first); a box strictly apart from the box around a bin's walls is apart from each.
+    So boxes rule out bins and walls, and only the pairs left get the full test; a centre
+    that is not finite gets it against every wall, as there."""
+    for x, y in centres:
+        x0, x1, y0, y1 = x - half, x + half, y - half, y + half
+        # the corners' sum, as the box test of polygons_overlap checks it
+        finite = (x1 + x0 + x0 + x1 + y1 + y1 + y0 + y0) * 0.0 == 0.0
+        spot = None
+        for name, (bx0, bx1, by0, by1), ws in walls:
+            if finite and (x1 < bx0 or bx1 < x0 or y1 < by0 or by1 < y0):
+                continue
+            for wall, (wx0, wx1, wy0, wy1) in ws:
+                if finite and (x1 < wx0 or wx1 < x0 or y1 < wy0 or wy1 < y0):
+                    continue
+                if spot is None:
+                    spot = square_footprint(x, y, half, 0.0)
+                if polygons_overlap(spot, wall):
+                    return name
+    return None
 
 
 def pushed_ok(world: WorldState, obj: str, target: str | tuple[float, float]) -> bool:

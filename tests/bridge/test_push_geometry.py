@@ -1,0 +1,244 @@
+"""The push skill's and the success predictor's fast geometry answers exactly as the plain
+versions it replaced (issue 25, bridge latency): the landing spots as one array, the
+footprint-against-wall search by boxes, ``np.allclose`` per row, the row of pushed cubes
+with its distance shortcut, and the nearest-obstacle distances in one pass. The plain
+versions below are the code before that work, kept here as the reference; the worlds are
+random crowds of cubes around the bins, at and against their walls and the workspace's
+edges, where the answers change."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from sim import scene, scripted
+from sim.world import (
+    BIN_WALL_THICKNESS,
+    WorldState,
+    bin_walls,
+    polygons_overlap,
+    square_footprint,
+)
+from skills import push as P
+from skills import success_model as S
+from skills.affordance import push_chain
+from skills.base import cube_of
+from tests.bridge.bridge_worlds import cube, make_world
+
+
+def _plain_landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
+    """``skills.push.landing_wall`` as it was: spot by spot, footprint by footprint."""
+    chain = push_chain(world, name, (goal[0], goal[1]))
+    rear = np.asarray(cube_of(world, chain[-1]).pos[:2])
+    c = cube_of(world, name).pos
+    d = np.asarray(goal[:2], dtype=np.float64) - np.asarray(c[:2])
+    dist = float(np.linalg.norm(d))
+    if dist < 1e-6:
+        return None
+    u = d / dist
+    perp = np.array([-u[1], u[0]])
+    walls = [(b.name, w) for b in world.bins for w in bin_walls(b)]
+    h = scripted.FINGERS_HALF
+    others = [
+        np.asarray(o.pos)
+        for o in world.objects
+        if o.name not in chain and o.pos[2] < P.OBSTACLE_MAX_Z
+    ]
+    chosen = scripted.push_landing(rear, u, others)
+    snug = square_footprint(float(c[0]), float(c[1]), scene.CUBE_HALF + P.EDGE_MARGIN, 0.0)
+    against_wall = any(polygons_overlap(snug, w) for _, w in walls)
+    hit = None
+    for start, side, inside in scripted.landing_spots(rear, u):
+        if chosen is not None and not np.allclose(start, chosen):
+            continue
+        if not inside or (against_wall and P._near_edge(start)):
+            hit = hit or "workspace's edge"
+            continue
+        end = rear - u * (scene.CUBE_HALF + h) + perp * side
+        blocking = None
+        for f in np.linspace(0.0, 1.0, 8):
+            x, y = start + f * (end - start)
+            spot = square_footprint(float(x), float(y), h, 0.0)
+            blocking = next((n for n, w in walls if polygons_overlap(spot, w)), None)
+            if blocking is not None:
+                break
+        if blocking is None:
+            return None
+        hit = hit or blocking
+    return hit
+
+
+def _plain_push_chain(world: WorldState, obj: str, target) -> list[str]:
+    """``skills.affordance.push_chain`` as it was: the dot products for every cube."""
+    o = cube_of(world, obj)
+    goal = np.asarray(target, dtype=np.float64)
+    d = goal - np.asarray(o.pos[:2])
+    u = d / max(float(np.linalg.norm(d)), 1e-9)
+    perp = np.array([-u[1], u[0]])
+    chain, rear = [obj], np.asarray(o.pos[:2])
+    for _ in range(len(world.objects)):
+        best = None
+        for c in world.objects:
+            if c.name in chain or c.held or c.fallen:
+                continue
+            if not 0.0 < c.pos[2] < P.CHAIN_MAX_Z or c.pos[1] > P.CHAIN_MAX_Y:
+                continue
+            rel = np.asarray(c.pos[:2]) - rear
+            along, lateral = float(rel @ u), abs(float(rel @ perp))
+            if P.CHAIN_BACK[0] < -along < P.CHAIN_BACK[1] and lateral < P.CHAIN_LATERAL:
+                if best is None or -along < best[0]:
+                    best = (-along, c.name)
+        if best is None:
+            break
+        chain.append(best[1])
+        rear = np.asarray(cube_of(world, best[1]).pos[:2])
+    return chain
+
+
+def _plain_nearest(pts: np.ndarray, xy) -> float:
+    if not len(pts):
+        return S.CAP * 2
+    d = pts - np.asarray(xy, dtype=np.float64)
+    return min(S.CAP * 2, float(np.sqrt(np.min(np.einsum("ij,ij->i", d, d)))))
+
+
+def _crowd(rng: random.Random) -> WorldState:
+    """Cubes at random, some against a bin's wall, in a row or at the workspace's edge."""
+    w = make_world()
+    b = rng.choice(w.bins)
+    out = []
+    for i, n in enumerate(scene.CUBE_NAMES):
+        k = rng.randrange(5)
+        if k == 0:  # against a wall of a bin, outside it
+            side = rng.choice([-1, 1])
+            off = b.inner_half + BIN_WALL_THICKNESS + scene.CUBE_HALF + rng.uniform(0, 0.01)
+            xy = (b.pos[0] + side * off, b.pos[1] + rng.uniform(-0.05, 0.05))
+            if rng.random() < 0.5:
+                xy = (b.pos[0] + rng.uniform(-0.05, 0.05), b.pos[1] + side * off)
+        elif k == 1 and out:  # touching the previous cube (a row)
+            px, py = out[-1].pos[0], out[-1].pos[1]
+            a = rng.uniform(-math.pi, math.pi)
+            r = 2 * scene.CUBE_HALF + rng.uniform(0.0, 0.02)
+            xy = (px + r * math.cos(a), py + r * math.sin(a))
+        elif k == 2:  # near the workspace's edge
+            lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
+            xy = (rng.choice([lo[0], hi[0]]) + rng.uniform(-0.02, 0.02), rng.uniform(lo[1], hi[1]))
+        else:
+            xy = (rng.uniform(-0.25, 0.25), rng.uniform(-0.3, 0.3))
+        out.append(cube(n, xy, yaw=rng.choice([0.0, rng.uniform(-0.8, 0.8)])))
+        del i
+    return w.model_copy(update={"objects": out})
+
+
+def _goals(rng: random.Random, w: WorldState, name: str):
+    o = cube_of(w, name)
+    for _ in range(6):
+        a, r = rng.uniform(-math.pi, math.pi), rng.choice([0.03, 0.08, 0.15, 0.3])
+        yield np.array([o.pos[0] + r * math.cos(a), o.pos[1] + r * math.sin(a)])
+    for reg in w.regions:
+        yield np.asarray(reg.pos, dtype=np.float64)
+
+
+def _cases(n_worlds: int = 80):
+    rng = random.Random(25)
+    for _ in range(n_worlds):
+        w = _crowd(rng)
+        for name in scene.CUBE_NAMES:
+            for goal in _goals(rng, w, name):
+                yield w, name, goal
+
+
+def test_landing_table_is_the_generators_spots_bit_for_bit():
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        cube_xy = rng.uniform(-0.4, 0.4, size=2)
+        u = rng.normal(size=2)
+        u = u / np.linalg.norm(u) if rng.random() < 0.95 else u * 1e-12
+        want = list(scripted.landing_spots(cube_xy, u))
+        got = P._landing_table(cube_xy, u)
+        assert got.shape == (len(want), 2)
+        assert got.tobytes() == np.array([xy for xy, _, _ in want]).tobytes()
+        assert P._SIDES.tolist() == [side for _, side, _ in want]
+
+
+def test_close_to_is_allclose_row_by_row():
+    rng = np.random.default_rng(1)
+    specials = [0.0, -0.0, 1e-9, math.inf, -math.inf, math.nan]
+    for _ in range(3000):
+        p = rng.uniform(-0.3, 0.3, size=2)
+        rows = np.repeat(p[None], 6, axis=0) + rng.choice([0.0, 1e-9, 1e-6, 1e-3], size=(6, 2))
+        if rng.random() < 0.2:
+            p[rng.integers(2)] = rng.choice(specials)
+        if rng.random() < 0.2:
+            rows[rng.integers(6), rng.integers(2)] = rng.choice(specials)
+        want = [bool(np.allclose(r, p)) for r in rows]
+        assert P._close_to(rows, p).tolist() == want
+
+
+def test_landing_wall_answers_as_the_plain_search():
+    seen = set()
+    for w, name, goal in _cases():
+        want = _plain_landing_wall(w, name, goal)
+        assert P.landing_wall(w, name, goal) == want, (name, goal.tolist())
+        seen.add(want if want is None or want == "workspace's edge" else "bin")
+    assert seen == {None, "workspace's edge", "bin"}  # every kind of answer was asked
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_first_wall_tests_non_finite_centres_in_full(bad: float):
+    w = make_world()
+    walls = P._walls_of(w)
+    plain = [(b.name, wall) for b in w.bins for wall in bin_walls(b)]
+    for centre in [(bad, 0.0), (0.0, bad), (-bad, bad)]:
+        spot = square_footprint(centre[0], centre[1], 0.012, 0.0)
+        want = next((n for n, wall in plain if polygons_overlap(spot, wall)), None)
+        assert P._first_wall([centre], 0.012, walls) == want
+
+
+def test_push_chain_answers_as_the_plain_one():
+    lengths = set()
+    for w, name, goal in _cases(80):
+        for target in (goal, goal + 1e-12, cube_of(w, name).pos[:2]):  # incl. a zero push
+            want = _plain_push_chain(w, name, target)
+            assert push_chain(w, name, target) == want
+            lengths.add(len(want))
+    assert max(lengths) >= 2  # rows of more than one cube were among them
+
+
+def test_nearest_in_one_pass_is_einsums_distance():
+    rng = np.random.default_rng(2)
+    for _ in range(1500):
+        n = int(rng.integers(0, 900))
+        pts = rng.uniform(-0.4, 0.4, size=(n, 2)) * rng.choice([1.0, 0.1])
+        if n and rng.random() < 0.05:
+            pts[rng.integers(n), rng.integers(2)] = rng.choice([math.nan, math.inf])
+        q = [tuple(rng.uniform(-0.4, 0.4, size=2).tolist()) for _ in range(int(rng.integers(1, 5)))]
+        assert S._nearest_many(pts, q) == [_plain_nearest(pts, p) for p in q]
+
+
+def test_push_features_are_the_same_numbers():
+    """The push predictor's features on the crowds (the batched distances and the shared
+    obstacle set), against ``nearest`` computed one point at a time as before."""
+    from skills.push import PushParams
+
+    for w, name, goal in _cases(40):
+        p = PushParams(object=name, target=(float(goal[0]), float(goal[1])))
+        got = S._push(w, p)
+        o = cube_of(w, name)
+        x, y = o.pos[0], o.pos[1]
+        gx, gy = float(goal[0]), float(goal[1])
+        d = math.hypot(gx - x, gy - y)
+        u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))
+        chain = _plain_push_chain(w, name, (gx, gy)) if d > 1e-6 else [name]
+        rear = cube_of(w, chain[-1]).pos
+        behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
+        around = S._obstacles(w, chain, 0.0)
+        path = min(_plain_nearest(around, (x + f * (gx - x), y + f * (gy - y))) for f in (0.5, 1.0))
+        names = S.FEATURES["push"]
+        assert got[names.index("behind_clear")] == _plain_nearest(around, behind)
+        assert got[names.index("path_clear")] == path
+        assert got[names.index("nearest")] == _plain_nearest(S._obstacles(w, name, 0.0), (x, y))
+        assert got[names.index("pushed_along")] == float(len(chain) - 1)
