@@ -17,6 +17,7 @@ renderer's segmentation. ``TabletopEnv.perception = Perception(env.model)`` make
 
 from __future__ import annotations
 
+import copy
 import math
 
 import mujoco
@@ -65,6 +66,13 @@ class Perception:
     def reset(self) -> None:
         """Forget everything (a new episode)."""
         self.tracker.reset()
+        self.invalidate()
+
+    def carry_from(self, other: Perception) -> None:
+        """Start from what ``other`` believed last (the same robot going on: a chain's next
+        task, whose start is where the last one ended), not from nothing."""
+        self.tracker.belief = copy.deepcopy(other.tracker.belief)
+        self.tracker._offset = other.tracker._offset.copy()
         self.invalidate()
 
     def invalidate(self) -> None:

@@ -153,7 +153,10 @@ def place_partial(
             lo_bound = max(lo_bound, float(s.max()) - h)
             hi_bound = min(hi_bound, float(s.min()) + h)
         c = float(prior @ axis)
-        centre.append(min(max(c, lo_bound), hi_bound) if lo_bound <= hi_bound else c)
+        if lo_bound <= hi_bound:
+            centre.append(min(max(c, lo_bound), hi_bound))
+        else:  # the points span more than a face along it (the yaw moved on): their middle
+            centre.append(0.5 * (lo_bound + hi_bound))
     xy = centre[0] * u + centre[1] * v
     return float(xy[0]), float(xy[1])
 

@@ -30,6 +30,17 @@ HOLD_OPENING = (0.030, 0.062)
 HOLD_XY, HOLD_Z = 0.03, 0.04
 #: A partly hidden face at least this much of a whole one still updates the belief.
 PARTIAL_MIN = 0.15
+#: A face seen below this height (m) is on the floor: a cube that fell off the table.
+FLOOR_BELOW = -0.1
+#: For a cube already tracked, a smaller piece still bounds where it can be.
+PARTIAL_TRACKED = 0.03
+#: Closed fingers (opening below this, m) are one block 2.4 cm square round the grip site:
+#: a cube at their height cannot be nearer the grip site than CONTACT_R (its half size and
+#: theirs) horizontally, so closed fingers moving into a cube's believed place push it on
+#: (a push, whose hand hides the cube from above).
+CLOSED = 0.012
+CONTACT_R = scene.CUBE_HALF + 0.012
+CONTACT_Z = 0.03
 
 
 @dataclass
@@ -77,6 +88,8 @@ class Tracker:
         self._articulation(top, b)
         opening = float(finger_q[0] + finger_q[1])
         self._release(b, grip, opening, seen_by)
+        if opening < CLOSED:
+            self._pushed(b, grip)
         for color in scene.CUBE_COLORS:
             name = f"{color}_block"
             t = b.tracks.get(name)
@@ -95,15 +108,20 @@ class Tracker:
                 else:
                     t.pos, t.yaw, t.seen, t.age = pos, v.yaw, True, 0
                 continue
-            part = [v for v in views if v.area >= PARTIAL_MIN]
+            least = PARTIAL_MIN if t is None else PARTIAL_TRACKED
+            part = [v for v in views if v.area >= least]
             if part:
                 v = max(part, key=lambda v: v.area)
+                # a hidden top's highest visible band is a side's: the cube is no lower
+                # than it rests (the table, or as last seen)
                 if t is None:
-                    b.tracks[name] = Track(np.array([v.xy[0], v.xy[1], v.z]), v.yaw, False)
+                    z = v.z if v.z < FLOOR_BELOW else max(v.z, scene.CUBE_HALF)
+                    b.tracks[name] = Track(np.array([v.xy[0], v.xy[1], z]), v.yaw, False)
                     b.uncertain.add(name)
                     continue
                 xy = detect.place_partial(part, (float(t.pos[0]), float(t.pos[1])), t.yaw)
-                t.pos = np.array([xy[0], xy[1], v.z])
+                z = v.z if v.z < FLOOR_BELOW else max(v.z, float(t.pos[2]))
+                t.pos = np.array([xy[0], xy[1], z])
                 t.seen, t.age = True, 0
                 continue
             if t is not None:
@@ -111,6 +129,17 @@ class Tracker:
                 b.uncertain.add(name)
         self._grasp(b, grip, opening)
         return b
+
+    def _pushed(self, b: Belief, grip: np.ndarray) -> None:
+        """Tracks the closed fingers now overlap are moved out to touching them."""
+        for n, t in b.tracks.items():
+            if n == b.held or abs(float(t.pos[2]) - float(grip[2])) > CONTACT_Z:
+                continue
+            r = t.pos[:2] - grip[:2]
+            d = float(np.hypot(r[0], r[1]))
+            if 1e-6 < d < CONTACT_R:
+                t.pos = t.pos.copy()
+                t.pos[:2] = grip[:2] + r * (CONTACT_R / d)
 
     # ------------------------------------------------------------------ the hold
     def _release(self, b: Belief, grip: np.ndarray, opening: float, seen_by) -> None:

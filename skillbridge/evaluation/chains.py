@@ -201,10 +201,13 @@ def run_chain(
     one whose goal is unmet in the world from physics."""
     links: list[LinkResult] = []
     state = start_state
+    seen = None  # with --perception camera: what the robot believed at the last link's end
     for k, inst in enumerate(chain):
         t0 = time.perf_counter()
         r = make_runner(inst.text, seed, state, out_dir / f"chain-{index:04d}" / f"{k}")
+        r.perception_prior = seen
         res = r.run()
+        seen = r.env.perception if r.env is not None else None
         final = WorldState.model_validate(res.world)
         missing = unmet(inst.goal, final)
         ok = not missing and not res.refusal

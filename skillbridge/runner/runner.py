@@ -125,6 +125,8 @@ class Runner:
         #: :attr:`perception_report` says how far off the estimate was at the end.
         self.perception = perception
         self.perception_report: dict | None = None
+        #: A camera run going on from another's end (a chain's next link): its belief.
+        self.perception_prior = None
         #: the dialogue (planner.conversation.Conversation): questions asked there, and
         #: utterances posted to it (any thread) taken at the next control step; built from
         #: ``config.answers`` / ``config.interjections`` when not given
@@ -729,6 +731,8 @@ class Runner:
             from sim.perception import Perception
 
             env.perception = Perception(env.model)
+            if self.perception_prior is not None:
+                env.perception.carry_from(self.perception_prior)
 
     @staticmethod
     def _initial_worlds(env, world) -> dict:
