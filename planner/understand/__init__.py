@@ -114,7 +114,9 @@ _DOING = r"(?:put|place|stack|move|push|take|do|grab)\b"
 _THEMSELVES = re.compile(
     rf"^(?:i'm|i\s+am)\s+(?:going\s+to|gonna|about\s+to)\s+{_DOING}|"
     rf"^(?:i'll|i\s+will|i\s+want\s+to|i'd\s+like\s+to)\s+{_DOING}.*"
-    rf"\b(?:myself|on\s+my\s+own|don't\s+help|without\s+you)\b|^let\s+me\s+{_DOING}"
+    rf"\b(?:myself|on\s+my\s+own|don't\s+help|without\s+you)\b|^let\s+me\s+{_DOING}|"
+    r"^(?:i'll|i\s+will|i\s+can|i'm\s+going\s+to)\s+(?:handle|take\s+care\s+of|deal\s+with|sort\s+out|see\s+to)\b|"
+    r"^leave\s+(?:it|that|this|them|the\s+\w+(?:\s+\w+)?)\s+to\s+me\b"
 )
 
 

@@ -250,6 +250,13 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     """One sentence answering ``text`` from ``world``; nothing is moved."""
     t = text.strip().lower().rstrip("?!. ")
     t = re.sub(rf"^{_LEAD}", "", t)
+    # "just tell me where red is, don't move it": the tail only says nothing moves
+    t = re.sub(
+        r"(?:\s*[,;.]\s*(?:but\s+|and\s+)?|\s+(?:but|and)\s+)(?:please\s+)?(?:don't|do\s+not|no\s+need\s+to)\s+(?:move|touch|do|pick|"
+        r"start)\b[^?]*$",
+        "",
+        t,
+    ).rstrip("?!. ")
     t = re.sub(r"[\s,]+or\s+not$", "", t)
     # a negative question asks the same as the positive one ("isn't the red block in ...?")
     t = re.sub(r"^(?:isn't|is\s+not)\s+", "is ", t)

@@ -1121,3 +1121,23 @@ def test_a_suggestion_is_a_request_and_its_dont_forbids_nothing(text, expected):
 def test_before_and_after_put_the_steps_in_the_order_they_happen(text, expected):
     u = understand(text, row())
     assert u.kind == "plan" and u.text == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("just tell me where the red block is, don't move it", "red block is"),
+        ("tell me what's in the green bin but don't move anything", "green bin"),
+    ],
+)
+def test_a_question_with_a_do_not_move_tail_is_still_answered(text, expected):
+    u = understand(text, binned())
+    assert u.kind == "answer" and expected in (u.answer or "")
+
+
+@pytest.mark.parametrize(
+    "text", ["I'll handle the blue block", "leave the red block to me", "I'll take care of it"]
+)
+def test_the_person_taking_a_job_on_themselves_keeps_the_arm_still(text):
+    u = understand(text, row())
+    assert u.kind == "answer" and not u.moves
