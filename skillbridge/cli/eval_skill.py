@@ -32,7 +32,9 @@ def _print_camera(result: dict) -> None:
     console.print(
         f"  camera perception: true success {result['true_success_rate']:.3f} "
         f"(95% CI {lo:.3f}-{hi:.3f}), false success claims "
-        f"{result['false_success_claims']}, cube error p50 {err['p50']} mm, "
+        f"{result['false_success_claims']} ("
+        f"{result['false_success_claims_after_retreat']} after the skill's retreat), "
+        f"cube error p50 {err['p50']} mm, "
         f"p95 {err['p95']} mm, max {err['max']} mm"
     )
 
