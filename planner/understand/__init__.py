@@ -428,6 +428,8 @@ def _bare_block(text: str, world: WorldState) -> str | None:
 
 
 _DEICTIC = re.compile(
+    # not what the speaker does ("so I can grab something")
+    r"(?<!\bi\scan\s)(?<!\bi\swill\s)(?<!\bi'll\s)"
     r"\b(?:pick\s+up|pick|grab|take|lift|get|move|put|place|drop|push|fetch|bring|stack|hand\s+me)"
     r"\s+(?P<d>that|this|one|something|that\s+thing|this\s+thing)\b(?!\s+(?:of|is|which|that|more|block|cube|brick|bin))"
 )

@@ -232,16 +232,8 @@ _FEELING = re.compile(
     r"^(?:i|we)\s+(?:really\s+|just\s+|kind\s+of\s+|do\s+)?(?:like|love|hate|dislike|adore|enjoy)\b"
     r"(?!\s+(?:you\s+to|it\s+if|it\s+when\s+you|to)\b)|\bmy\s+favou?rite\b"
 )
-#: Anything a request could be about or where it could go: without one of these (and with
-#: no verb of doing) an utterance cannot be a request ("lol", "can you believe it").
-_REFERS = re.compile(
-    rf"\b(?:{_C}|blocks?|cubes?|bricks?|ones?|it|its|them|this|that|these|those|bins?|box(?:es)?|"
-    r"baskets?|containers?|other|others|rest|all|every|each|both|first|second|third|last|left|right|"
-    r"front|back|middle|center|centre|table|drawer|light|lamp|button|home|in|into|on|onto|to|"
-    r"off|out|up|down|away|again|instead|same|more|scene|tell|show|describe|explain|\w+ing|"
-    + "|".join(sorted(L.IMPOSSIBLE_VERBS | L.IMPOSSIBLE_ACTS))
-    + r")\b|->|\u2192|[:=]|[^\x00-\x7f]"
-)
+#: A laugh or a smiley alone ("lol", "haha", ":)").
+_LAUGH = re.compile(r"\s*(?:(?:lol|lmao|haha+|hehe+|ha|xd|:-?\)|:-?d|;-?\))[\s!.]*)+")
 
 
 def remark(text: str) -> str | None:
@@ -249,10 +241,7 @@ def remark(text: str) -> str | None:
     t = text.strip().lower()
     if _acts(t) and not re.match(r"^i\s+(?:just\s+|already\s+)?(?:put|moved|placed|did)\b", t):
         return None
-    asks = "?" in t or re.match(
-        r"(?:how|what|who|why|where|when|which|are|is|do|does|can|could)\b", t
-    )
-    if _FEELING.search(t) or not (asks or _REFERS.search(t)):
+    if _FEELING.search(t) or _LAUGH.fullmatch(t):
         # "I like the blue block", "blue is my favourite colour", "lol": said, not asked for
         return "Noted; I did not move anything"
     if re.search(rf"\b(?:{_C})\b", t) and not re.match(r"^(?:nice|good|great)\s+(?:job|work)\b", t):

@@ -1073,7 +1073,13 @@ def test_a_translated_condition_and_repair_are_decided_like_english_ones():
 
 @pytest.mark.parametrize(
     "text",
-    ["I like the blue block", "blue is my favourite colour", "we love the red one", "lol"],
+    [
+        "I like the blue block",
+        "blue is my favourite colour",
+        "we love the red one",
+        "lol",
+        "haha :)",
+    ],
 )
 def test_a_taste_or_a_laugh_is_no_request(text):
     """No verb of doing and nothing asked for: a colour named in a liking is no order."""
@@ -1141,3 +1147,14 @@ def test_a_question_with_a_do_not_move_tail_is_still_answered(text, expected):
 def test_the_person_taking_a_job_on_themselves_keeps_the_arm_still(text):
     u = understand(text, row())
     assert u.kind == "answer" and not u.moves
+
+
+@pytest.mark.parametrize("text", ["shutt the drawr", "pres the buton", "illuminate the workspace"])
+def test_misspelt_or_unusual_requests_are_not_taken_for_remarks(text):
+    assert understand(text, row()).kind != "answer"
+
+
+def test_what_the_speaker_will_grab_is_no_pointing():
+    u = understand("open the drawer so I can grab something", row())
+    assert u.kind == "plan"
+    assert understand("I want you to grab that", row()).kind == "clarify"
