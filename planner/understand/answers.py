@@ -711,6 +711,9 @@ def _verdict(fact: facts.Fact, world: WorldState) -> str:
     m = re.match(rf"the ({_C}) block\b", said)
     if m and world.object(f"{m.group(1)}_block") is not None:
         return f"No, {_where(world, m.group(1) + '_block')}"
+    some = re.match(r"something is (.+)$", said)
+    if some:  # "is anything in the drawer?" -> "No, nothing is in the drawer"
+        return f"No, nothing is {some.group(1)}"
     return f"No, it is not the case that {said}"
 
 

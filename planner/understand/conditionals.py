@@ -65,6 +65,9 @@ def _pronoun(text: str, cond: str) -> str:
     cube_m = re.search(
         rf"\b({_C})\s+(?:block|cube|brick|one)\b|^(?:the\s+)?({_C})\b(?!\s+bin)", cond
     )
+    if re.search(r"\b(?:light|lamp)\b", cond):
+        # "if the light is off, turn it on"
+        text = re.sub(r"\b(turn|switch)\s+it\s+(on|off)\b", r"\1 \2 the light", text)
     if re.search(r"\bdrawer\b", cond) and not bin_m:
         text = re.sub(r"\b(in|into|inside)\s+(?:it|there)\b", r"\1 the drawer", text)
     if bin_m:

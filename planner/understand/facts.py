@@ -85,6 +85,13 @@ def _forms(cop: str) -> list[tuple[str, str, str, bool, Callable[[re.Match[str]]
             _any,
         ),
         (
+            rf"(?:anything|something|a\s+block|any\s+block){cop}{_NOT}\s+(?:in|inside)\s+(?:the\s+)?drawer",
+            "in(*, drawer)",
+            "something is in the drawer",
+            False,
+            _any,
+        ),
+        (
             rf"{_OBJ}{cop}{_NOT}\s+in\s+(?:the\s+)?drawer",
             "in({o}_block, drawer)",
             "the {o} block is in the drawer",

@@ -104,6 +104,20 @@ _WRAPPERS: list[tuple[str, str]] = [
     ),
     (r"\bmake\s+it\s+(?:dark|darker)(?:\s+(?:in\s+)?here)?\b", "turn off the light"),
     (r"\b(?:switch\s+on|put\s+on)\s+the\s+(light|lamp)\b", r"turn on the \1"),
+    (r"\bswitch\s+the\s+(light|lamp)\s+(on|off)\b", r"turn \2 the \1"),
+    # "can't see a thing, give me some light", "it's too dark in here": the light on
+    (
+        r"\b(?:give\s+me\s+(?:some\s+|more\s+)?light|(?:i\s+)?(?:can't|cannot|can\s+not)\s+see"
+        r"(?:\s+(?:a\s+thing|anything|much))?|(?:it's|it\s+is)\s+(?:too\s+|so\s+|very\s+|pretty\s+|a\s+bit\s+)?"
+        r"dark(?:\s+in\s+here)?|(?:i\s+)?need\s+(?:some\s+|more\s+)?light)\b",
+        "turn on the light",
+    ),
+    (
+        r"\b(?:it's|it\s+is)\s+(?:too\s+|so\s+|very\s+|a\s+bit\s+)bright(?:\s+in\s+here)?\b",
+        "turn off the light",
+    ),
+    # said twice ("can't see, give me light") it is still one switch
+    (r"\b(turn\s+(?:on|off)\s+the\s+light)(?:\s*[,;.!]?\s*(?:and\s+|then\s+|so\s+)?\1)+", r"\1"),
 ]
 #: Words that make "could the red block go in the bin?" a request rather than a question.
 _ASKING = re.compile(

@@ -1158,3 +1158,32 @@ def test_what_the_speaker_will_grab_is_no_pointing():
     u = understand("open the drawer so I can grab something", row())
     assert u.kind == "plan"
     assert understand("I want you to grab that", row()).kind == "clarify"
+
+
+def _articulated_world(light=False, drawer=0.0):
+    from sim.env import TabletopEnv
+
+    env = TabletopEnv(scene="articulated")
+    env.reset(seed=3, options={"light": light, "drawer": drawer})
+    w = env.world_state()
+    env.close()
+    return w
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("can't see a thing, give me some light", "turn on the light"),
+        ("it's too dark in here", "turn on the light"),
+        ("switch the lamp off", "turn off the lamp"),
+        ("if the light is off, turn it on", "turn on the light"),
+    ],
+)
+def test_darkness_and_the_lamp_said_otherwise_are_one_switch_of_the_light(text, expected):
+    u = understand(text, _articulated_world())
+    assert u.kind == "plan" and u.text == expected
+
+
+def test_anything_in_the_drawer_is_answered_plainly():
+    u = understand("is anything in the drawer?", _articulated_world())
+    assert u.kind == "answer" and u.answer == "No, nothing is in the drawer"
