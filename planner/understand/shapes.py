@@ -80,6 +80,21 @@ def _places(t: str) -> str:
             r"\1 the drawer",
             t,
         )
+        # "push it back in", "slide the drawer shut": the drawer closes
+        t = re.sub(
+            r"\b(?:push|shove|slide|press|nudge|kick|bump)\s+(?:it|the\s+drawer)\s+(?:back\s+in|back|in|shut|closed)\b",
+            "close the drawer",
+            t,
+        )
+        t = re.sub(
+            r"\b(?:pull|slide|draw)\s+(?:it|the\s+drawer)\s+(?:out|open)\b", "open the drawer", t
+        )
+        # "the drawer is sticking out, close the drawer": the scene-setting clause goes
+        t = re.sub(
+            r"^the\s+drawer\s+is\s+(?:sticking\s+out|open|still\s+open|hanging\s+open|shut|closed)\s*,\s*(?=\w)",
+            "",
+            t,
+        )
     # "put the blue block in the drawer and close the drawer": a device step is a next step
     t = re.sub(
         r"\s+and\s+(?:then\s+)?(?=(?:close|shut|open|press|turn\s+(?:on|off))\s+the\s+(?:drawer|button|light|lamp)\b)",

@@ -1187,3 +1187,16 @@ def test_darkness_and_the_lamp_said_otherwise_are_one_switch_of_the_light(text, 
 def test_anything_in_the_drawer_is_answered_plainly():
     u = understand("is anything in the drawer?", _articulated_world())
     assert u.kind == "answer" and u.answer == "No, nothing is in the drawer"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("the drawer is sticking out, push it back in", "close the drawer"),
+        ("slide the drawer shut", "close the drawer"),
+        ("pull the drawer out", "open the drawer"),
+    ],
+)
+def test_the_drawer_pushed_or_pulled_is_closed_or_opened(text, expected):
+    u = understand(text, _articulated_world())
+    assert u.kind == "plan" and u.text == expected
