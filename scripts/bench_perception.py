@@ -200,7 +200,7 @@ def bench_skills(episodes: int, every: int = 4) -> dict:
     for skill in ("pick", "place", "push"):
         env = SkillEnv(skill)
         policy, _ = load_policy(pretrained_dir(skill), skill)
-        env.action_filter = policy.action_filter
+        env.smoothing = policy.smoothing
         attach_perception(env)
         truth = Truth(env.sim.model)
         for ep in range(episodes):
@@ -245,6 +245,43 @@ def bench_cost(steps: int) -> dict:
         ],
         "ratio_to_env_step": round(float(np.mean(c) / np.mean(b)), 1),
     }
+
+
+def render_table(reps: int = 20) -> list[dict]:
+    """Milliseconds per frame of each camera at a few sizes, one core: MuJoCo's Renderer as
+    the scene is drawn for videos (shadows on), RGB and depth apart, and the perception
+    cameras' single pass (shadows off, colour and depth read back from one render)."""
+    from sim.perception import CameraSpec, RGBDCameras
+
+    env = TabletopEnv()
+    env.reset(seed=0)
+    out = []
+    for w, h in ((96, 96), (160, 120), (256, 256), (320, 240), (640, 480)):
+        r = mujoco.Renderer(env.model, h, w)
+        for cam in ("top", "front", "wrist"):
+            row: dict = {"camera": cam, "size": f"{w}x{h}"}
+            for key, depth in (("renderer_rgb_ms", False), ("renderer_depth_ms", True)):
+                if depth:
+                    r.enable_depth_rendering()
+                else:
+                    r.disable_depth_rendering()
+                r.update_scene(env.data, camera=cam)
+                r.render()
+                t0 = time.perf_counter()
+                for _ in range(reps):
+                    r.update_scene(env.data, camera=cam)
+                    r.render()
+                row[key] = round((time.perf_counter() - t0) / reps * 1e3, 2)
+            one = RGBDCameras(env.model, (CameraSpec(cam, w, h),))
+            one.render(env.data)
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                one.render(env.data)
+            row["rgbd_one_pass_ms"] = round((time.perf_counter() - t0) / reps * 1e3, 2)
+            one.close()
+            out.append(row)
+        r.close()
+    return out
 
 
 def picture(path: str) -> None:
@@ -316,12 +353,17 @@ def main() -> None:
     ap.add_argument("--cost-steps", type=int, default=300)
     ap.add_argument("--picture", default=None, help="write the picture here and stop")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--render-table", action="store_true", help="render cost per camera and size")
     args = ap.parse_args()
     if args.picture:
         picture(args.picture)
         return
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    if args.render_table:
+        for row in render_table():
+            print(json.dumps(row) if args.json else row)
+        return
     out = {
         "cost": bench_cost(args.cost_steps),
         "scenes_tabletop": bench_scenes(args.scenes, "tabletop", 10_000),

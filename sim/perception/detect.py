@@ -202,7 +202,9 @@ def drawer_opening(frame: Frame, static: StaticMap) -> float | None:
     wood = (r >= g) & (g >= b) & (b * 100 > r * 72) & (r + g + b > 200)
     front = inside & wood & (np.abs(p[:, 2] - _FRONT_TOP) < _BAND)
     if front.sum() >= 3:
-        x = float(np.min(p[front, 0]))
+        # the outermost pixel's centre lies half a pixel inside the wall's edge
+        half_pixel = 0.5 * float(np.median(frame.depth[rs, cs])) / frame.f
+        x = float(np.min(p[front, 0])) - half_pixel
         return float(np.clip(x_front_closed - x, 0.0, scene.DRAWER_TRAVEL))
     # no front in view: shut (the cabinet hides it), unless something stands over its path
     above = inside & (p[:, 2] > _FRONT_TOP + _BAND)

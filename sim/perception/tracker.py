@@ -30,6 +30,9 @@ HOLD_OPENING = (0.030, 0.062)
 HOLD_XY, HOLD_Z = 0.03, 0.04
 #: A partly hidden face at least this much of a whole one still updates the belief.
 PARTIAL_MIN = 0.15
+#: The drawer's opening is read to about 2 mm: this near a threshold (open, closed) its
+#: state is reported uncertain.
+DRAWER_SURE = 0.0025
 #: A face seen below this height (m) is on the floor: a cube that fell off the table.
 FLOOR_BELOW = -0.1
 #: For a cube already tracked, a smaller piece still bounds where it can be.
@@ -213,6 +216,9 @@ class Tracker:
         else:
             old = self._drawer_x(b)
             b.drawer_opening = opening
+            near = (scene.DRAWER_OPEN_MIN, scene.DRAWER_CLOSED_MAX)
+            if any(abs(opening - v) < DRAWER_SURE for v in near):
+                b.uncertain.add(scene.DRAWER_NAME)  # open/closed within the error of a pixel
             new = self._drawer_x(b)
             if old is not None and new is not None and new != old:
                 for n, t in b.tracks.items():  # what lies in the drawer moves with it
