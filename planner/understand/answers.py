@@ -455,7 +455,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     except refs.Unresolvable as e:
         return _cap(str(e))
     m = re.fullmatch(
-        r"(?:which|what)\s+(?:block|cube|one)\s+(?:is|sits)\s+(?:the\s+)?(?P<sel>.+)", t
+        r"(?:which|what)\s+(?:block|cube|one|bin)\s+(?:is|sits)\s+(?:the\s+)?(?P<sel>.+)", t
     ) or re.fullmatch(r"(?:which|what)\s+is\s+the\s+(?P<sel>.+?(?:block|cube|one))", t)
     m = m or re.fullmatch(
         r"(?:which|what)(?:'s|\s+is)\s+the\s+(?P<sel>(?:block|cube|one)\s+(?:that\s+is\s+|that's\s+)?"
@@ -464,7 +464,8 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     )
     if m:
         sel = m["sel"].removeprefix("the ")
-        for form in (f"the {sel}", f"the block {sel}", f"the {sel} block"):
+        noun = "bin" if re.match(r"(?:which|what)\s+bin\b", t) else "block"
+        for form in (f"the {sel}", f"the {noun} {sel}", f"the {sel} {noun}"):
             try:
                 r = refs.resolve(form, world)
             except refs.Ambiguous as e:
@@ -634,6 +635,10 @@ def _how_many(world: WorldState, rest: str) -> str:
     elif re.search(r"\bin\s+the\s+drawer", rest) and world.drawer is not None:
         objs = [o for o in objs if o.name in world.drawer.contents]
         where = "in the drawer"
+    elif side := re.search(r"\bon\s+the\s+(left|right)\b", rest):
+        picked = set(refs.on_side(world, side.group(1)))
+        objs = [o for o in objs if o.name in picked]
+        where = f"on the {side.group(1)}"
     elif re.search(r"\bon\s+the\s+table\b", rest):
         objs = [o for o in objs if o.on_table]
         where = "on the table"

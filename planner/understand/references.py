@@ -567,7 +567,14 @@ def resolve(text: str, world: WorldState) -> Resolution:
                 break
             if fn is _side and not _side_is_selector(text, m):
                 break
-            name = fn(world, m)  # type: ignore[operator]
+            mover = (
+                _mover_before(text, m) if fn is _distance and not m.groupdict().get("ref") else None
+            )
+            if mover is not None and re.fullmatch(_BIN, m.group("noun")):
+                # "put the yellow block in the nearest bin": nearest to the yellow block
+                name = _nearest_bin_to(world, mover, m.group("dist"), m.group(0))
+            else:
+                name = fn(world, m)  # type: ignore[operator]
             if fn in (_distance, _superlative, _side) and _named_elsewhere(text, m, name):
                 # "put the block nearest the green bin on the yellow one", yellow being the
                 # nearest: the block meant is another one than the one it goes on
@@ -579,8 +586,39 @@ def resolve(text: str, world: WorldState) -> Resolution:
                         pass
             said = _say(name)
             notes.append(f"{m.group(0).strip()!r} is {said}")
-            text = text[: m.start()] + said + text[m.end() :]
+            after = _it_is_the_ref(text[m.end() :], m)
+            text = text[: m.start()] + said + after
     return Resolution(text, notes)
+
+
+def _it_is_the_ref(after: str, m: re.Match[str]) -> str:
+    """ "put the block nearest the red one on top of it": "it" is the cube the selector was
+    measured from."""
+    ref = m.groupdict().get("ref") or ""
+    c = re.search(rf"\b({_C})\b(?!\s+{_BIN})", ref)
+    if c is None:
+        return after
+    return re.sub(
+        r"\b(on|onto|on\s+top\s+of|next\s+to|beside)\s+it\b",
+        lambda k: f"{k.group(1)} the {c.group(1)} block",
+        after,
+        count=1,
+    )
+
+
+def _mover_before(text: str, m: re.Match[str]) -> str | None:
+    """The one cube named before ``m`` ("put *the yellow block* in the nearest bin")."""
+    named = re.findall(rf"\bthe\s+({_C})\s+block\b", text[: m.start()])
+    return f"{named[0]}_block" if len(set(named)) == 1 else None
+
+
+def _nearest_bin_to(world: WorldState, cube: str, dist: str, phrase: str) -> str:
+    if world.object(cube) is None:
+        raise Unresolvable(f"there is no {_say(cube)[4:]} here")
+    sign = L.DISTANCE_WORDS[dist]
+    point = _xy(world, cube)
+    scored = [(-sign * math.dist(_xy(world, b.name), point), b.name) for b in world.bins]
+    return _pick_best(scored, phrase, "bin")
 
 
 def _named_elsewhere(text: str, m: re.Match[str], name: str) -> bool:
@@ -763,7 +801,17 @@ def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:
     notes: list[str] = []
     taken = set(forbidden)
     for _ in range(4):
-        for fn in (_tower, _split, _one_more, _each_bin, _count_ranked, _all_but, _count, _any_one):
+        for fn in (
+            _tower,
+            _split,
+            _one_more,
+            _each_bin,
+            _count_ranked,
+            _side_group,
+            _all_but,
+            _count,
+            _any_one,
+        ):
             r = fn(text, world, taken)
             if r is not None:
                 break
@@ -774,6 +822,35 @@ def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:
         text, notes = r.text, notes + r.notes
         taken |= {f"{c}_block" for c in re.findall(rf"\b({_C})\s+block\b", text)}
     return Resolution(text, notes)
+
+
+_SIDE_GROUP = re.compile(
+    r"\b(?:all\s+(?:of\s+)?)?the\s+(?:blocks|cubes|bricks|ones)\s+(?:that\s+are\s+|that're\s+)?on\s+the\s+"
+    r"(?P<side>left|right)(?:\s+(?:hand\s+)?side)?(?:\s+of\s+the\s+table)?\b"
+)
+
+
+def on_side(world: WorldState, side: str) -> list[str]:
+    """The cubes on the table on ``side`` ("left" or "right") of the middle of those there,
+    by more than half the tie distance (the same sides "the block on your right" uses)."""
+    axis, sign = _SIDES[side]
+    names = [o.name for o in world.objects if not (o.in_bin or o.held)]
+    if not names:
+        return []
+    mid = sum(_xy(world, n)[axis] for n in names) / len(names)
+    return [n for n in names if sign * (_xy(world, n)[axis] - mid) > TIE_M / 2]
+
+
+def _side_group(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "the blocks on the left side": every cube on that side (none there: say so)."""
+    m = _SIDE_GROUP.search(text)
+    if m is None:
+        return None
+    side = [n for n in on_side(world, m["side"]) if n not in forbidden]
+    if not side:
+        raise Unresolvable(f"no block is on the {m['side']}")
+    said = _join(side)
+    return Resolution(text[: m.start()] + said + text[m.end() :], [f"{m.group(0)!r} is {said}"])
 
 
 _TOWER = re.compile(

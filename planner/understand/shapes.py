@@ -160,6 +160,12 @@ def _orders_said_otherwise(t: str) -> str:
     """An order said as something else: "X goes in Y", "I want X stacked on Y", a bare
     pairing ("red block green bin", "red on blue"), a fragment before the command, a
     fallback after the first choice."""
+    # "in whichever bin is closest": the nearest bin
+    t = re.sub(
+        r"\bwhichever\s+(?:bin|box|basket|container)\s+is\s+(?:the\s+)?(closest|nearest)(?:\s+(?:to\s+it|one))?\b",
+        r"the \1 bin",
+        t,
+    )
     # "the one in front goes in the green bin", "red should go on blue": the move itself
     t = re.sub(
         r"^(?P<x>(?:the|that|this)\s+[^,;]+?|(?:red|green|blue|yellow))\s+(?:goes|should\s+go|must\s+go|needs\s+to\s+go|"

@@ -1200,3 +1200,35 @@ def test_anything_in_the_drawer_is_answered_plainly():
 def test_the_drawer_pushed_or_pulled_is_closed_or_opened(text, expected):
     u = understand(text, _articulated_world())
     assert u.kind == "plan" and u.text == expected
+
+
+def test_the_blocks_on_a_side_are_every_cube_there_and_are_counted_so():
+    w = row()  # red and green on the left (+y), blue and yellow on the right
+    u = understand("put the blocks on the left side in the blue bin", w)
+    assert u.kind == "plan" and u.text == "put the red block and the green block in the blue bin"
+    u = understand("how many blocks are on the right side?", w)
+    assert u.kind == "answer" and "2 blocks" in (u.answer or "")
+
+
+def test_the_nearest_bin_is_measured_from_the_block_that_goes_in_it():
+    w = world(
+        [cube("red_block", (0.1, 0.3, Z)), cube("blue_block", (0.1, -0.3, Z))],
+        bin_names=("red_bin", "blue_bin"),
+    )
+    near = {}
+    for o in ("red_block", "blue_block"):
+        xy = next(x for x in w.objects if x.name == o).pos[:2]
+        near[o] = min(w.bins, key=lambda b: (b.pos[0] - xy[0]) ** 2 + (b.pos[1] - xy[1]) ** 2).name
+    for o in ("red_block", "blue_block"):
+        u = understand(f"put the {o.split('_')[0]} block in the nearest bin", w)
+        assert u.kind == "plan" and u.text.endswith(f"the {near[o].split('_')[0]} bin"), (
+            u.text,
+            _s,
+        )
+    u = understand("which bin is closest to the red block?", w)
+    assert u.kind == "answer" and near["red_block"].split("_")[0] in (u.answer or "")
+
+
+def test_it_after_a_measured_selector_is_the_cube_it_was_measured_from():
+    u = understand("put the block nearest the red one on top of it", row())
+    assert u.kind == "plan" and u.text.endswith("on top of the red block")
