@@ -1221,10 +1221,7 @@ def test_the_nearest_bin_is_measured_from_the_block_that_goes_in_it():
         near[o] = min(w.bins, key=lambda b: (b.pos[0] - xy[0]) ** 2 + (b.pos[1] - xy[1]) ** 2).name
     for o in ("red_block", "blue_block"):
         u = understand(f"put the {o.split('_')[0]} block in the nearest bin", w)
-        assert u.kind == "plan" and u.text.endswith(f"the {near[o].split('_')[0]} bin"), (
-            u.text,
-            _s,
-        )
+        assert u.kind == "plan" and u.text.endswith(f"the {near[o].split('_')[0]} bin"), u.text
     u = understand("which bin is closest to the red block?", w)
     assert u.kind == "answer" and near["red_block"].split("_")[0] in (u.answer or "")
 
