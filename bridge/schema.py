@@ -223,6 +223,29 @@ class CompiledSchema:
             self.valid_steps.clear()
         self.valid_steps.add(repr(step))
 
+    #: Envelopes (:func:`envelope_key`) already found without any error: the envelope
+    #: schema reads the plan's keys other than ``steps``, and of ``steps`` only its type
+    #: and length (its items are checked step by step).
+    valid_envelopes: set[str] = field(default_factory=set)
+
+    def envelope_is_known_valid(self, doc: dict) -> bool:
+        return envelope_key(doc) in self.valid_envelopes
+
+    def remember_valid_envelope(self, doc: dict) -> None:
+        if len(self.valid_envelopes) >= MAX_REMEMBERED_STEPS:
+            self.valid_envelopes.clear()
+        self.valid_envelopes.add(envelope_key(doc))
+
+
+def envelope_key(doc: dict) -> str:
+    """What the envelope schema sees of a plan object, as text: ``repr`` of every key and
+    value but the steps' items, and the steps' type and length."""
+    steps = doc.get("steps")
+    rest = repr({k: v for k, v in doc.items() if k != "steps"})
+    if isinstance(steps, list | tuple):
+        return f"{'steps' in doc} {type(steps).__name__} {len(steps)} {rest}"
+    return f"{'steps' in doc} {steps!r} {rest}"
+
 
 @lru_cache(maxsize=64)
 def compile_schema(vocab: Vocabulary, max_steps: int = DEFAULT_MAX_STEPS) -> CompiledSchema:

@@ -36,6 +36,7 @@ from bridge.reasons import Reason, clip, did_you_mean, pointer
 from bridge.schema import CompiledSchema, Vocabulary, compile_schema
 from sim import scene
 from sim.world import WorldState
+from skills import call_memo
 from skills.affordance import affordance_repair, low_affordance
 from skills.base import SkillParams
 from skills.registry import REGISTRY
@@ -159,8 +160,12 @@ def _structure(doc: Any) -> list[Reason]:
 
 # ------------------------------------------------------------------ schema error mapping
 def _envelope_reasons(cs: CompiledSchema, doc: dict) -> list[Reason]:
+    if cs.envelope_is_known_valid(doc):
+        return []
     out: list[Reason] = []
+    errors = 0
     for e in cs.envelope.iter_errors(doc):
+        errors += 1
         where = list(e.absolute_path)
         if where[:1] == ["goal"]:
             continue  # the goal grammar reports these precisely (_goal_reasons)
@@ -204,6 +209,8 @@ def _envelope_reasons(cs: CompiledSchema, doc: dict) -> list[Reason]:
                     "'refuse' is a short string saying why the task cannot be done",
                 )
             )
+    if not errors:
+        cs.remember_valid_envelope(doc)
     return out
 
 
@@ -547,7 +554,7 @@ def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, l
                 )
             return w, out
         step = subgoal_json(sub)
-        low = low_affordance(w, step)
+        low = low_affordance(w, step, sub)
         if low is not None:
             _, hint = affordance_repair(w, step)
             msg = (
@@ -577,7 +584,8 @@ def simulate(world: WorldState, steps: list[dict]) -> tuple[WorldState, list[Rea
     reasons of the first step that cannot run (then the world before it). One symbolic
     model of the skills for the bridge, the planner and the evaluation."""
     plan = [SUBGOAL_MODELS[st["skill"]].model_validate(st) for st in steps]
-    return _simulate(world, plan)
+    with call_memo.scope():
+        return _simulate(world, plan)
 
 
 def _default_hint(code: str, w: WorldState) -> str:
@@ -612,7 +620,8 @@ def validate(raw: Any, world: WorldState, *, max_steps: int = DEFAULT_MAX_STEPS)
     """
     t0 = time.perf_counter()
     try:
-        res = _validate(raw, world, max_steps)
+        with call_memo.scope():  # answers about one world, computed once per call
+            res = _validate(raw, world, max_steps)
     except Exception as e:  # the safety boundary must answer, even about its own bugs
         res = _reject(
             _safe_text(raw),

@@ -17,7 +17,8 @@ import numpy as np
 
 from sim import scene, scripted
 from sim.world import WorldState, bin_walls, cube_reachable, polygons_overlap, square_footprint
-from skills.base import cube_of, resolve_xy
+from skills import call_memo
+from skills.base import SkillParams, cube_of, resolve_xy
 from skills.push import Push, PushParams
 
 #: Push distances tried (m), shortest first. The push skill stops once the cube is within
@@ -53,7 +54,15 @@ def _corridor(a: np.ndarray, b: np.ndarray, half: float) -> list[tuple[float, fl
 def push_chain(world: WorldState, obj: str, target: tuple[float, float] | np.ndarray) -> list[str]:
     """The cubes a push of ``obj`` towards ``target`` moves: ``obj`` and the row of cubes
     touching it from behind along the push line (the push skill comes down behind the
-    rear one and pushes them all; see ``skills.push.chain_rear``), front to rear."""
+    rear one and pushes them all; see ``skills.push.chain_rear``), front to rear.
+
+    Asked by the push's preconditions and again by its predictor's features, about the
+    same world: remembered within a :func:`skills.call_memo.scope` (a fresh list each)."""
+    args = call_memo.key(obj, target)
+    return list(call_memo.remembered("push_chain", world, args, lambda: _chain(world, obj, target)))
+
+
+def _chain(world: WorldState, obj: str, target: tuple[float, float] | np.ndarray) -> list[str]:
     from skills.push import CHAIN_BACK, CHAIN_LATERAL, CHAIN_MAX_Y, CHAIN_MAX_Z
 
     o = cube_of(world, obj)
@@ -237,17 +246,22 @@ def clearing_push(
 
 
 # ---------------------------------------------------------------------- learned affordance
-def low_affordance(world: WorldState, step: dict) -> tuple[float, float] | None:
+def low_affordance(
+    world: WorldState, step: dict, params: SkillParams | None = None
+) -> tuple[float, float] | None:
     """(p, threshold) when the skill's shipped success predictor rates ``step`` in
-    ``world`` below its threshold; None when it does not (or the skill has no predictor)."""
+    ``world`` below its threshold; None when it does not (or the skill has no predictor).
+    ``params``: the step already validated as the skill's parameters (the bridge has it),
+    else they are built from ``step``."""
     from skills import success_model
     from skills.registry import get
 
     model = success_model.shipped(step["skill"])
     if model is None or not success_model.enabled():
         return None
-    skill = get(step["skill"])
-    params = skill.Params(**{k: v for k, v in step.items() if k != "skill"})
+    if params is None:
+        skill = get(step["skill"])
+        params = skill.Params(**{k: v for k, v in step.items() if k != "skill"})
     if not success_model.in_support(step["skill"], world, params):
         return None
     p = model.prob(world, params)

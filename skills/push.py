@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 from sim import scene, scripted
 from sim.cubes import PUSH_BESIDE, region_spot
 from sim.world import WorldState, bin_walls, polygons_overlap, square_footprint
+from skills import call_memo
 from skills.base import (
     DOMAIN_OBJECT,
     DOMAIN_PUSH_TARGET,
@@ -179,7 +180,16 @@ def _goal(
 ) -> tuple[np.ndarray | None, float]:
     """The point a push of ``obj`` aims at and its tolerance. At a region: beside the cubes
     already there, on ``obj``'s side (:func:`sim.cubes.region_spot`; the centre when the
-    region is empty or the region is full)."""
+    region is empty or the region is full). Asked by the preconditions and again by the
+    effect about one world: remembered within a :func:`skills.call_memo.scope` (callers
+    read the point, never write it)."""
+    args = call_memo.key(target, obj)
+    return call_memo.remembered("push_goal", world, args, lambda: _aim(world, target, obj))
+
+
+def _aim(
+    world: WorldState, target: str | tuple[float, float], obj: str | None
+) -> tuple[np.ndarray | None, float]:
     r = world.region(target) if isinstance(target, str) else None
     if r is not None:
         o = world.object(obj) if obj is not None else None
@@ -214,17 +224,14 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
     perp = np.array([-u[1], u[0]])
     walls = _walls_of(world)
     h = scripted.FINGERS_HALF
-    others = [
-        np.asarray(o.pos)
-        for o in world.objects
-        if o.name not in chain and o.pos[2] < OBSTACLE_MAX_Z
-    ]
-    chosen = scripted.push_landing(rear, u, others)
+    # (the other cubes' positions as they are: push_landing reads two floats of each)
+    others = [o.pos for o in world.objects if o.name not in chain and o.pos[2] < OBSTACLE_MAX_Z]
+    # the spots the expert tries, in its order (sim.scripted.landing_spots, all at once)
+    # and where it comes down (sim.scripted.push_landing): only the spots at that one count
+    xy, sides = _landing_table(rear, u), _SIDES
+    chosen = _push_landing(xy, others)
     snug = [(float(c[0]), float(c[1]))]
     against_wall = _first_wall(snug, scene.CUBE_HALF + EDGE_MARGIN, walls) is not None
-    # the spots the expert tries, in its order (sim.scripted.landing_spots, all at once);
-    # where it comes down (chosen), only the spots at that one count
-    xy, sides = _landing_table(rear, u), _SIDES
     if chosen is not None:
         keep = _close_to(xy, chosen)
         xy, sides = xy[keep], sides[keep]
@@ -279,6 +286,23 @@ def _landing_table(cube: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 _SIDES_COL = np.asarray(scripted.LANDING_SIDE, dtype=np.float64)[:, None]
+
+
+def _push_landing(spots: np.ndarray, obstacles: list) -> np.ndarray | None:
+    """``sim.scripted.push_landing`` on the spots of :func:`_landing_table`: the first spot
+    inside the workspace with ``LANDING_ROOM`` beside every obstacle, else the one with the
+    most room of at least ``LANDING_MIN_ROOM`` (the last of equals), else None; the same
+    tests on the same values (``tests/bridge/test_push_geometry.py``)."""
+    (wx0, wy0), (wx1, wy1) = _LOW_XY, _HIGH_XY
+    best, best_room = None, scripted.LANDING_MIN_ROOM
+    for i, (x, y) in enumerate(spots.tolist()):
+        if not (x < wx0 or y < wy0 or x > wx1 or y > wy1):
+            room = scripted._room(spots[i], obstacles)
+            if room >= scripted.LANDING_ROOM:
+                return spots[i]
+            if room >= best_room:
+                best, best_room = spots[i], room
+    return best
 
 
 def _close_to(xy: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -119,6 +119,84 @@ def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> np
     return np.concatenate(out) if out else np.zeros((0, 2))
 
 
+class _Block(NamedTuple):
+    """One obstacle's edge points as contiguous x and y rows, and their box (min x, max x,
+    min y, max y; NaN where a point is not finite: such a block is never passed over)."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+    box: tuple[float, float, float, float]
+
+
+def _block(pts: np.ndarray) -> _Block:
+    xs, ys = np.ascontiguousarray(pts.T)
+    if len(pts) and bool(np.isfinite(pts).all()):
+        box = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
+    else:
+        box = (math.nan,) * 4
+    return _Block(xs, ys, box)
+
+
+_CUBE_BLOCKS: dict[bytes, _Block] = {}
+
+
+def _cube_block(x: float, y: float, yaw: float) -> _Block:
+    key = array("d", (x, y, yaw)).tobytes()
+    b = _CUBE_BLOCKS.get(key)
+    if b is None:
+        if len(_CUBE_BLOCKS) >= MAX_REMEMBERED_CUBES:
+            _CUBE_BLOCKS.clear()
+        b = _CUBE_BLOCKS[key] = _block(_cube_edges(x, y, yaw))
+    return b
+
+
+@cache
+def _bin_block(x: float, y: float, half: float) -> _Block:
+    return _block(_wall_points(((x, y, half),)))
+
+
+def _obstacle_blocks(world: WorldState, skip: list[str], top_above: float) -> list[_Block]:
+    """:func:`_obstacles` as blocks: a cube's edge points each, a bin's walls each, in the
+    same order (``_obstacles`` is their concatenation)."""
+    out = [
+        _cube_block(o.pos[0], o.pos[1], o.yaw)
+        for o in world.objects
+        if not (o.name in skip or o.held or o.fallen or o.pos[2] + scene.CUBE_HALF <= top_above)
+    ]
+    if scene.BIN_WALL_HEIGHT > top_above:
+        out.extend(_bin_block(b.pos[0], b.pos[1], b.inner_half) for b in world.bins)
+    return out
+
+
+#: How far (m, along x or y) a block must lie from every point asked about to be passed
+#: over: beyond CAP * 2, the most :func:`nearest` answers, with a margin far above rounding.
+_FAR = CAP * 2 + 0.01
+
+
+def _nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> list[float]:
+    """:func:`_nearest_many` over the concatenated blocks, without the blocks that lie
+    farther than ``_FAR`` from every point along x or y: each of their points is farther
+    than CAP * 2 from each point asked about, so it changes no answer (a minimum below
+    CAP * 2 is another point's; above it, the answer is CAP * 2 either way)."""
+    qx = [p[0] for p in points]
+    qy = [p[1] for p in points]
+    if all(math.isfinite(v) for v in (*qx, *qy)):
+        x0, x1, y0, y1 = min(qx) - _FAR, max(qx) + _FAR, min(qy) - _FAR, max(qy) + _FAR
+        blocks = [
+            b
+            for b in blocks
+            if not (b.box[0] > x1 or b.box[1] < x0 or b.box[2] > y1 or b.box[3] < y0)
+        ]
+    if not blocks:
+        return [CAP * 2] * len(points)
+    if len(blocks) == 1:
+        xs, ys = blocks[0].xs, blocks[0].ys
+    else:
+        xs = np.concatenate([b.xs for b in blocks])
+        ys = np.concatenate([b.ys for b in blocks])
+    return _distances(xs, ys, points)
+
+
 def finger_gaps(world: WorldState, name: str, axis: str = "y") -> tuple[float, float]:
     """Free room (m) beside cube ``name`` on both sides along the finger ``axis`` (``"y"``,
     or ``"x"`` for a pick with the hand turned a quarter), within the fingers' band across
@@ -152,15 +230,20 @@ def nearest(
 
 
 def _nearest_many(pts: np.ndarray, points: list[tuple[float, float]]) -> list[float]:
-    """``nearest(world, name, p, pts)`` for each of ``points``, in one pass over ``pts``.
-
-    The squared distances are ``dx * dx + dy * dy`` on the coordinates as separate
-    contiguous rows: the values ``np.einsum("ij,ij->i", d, d)`` gives (two products and one
-    sum, rounded as written; ``tests/bridge/test_success_features.py`` holds them equal) at
-    a fifth of its time on the few hundred edge points of a scene."""
+    """``nearest(world, name, p, pts)`` for each of ``points``, in one pass over ``pts``."""
     if not len(pts):
         return [CAP * 2] * len(points)
     xs, ys = np.ascontiguousarray(pts.T)
+    return _distances(xs, ys, points)
+
+
+def _distances(xs: np.ndarray, ys: np.ndarray, points: list[tuple[float, float]]) -> list[float]:
+    """Per point, min(CAP * 2, the distance to the nearest of the points (xs, ys)).
+
+    The squared distances are ``dx * dx + dy * dy`` on the coordinates as separate
+    contiguous rows: the values ``np.einsum("ij,ij->i", d, d)`` gives (two products and one
+    sum, rounded as written; ``tests/bridge/test_push_geometry.py`` holds them equal) at a
+    fifth of its time on the few hundred edge points of a scene."""
     q = np.asarray(points, dtype=np.float64)
     dx = xs[None, :] - q[:, 0:1]
     dy = ys[None, :] - q[:, 1:2]
@@ -220,15 +303,15 @@ def _push(world: WorldState, p: PushParams) -> list[float]:
     chain = push_chain(world, o.name, (gx, gy)) if d > 1e-6 else [o.name]
     rear = cube_of(world, chain[-1]).pos
     behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
-    around = _obstacles(world, chain, 0.0)
+    around = _obstacle_blocks(world, chain, 0.0)
     # nearest() of the path's middle and end, of the spot behind the row, and of the cube
     # (whose obstacles are these when the row is the cube alone), in one pass
     queries = [(x + f * (gx - x), y + f * (gy - y)) for f in (0.5, 1.0)] + [behind]
     if chain == [o.name]:
-        mid, end, behind_clear, here = _nearest_many(around, [*queries, (x, y)])
+        mid, end, behind_clear, here = _nearest_blocks(around, [*queries, (x, y)])
     else:
-        mid, end, behind_clear = _nearest_many(around, queries)
-        here = nearest(world, o.name, (x, y))
+        mid, end, behind_clear = _nearest_blocks(around, queries)
+        (here,) = _nearest_blocks(_obstacle_blocks(world, [o.name], 0.0), [(x, y)])
     path = min(mid, end)
     return [
         x,

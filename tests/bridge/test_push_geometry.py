@@ -242,3 +242,52 @@ def test_push_features_are_the_same_numbers():
         assert got[names.index("path_clear")] == path
         assert got[names.index("nearest")] == _plain_nearest(S._obstacles(w, name, 0.0), (x, y))
         assert got[names.index("pushed_along")] == float(len(chain) - 1)
+
+
+def test_nearest_over_blocks_passes_over_only_what_cannot_matter():
+    """Blocks far from every point are left out; the answers are those over all points,
+    near the CAP * 2 boundary, with NaN and infinite points, and with nothing near."""
+    rng = np.random.default_rng(3)
+    for _ in range(1500):
+        blocks, arrays = [], []
+        for _ in range(int(rng.integers(0, 6))):
+            c = rng.uniform(-0.5, 0.5, size=2)
+            pts = c + rng.uniform(-0.05, 0.05, size=(int(rng.integers(1, 60)), 2))
+            if rng.random() < 0.05:
+                pts[0, rng.integers(2)] = rng.choice([math.nan, math.inf, -math.inf])
+            arrays.append(pts)
+            blocks.append(S._block(pts))
+        q = [tuple(rng.uniform(-0.5, 0.5, size=2).tolist()) for _ in range(int(rng.integers(1, 5)))]
+        if arrays and rng.random() < 0.3:  # a point just about CAP * 2 from a block's point
+            p = arrays[0][0]
+            a = rng.uniform(-math.pi, math.pi)
+            r = S.CAP * 2 + rng.choice([-1e-9, 0.0, 1e-9])
+            q[0] = (float(p[0] + r * math.cos(a)), float(p[1] + r * math.sin(a)))
+        if rng.random() < 0.05:
+            q[-1] = (math.nan, 0.0)
+        pts = np.concatenate(arrays) if arrays else np.zeros((0, 2))
+        with np.errstate(invalid="ignore"):  # inf - inf, as it always was
+            assert S._nearest_blocks(blocks, q) == [_plain_nearest(pts, p) for p in q]
+
+
+def test_push_landing_on_the_table_is_the_experts_choice():
+    """Where the fingers come down, from the spots as one array, is the spot the expert's
+    own search picks (the same bits), cubes crowding the spots or not."""
+    picked = set()
+    for w, name, goal in _cases(60):
+        o = cube_of(w, name)
+        d = goal - np.asarray(o.pos[:2])
+        if float(np.linalg.norm(d)) < 1e-6:
+            continue
+        u = d / float(np.linalg.norm(d))
+        rear = np.asarray(o.pos[:2])
+        others = [q.pos for q in w.objects if q.name != name]
+        want = scripted.push_landing(rear, u, [np.asarray(p) for p in others])
+        got = P._push_landing(P._landing_table(rear, u), others)
+        assert (got is None) == (want is None)
+        if want is not None:
+            assert got is not None and got.tobytes() == want.tobytes()
+            picked.add(bool(np.array_equal(want, P._landing_table(rear, u)[0])))
+        else:
+            picked.add(None)
+    assert picked == {True, False, None}  # the usual spot, another one, and none at all
