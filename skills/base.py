@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import numpy as np
@@ -126,7 +126,8 @@ class Skill(ABC, Generic[P]):
         """
         if policy is None:
             return to_world(self.expert(obs, b), b)
-        return to_world(self.shield(policy.act(self.observe(obs, b))), b)
+        a = to_world(self.shield(policy.act(self.observe(obs, b))), b)
+        return smoothed(a, obs, b, policy.smoothing)
 
     def shield(self, a: np.ndarray) -> np.ndarray:
         """A learned action held inside what the skill's preconditions assume (training
@@ -310,6 +311,11 @@ class Binding:
     #: step (into a bin, where the arm turned far from rest reaches less deep at the far
     #: corners, it goes back to rest).
     keep_turn: bool = False
+    #: The action smoothing's state (see :func:`smoothed`): the motion applied last step
+    #: (world axes, a fraction of ``scene.MAX_EE_SPEED``) and the gripper command; None
+    #: before the first step of the subgoal (a fresh binding per subgoal resets them).
+    motion: np.ndarray | None = field(default=None, compare=False, repr=False)
+    grip: float | None = field(default=None, compare=False, repr=False)
 
 
 def lowered(obs: dict, b: Binding) -> dict:
@@ -370,6 +376,66 @@ def to_world(action: np.ndarray, b: Binding) -> np.ndarray:
     a = np.array(action, dtype=np.float64)
     a[:2] = _turn(a[:2], np.cos(b.grip_yaw), np.sin(b.grip_yaw))
     return a
+
+
+def from_world(action: np.ndarray, b: Binding) -> np.ndarray:
+    """A world action in the binding's frame (the inverse of :func:`to_world`)."""
+    if b.grip_yaw == 0.0:
+        return action
+    a = np.array(action, dtype=np.float64)
+    a[:2] = _turn(a[:2], np.cos(-b.grip_yaw), np.sin(-b.grip_yaw))
+    return a
+
+
+def arm_motion(obs: dict) -> np.ndarray:
+    """The grip site's velocity as an action's motion (a fraction of ``MAX_EE_SPEED``)."""
+    return np.clip(np.asarray(vel_of(obs), dtype=np.float64) / scene.MAX_EE_SPEED, -1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Smoothing:
+    """How a policy's actions are smoothed before they are applied (its manifest's
+    ``action_filter``, ``action_rate`` and ``grip_filter``; all 0: applied as they are).
+
+    A policy that saturates its actions reverses at full speed from one 40 ms step to the
+    next. This is part of how the policy is executed, and training applies the same (so the
+    policy learns with its own lag): ``alpha``, a first-order low-pass filter on the motion,
+    ``m_t = alpha * m_(t-1) + (1 - alpha) * a_t``; ``rate``, the most the motion may change
+    per step and axis after it; ``grip``, a low-pass filter on the gripper command (the
+    fingers slamming onto a cube jolt the hand)."""
+
+    alpha: float = 0.0
+    rate: float = 0.0
+    grip: float = 0.0
+
+    @property
+    def active(self) -> bool:
+        return self.alpha > 0 or self.rate > 0 or self.grip > 0
+
+
+def smoothed(action: np.ndarray, obs: dict, b: Binding, s: Smoothing) -> np.ndarray:
+    """A world action after ``s`` (see :class:`Smoothing`), its state kept in ``b``.
+
+    The motion's state starts from the motion the arm already has (``obs``'s grip
+    velocity), so a subgoal continues what the previous one (or its retreat) left rather
+    than reversing at the switch; a pure function of the state, so a run restored from a
+    saved state, or an executor shared by many episodes, acts the same. The gripper's
+    starts at the first command. Inactive, it returns ``action`` itself: policies without
+    the fields act exactly as before."""
+    if not s.active:
+        return action
+    prev = b.motion if b.motion is not None else arm_motion(obs)
+    out = np.array(action, dtype=np.float64)
+    m = s.alpha * prev + (1.0 - s.alpha) * out[:3]
+    if s.rate > 0:
+        m = np.clip(m, prev - s.rate, prev + s.rate)
+    out[:3] = m
+    b.motion = m
+    if s.grip > 0:
+        if b.grip is not None:
+            out[3] = s.grip * b.grip + (1.0 - s.grip) * out[3]
+        b.grip = float(out[3])
+    return out
 
 
 def grip_of(obs: dict) -> np.ndarray:

@@ -22,6 +22,7 @@ from torch import nn
 
 from sim import util
 from sim.safeio import MiB, UnsafeFile, read_regular
+from skills.base import Smoothing
 
 FORMAT = "skillbridge.policy/1"
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained"
@@ -67,6 +68,11 @@ class Manifest(BaseModel):
     net_arch: list[int] = Field(max_length=MAX_LAYERS)
     activation: Literal["tanh"]
     squash: StrictBool = False
+    #: How the policy's actions are smoothed (``skills.base.Smoothing``); a manifest
+    #: without these is a policy trained without, executed as it was.
+    action_filter: float = Field(default=0.0, ge=0.0, le=0.95)
+    action_rate: float = Field(default=0.0, ge=0.0, le=2.0)
+    grip_filter: float = Field(default=0.0, ge=0.0, le=0.95)
     obs_mean: list[float]
     obs_std: list[float]
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
@@ -110,9 +116,12 @@ class MLPPolicy(nn.Module):
         obs_mean: npt.ArrayLike,
         obs_std: npt.ArrayLike,
         squash: bool = False,
+        smoothing: Smoothing | None = None,
     ) -> None:
         super().__init__()
         self.squash = bool(squash)
+        #: Executed through ``skills.base.smoothed`` with this (none by default).
+        self.smoothing = smoothing or Smoothing()
         layers: list[nn.Module] = []
         d = obs_dim
         for h in net_arch:
@@ -149,6 +158,7 @@ def save_policy(policy: MLPPolicy, directory: str | Path, manifest: dict) -> Pat
             "net_arch": policy.net_arch,
             "activation": "tanh",
             "squash": policy.squash,
+            **smoothing_fields(policy.smoothing),
             "obs_mean": [float(v) for v in policy.obs_mean],
             "obs_std": [float(v) for v in policy.obs_std],
             **manifest,
@@ -156,6 +166,14 @@ def save_policy(policy: MLPPolicy, directory: str | Path, manifest: dict) -> Pat
         }
     util.atomic_write_json(directory / "manifest.json", full)
     return directory
+
+
+def smoothing_fields(s: Smoothing) -> dict:
+    """The manifest fields of ``s``; none for no smoothing, so such a manifest reads as
+    every policy's did before smoothing existed."""
+    if not s.active:
+        return {}
+    return {"action_filter": s.alpha, "action_rate": s.rate, "grip_filter": s.grip}
 
 
 def _read(path: Path, limit: int, what: str) -> bytes:
@@ -234,6 +252,9 @@ def load_policy(directory: str | Path, skill: str | None = None) -> tuple[MLPPol
             manifest["obs_mean"],
             manifest["obs_std"],
             squash=manifest["squash"],
+            smoothing=Smoothing(
+                manifest["action_filter"], manifest["action_rate"], manifest["grip_filter"]
+            ),
         )
     except (TypeError, ValueError) as e:
         raise PolicyError(f"{directory / 'manifest.json'}: bad network description ({e})") from None

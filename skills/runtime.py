@@ -14,7 +14,7 @@ import numpy as np
 
 from sim.env import TabletopEnv
 from sim.world import WorldState
-from skills.base import Binding, Skill, SkillParams
+from skills.base import Binding, Skill, SkillParams, smoothed
 from skills.policy import MLPPolicy, PolicyError, load_policy, pretrained_dir
 from skills.registry import get
 
@@ -117,7 +117,7 @@ class SkillExecutor:
             env.step_physics(action)
             after = env.world_state()
             if skill.success(before, after, params):
-                return self._retreat(env, skill, binding, params, before, step, on_step)
+                return self._retreat(env, skill, binding, params, before, step, on_step, policy)
             why = skill.doomed(before, after, params, binding)
             if why is not None:  # stop now: the runner replans at once
                 return SkillOutcome(name, pdict, False, step, before, after, f"{IMPOSSIBLE}{why}")
@@ -132,13 +132,19 @@ class SkillExecutor:
         before: WorldState,
         steps: int,
         on_step: Callable[[np.ndarray], None] | None,
+        policy: MLPPolicy | None = None,
     ) -> SkillOutcome:
         """After success, the skill's scripted retreat (recorded like any step); the
-        outcome is the success test on the world the next skill starts from."""
+        outcome is the success test on the world the next skill starts from. A filtered
+        policy's retreat goes through the same filter, continuing its state, so the
+        scripted motion does not reverse the policy's last one at full speed."""
         for _ in range(skill.retreat_steps):
-            action = skill.retreat(env.observe(), binding)
+            obs = env.observe()
+            action = skill.retreat(obs, binding)
             if action is None:
                 break
+            if policy is not None:
+                action = smoothed(action, obs, binding, policy.smoothing)
             if on_step is not None:
                 on_step(action)
             env.step_physics(action)

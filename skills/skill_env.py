@@ -16,7 +16,7 @@ from gymnasium import spaces
 
 from sim import scene
 from sim.env import TabletopEnv
-from skills.base import to_world
+from skills.base import Smoothing, arm_motion, from_world, smoothed, to_world
 from skills.registry import get
 
 if TYPE_CHECKING:
@@ -38,6 +38,9 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         expert_actions: bool = False,
         randomize: dict[str, float] | None = None,
         scene_name: str | None = None,
+        smoothing: Smoothing | None = None,
+        action_change_cost: float = 0.0,
+        jerk_cost: float = 0.0,
     ) -> None:
         self.skill = get(skill)
         # another scene than the skill's own: do the tabletop skills keep their rates with
@@ -60,6 +63,19 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         self.observation_space = spaces.Box(-np.inf, np.inf, (d,), np.float32)
         self.action_space = spaces.Box(-1.0, 1.0, (scene.ACTION_DIM,), np.float32)
         self.expert_actions = expert_actions
+        #: Smoothness (``smoothing`` in the skill's config): how the policy's actions are
+        #: smoothed (``skills.base.smoothed``, the same as at run time, so the policy learns
+        #: with its own lag), and a CAPS-style temporal term: the reward pays
+        #: ``action_change_cost`` times the squared change of the applied motion per step.
+        self.smoothing = smoothing or Smoothing()
+        self.action_change_cost = float(action_change_cost)
+        #: ... and ``jerk_cost`` times the squared jerk of the grip site itself (its third
+        #: difference over the last four positions, in units of a full-speed reversal per
+        #: step, ``MAX_EE_SPEED / dt**2``): what the filter cannot smooth, the jolt of a
+        #: contact the policy drives into, is the policy's to soften.
+        self.jerk_cost = float(jerk_cost)
+        self._grip: list[np.ndarray] = []
+        self._motion = np.zeros(3)
         self._rng: np.random.Generator | None = None
 
     def reset(
@@ -94,6 +110,9 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         self.steps = 0
         raw = self.sim.observe()
         self._phi = self.skill.potential(raw, self.binding)
+        self._motion = arm_motion(raw)  # what the arm is doing: the filter's first state
+        self._grip = [np.array(raw["proprio"][:3])]
+        self._raw = raw  # the observation the next action is taken on
         self._sensing = None
         if self._cond is not None:  # what the policy sees and sends; rewards, labels are true
             from skills.perturb import Sensing
@@ -130,6 +149,14 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         action = self.skill.shield(np.asarray(action, dtype=np.float64))
+        smooth = self.smoothing.active or self.action_change_cost > 0 or self.jerk_cost > 0
+        if smooth:  # the smoothing and the cost on the applied motion, in world axes
+            b = self.binding
+            world = smoothed(to_world(action, b), self._raw, b, self.smoothing)
+            change = float(np.sum((world[:3] - self._motion) ** 2))
+            self._motion = np.array(world[:3], dtype=np.float64)
+            if self.smoothing.active:
+                action = from_world(world, b)
         if self._sensing is not None:
             action = self._sensing.send(action)
         if self._event is not None:
@@ -139,16 +166,27 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         self.sim.step_physics(to_world(action, self.binding))  # a turned grasp's frame
         self.steps += 1
         raw = self.sim.observe()
+        self._raw = raw
         success = self.skill.success(self.before, self.sim.world_state(), self.params)
         phi = self.skill.potential(raw, self.binding)
         shaping = SHAPING_SCALE * (phi - self._phi)
         bonus = SUCCESS_BONUS if success else 0.0
-        reward = shaping - TIME_COST + bonus
+        cost = -self.action_change_cost * change if smooth else 0.0
+        if self.jerk_cost > 0:
+            self._grip = [*self._grip[-3:], np.array(raw["proprio"][:3])]
+            if len(self._grip) == 4:
+                p0, p1, p2, p3 = self._grip
+                unit = scene.MAX_EE_SPEED * scene.CONTROL_DT  # m per step at full speed
+                j = float(np.sum(((p3 - 3 * p2 + 3 * p1 - p0) / unit) ** 2))
+                cost -= self.jerk_cost * j
+        reward = shaping - TIME_COST + bonus + cost
         self._phi = phi
         truncated = not success and self.steps >= self.skill.step_budget
         info = self._info(raw, success)
         # the reward's terms, Gymnasium-style (they sum to the reward)
         info["reward_terms"] = {"shaping": float(shaping), "time": -TIME_COST, "success": bonus}
+        if smooth:
+            info["reward_terms"]["smoothness"] = cost
         return self._observe(raw), float(reward), bool(success), truncated, info
 
     def expert_action(self) -> np.ndarray:
@@ -172,6 +210,28 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         self._nominal.close()
         for e in self._sims.values():
             e.close()
+
+
+def make_env(skill: str, cfg: dict) -> SkillEnv:
+    """The training env of a skill's config: its domain randomisation and its smoothing."""
+    sm = cfg.get("smoothing") or {}
+    return SkillEnv(
+        skill,
+        randomize=cfg.get("randomize"),
+        smoothing=smoothing_of(cfg),
+        action_change_cost=float(sm.get("action_change_cost", 0.0)),
+        jerk_cost=float(sm.get("jerk_cost", 0.0)),
+    )
+
+
+def smoothing_of(cfg: dict) -> Smoothing:
+    """The action smoothing a skill's config trains (and ships) its policy with."""
+    sm = cfg.get("smoothing") or {}
+    return Smoothing(
+        float(sm.get("action_filter", 0.0)),
+        float(sm.get("action_rate", 0.0)),
+        float(sm.get("grip_filter", 0.0)),
+    )
 
 
 def register_skill_envs() -> None:

@@ -41,7 +41,7 @@ from skills.bc import collect, fit, normaliser
 from skills.evaluate import evaluate_policy
 from skills.policy import MLPPolicy, PolicyError, first_error, load_policy, save_policy
 from skills.registry import get
-from skills.skill_env import SkillEnv
+from skills.skill_env import SkillEnv, make_env, smoothing_of
 from skills.trainers import OFF_POLICY, ON_POLICY, Trainer, make_trainer
 
 CONFIG_DIR = Path(__file__).resolve().parent / "config"
@@ -99,6 +99,19 @@ class _SAC(_Strict):
     critic_warmup_steps: int = Field(default=500, ge=0, le=10_000_000)
 
 
+class _Smoothing(_Strict):
+    #: The low-pass filter the policy is trained and executed with (``skills.base.smoothed``).
+    action_filter: float = Field(default=0.0, ge=0, le=0.95)
+    #: The most the applied motion may change per step and axis (0: no limit).
+    action_rate: float = Field(default=0.0, ge=0, le=2)
+    #: The low-pass filter on the gripper command.
+    grip_filter: float = Field(default=0.0, ge=0, le=0.95)
+    #: Reward cost per squared change of the applied motion from one step to the next.
+    action_change_cost: float = Field(default=0.0, ge=0, le=10)
+    #: Reward cost per squared jerk of the grip site (see ``SkillEnv``).
+    jerk_cost: float = Field(default=0.0, ge=0, le=10)
+
+
 class _Eval(_Strict):
     episodes: int = Field(ge=1, le=100_000)
     freq: int = Field(ge=1, le=100_000_000)
@@ -123,6 +136,9 @@ class TrainConfig(_Strict):
     #: under it}; the remaining probability is the nominal start distribution. A mid-skill
     #: event makes a disturbance episode.
     randomize: dict[str, float] | None = None
+    #: Smooth motion (issue 27): an action filter in the loop and a CAPS-style temporal
+    #: reward term; left out, a policy is trained and executed without either.
+    smoothing: _Smoothing | None = None
 
     @field_validator("randomize")
     @classmethod
@@ -371,7 +387,7 @@ def warm_start(
     if from_scratch(skill, cfg):
         return scratch_actor(skill, cfg, squash)
     d = cfg["dagger"]
-    env = SkillEnv(skill, randomize=cfg.get("randomize"))
+    env = make_env(skill, cfg)
     rng = np.random.default_rng(seed)
     total = d["expert_episodes"] + d["iterations"] * d["student_episodes"]
     prog.stage("demonstrations + DAgger", total)
@@ -471,6 +487,9 @@ def train(  # noqa: C901 - argument checks, then one linear run
             f"cannot resume: the warm start in {run / 'bc'} is damaged ({e}); "
             "start a new run without --resume"
         ) from None
+    # the filter is part of the policy: the warm start or --init policy is trained (and
+    # exported) with the config's, whatever it was executed with before
+    bc.smoothing = smoothing_of(cfg)
     tb = run / "tensorboard" if tensorboard else None
     try:
         trainer = make_trainer(algo, skill, cfg, bc, n_envs, seed, tb)
@@ -521,6 +540,11 @@ def train(  # noqa: C901 - argument checks, then one linear run
                     + ", ".join(f"{k} {p:g}" for k, p in cfg["randomize"].items())
                 )
                 m["randomize"] = cfg["randomize"]
+            if cfg.get("smoothing"):
+                m["learning_aids"].append(
+                    "smoothness: low-pass action filter in the loop, action-change reward cost"
+                )
+                m["smoothing"] = cfg["smoothing"]
             save_policy(actor, run / "best", m)
         trainer.save_checkpoint(
             run / "checkpoint", {"timesteps": done_steps, "best_success": best, "wall_s": wall}
@@ -532,7 +556,7 @@ def _eval_env(skill: str, cfg: dict) -> SkillEnv:
     """The periodic evaluation's env: the training distribution, randomised or not, so the
     best checkpoint is the best on what the run trains for (the nominal figure is measured
     apart, with ``skillbridge eval-skill``)."""
-    return SkillEnv(skill, randomize=cfg.get("randomize"))
+    return make_env(skill, cfg)
 
 
 def _load_checkpoint(trainer: Trainer, ck: Path) -> dict:

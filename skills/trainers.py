@@ -21,7 +21,7 @@ from torch import nn
 
 from sim import util
 from skills.policy import MLPPolicy
-from skills.skill_env import SkillEnv
+from skills.skill_env import make_env
 
 if TYPE_CHECKING:  # stable-baselines3 is imported only once a trainer is built
     from gymnasium import spaces
@@ -205,9 +205,7 @@ class PPOTrainer(Trainer):
         from stable_baselines3.common.env_util import make_vec_env
 
         p = ppo_section(cfg)
-        venv = make_vec_env(
-            lambda: SkillEnv(skill, randomize=cfg.get("randomize")), n_envs=n_envs, seed=seed
-        )
+        venv = make_vec_env(lambda: make_env(skill, cfg), n_envs=n_envs, seed=seed)
         self.model = PPO(
             "MlpPolicy",
             venv,
@@ -239,7 +237,14 @@ class PPOTrainer(Trainer):
 
     def export(self) -> MLPPolicy:
         pol, bc = self.model.policy, self.bc
-        out = MLPPolicy(bc.obs_dim, bc.act_dim, bc.net_arch, bc.obs_mean, bc.obs_std)
+        out = MLPPolicy(
+            bc.obs_dim,
+            bc.act_dim,
+            bc.net_arch,
+            bc.obs_mean,
+            bc.obs_std,
+            smoothing=bc.smoothing,
+        )
         out.body.load_state_dict(pol.mlp_extractor.policy_net.state_dict())
         out.head.load_state_dict(pol.action_net.state_dict())
         return out.eval()
@@ -251,7 +256,7 @@ class PPOTrainer(Trainer):
         if not episodes:
             return
         gamma = self.cfg["ppo"]["gamma"]
-        env = SkillEnv(self.skill, randomize=self.cfg.get("randomize"))
+        env = make_env(self.skill, self.cfg)
         pol = self.model.policy
         xs: list[np.ndarray] = []
         rets: list[float] = []
@@ -324,9 +329,7 @@ class OffPolicyTrainer(Trainer):
         self.name = algo
         algo_cls = _off_policy_class(algo)
         p = sac_section(cfg)
-        venv = make_vec_env(
-            lambda: SkillEnv(skill, randomize=cfg.get("randomize")), n_envs=1, seed=seed
-        )
+        venv = make_vec_env(lambda: make_env(skill, cfg), n_envs=1, seed=seed)
         kwargs: dict[str, Any] = dict(
             learning_rate=p.learning_rate,
             buffer_size=p.buffer_size,
@@ -368,7 +371,15 @@ class OffPolicyTrainer(Trainer):
 
     def export(self) -> MLPPolicy:
         actor, bc = self.model.policy.actor, self.bc
-        out = MLPPolicy(bc.obs_dim, bc.act_dim, bc.net_arch, bc.obs_mean, bc.obs_std, squash=True)
+        out = MLPPolicy(
+            bc.obs_dim,
+            bc.act_dim,
+            bc.net_arch,
+            bc.obs_mean,
+            bc.obs_std,
+            squash=True,
+            smoothing=bc.smoothing,
+        )
         out.body.load_state_dict(actor.latent_pi.state_dict())
         out.head.load_state_dict(actor.mu.state_dict())
         return out.eval()
@@ -376,7 +387,7 @@ class OffPolicyTrainer(Trainer):
     def warm_up(self, prog: Progress) -> None:
         p = sac_section(self.cfg)
         episodes = p.demo_episodes
-        env = SkillEnv(self.skill, randomize=self.cfg.get("randomize"))
+        env = make_env(self.skill, self.cfg)
         buf = self._replay_buffer()
         rng = np.random.default_rng(self.seed)
         n = 0
