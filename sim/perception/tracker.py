@@ -21,6 +21,7 @@ from sim import scene
 from sim.perception import detect
 from sim.perception.camera import Frame
 from sim.perception.static import StaticMap
+from sim.world import FINGER_TIP_DZ
 
 #: The fingers' opening (m, both together) that means a cube is between them: a 4 cm cube
 #: stops them at 4 cm square to its faces and up to 5.7 cm across a turned one (measured:
@@ -33,6 +34,9 @@ PARTIAL_MIN = 0.15
 #: The drawer's opening is read to about 2 mm: this near a threshold (open, closed) its
 #: state is reported uncertain.
 DRAWER_SURE = 0.0025
+#: The button's cap top at rest (its housing 3 cm, the cap 1.2 cm), its travel, and how
+#: near (m, horizontally) the grip site must be for the fingertips to be on the cap.
+CAP_TOP, BUTTON_TRAVEL, BUTTON_UNDER = 0.042, 0.01, 0.02
 #: A face seen below this height (m) is on the floor: a cube that fell off the table.
 FLOOR_BELOW = -0.1
 #: For a cube already tracked, a smaller piece still bounds where it can be.
@@ -88,7 +92,7 @@ class Tracker:
             detect.cubes(f, self.static, travel if f.hand is not None else None) for f in frames
         ]
         top = frames[0]
-        self._articulation(top, b)
+        self._articulation(top, b, grip)
         opening = float(finger_q[0] + finger_q[1])
         self._release(b, grip, opening, seen_by)
         if opening < CLOSED:
@@ -207,7 +211,17 @@ class Tracker:
         hx, hy = scene.DRAWER_INNER_HALF
         return abs(x - dx) < hx and abs(y - self.static.drawer_y) < hy
 
-    def _articulation(self, top: Frame, b: Belief) -> None:
+    def _pressed_by_hand(self, grip: np.ndarray) -> float:
+        """The button's depth under the hand, from the fingertips' height (kinematics):
+        on the cap they push it down to where they are; off it, its spring holds it up."""
+        assert self.static.button is not None
+        bx, by = self.static.button
+        if math.hypot(float(grip[0]) - bx, float(grip[1]) - by) > BUTTON_UNDER:
+            return 0.0
+        tip = float(grip[2]) + FINGER_TIP_DZ
+        return float(np.clip(CAP_TOP - tip, 0.0, BUTTON_TRAVEL))
+
+    def _articulation(self, top: Frame, b: Belief, grip: np.ndarray) -> None:
         if self.static.drawer_closed_x is None:
             return
         opening = detect.drawer_opening(top, self.static)
@@ -226,8 +240,9 @@ class Tracker:
                         if t.pos[2] < scene.DRAWER_WALL_TOP + scene.CUBE_HALF:
                             t.pos = t.pos + np.array([new - old, 0.0, 0.0])
         depth = detect.button_depth(top, self.static)
-        if depth is None:
+        if depth is None:  # the hand over the cap: as deep as the fingertips push it
             b.uncertain.add(scene.BUTTON_NAME)
+            b.button_depth = self._pressed_by_hand(grip)
         else:
             b.button_depth = depth
         light = detect.light_on(top, self.static)
