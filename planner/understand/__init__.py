@@ -227,9 +227,33 @@ def _asked_condition(t: str) -> str:
     return f"if {m['s']} {m['v']}{' not' if neg else ''} {m['p']}, {m['cmd']}"
 
 
+#: A follow-up fragment with no verb and no place ("and the blue one too", "same for
+#: green"): it refers to a request this one utterance does not hold.
+_FRAGMENT = re.compile(
+    rf"^(?:and|also|now|same\s+(?:for|with)|likewise|ditto|then|next)\b.*\b(?:{_C})\b|"
+    rf"\b(?:{_C})\b.*\b(?:too|as\s+well|also)\s*[.!]*$"
+)
+_PLACE_WORD = re.compile(r"\b(?:in|into|inside|on|onto|to|towards?|over|under|beside|next)\b|->|:")
+
+
+def _fragment(t: str) -> str | None:
+    """The colour a follow-up fragment names, or None when ``t`` is a request of its own."""
+    words = set(re.findall(r"[a-z']+", t))
+    if not _FRAGMENT.search(t) or words & set(L.ACTION_VERBS) or _PLACE_WORD.search(t):
+        return None
+    return re.search(rf"\b({_C})\b", t).group(1)  # type: ignore[union-attr]
+
+
 def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understanding:
     """A command: conditionals decided, prohibitions taken out, references resolved."""
     t = _tidy(t)
+    frag = _fragment(t)
+    if frag is not None:
+        return out(
+            REFUSE,
+            reason=f"I do not know what to do with the {frag} one: say the whole request "
+            f"(for example 'put the {frag} block in a bin')",
+        )
     try:
         branch = conditionals.split(t, world)
     except conditionals.UnknownCondition as e:

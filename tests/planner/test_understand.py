@@ -1229,3 +1229,12 @@ def test_the_nearest_bin_is_measured_from_the_block_that_goes_in_it():
 def test_it_after_a_measured_selector_is_the_cube_it_was_measured_from():
     u = understand("put the block nearest the red one on top of it", row())
     assert u.kind == "plan" and u.text.endswith("on top of the red block")
+
+
+@pytest.mark.parametrize("text", ["and the blue one too", "now the green one", "same for green"])
+def test_a_follow_up_fragment_alone_is_not_guessed_into_a_motion(text):
+    """Without the request it follows, "and the blue one too" says nothing to do: the robot
+    says so instead of guessing a destination."""
+    u = understand(text, row())
+    assert u.kind == "refuse" and not u.moves
+    assert understand("and the blue one in the red bin", row()).kind == "plan"
