@@ -231,6 +231,25 @@ ACTION_VERBS = frozenset(
     place go return home stow store toss throw chuck pop load unload empty fill carry
     dump deposit insert hand give return remove hit click tap flip""".split()
 )
+#: The verb of a gerund ("would you mind not *touching* ...", "before *stacking* ...").
+GERUND_VERBS: dict[str, str] = {
+    "moving": "move",
+    "touching": "touch",
+    "putting": "put",
+    "placing": "place",
+    "stacking": "stack",
+    "pushing": "push",
+    "using": "use",
+    "dropping": "drop",
+    "picking": "pick",
+    "grabbing": "grab",
+    "lifting": "lift",
+    "disturbing": "disturb",
+    "taking": "take",
+    "opening": "open",
+    "closing": "close",
+    "pressing": "press",
+}
 #: Verbs for things this robot cannot do to a block (refused, never guessed by a model).
 IMPOSSIBLE_VERBS = frozenset(
     """paint colour color recolour recolor dye cut slice break smash crush melt burn eat

@@ -236,18 +236,8 @@ class PPOTrainer(Trainer):
         return {"policy": self.model.policy.optimizer}
 
     def export(self) -> MLPPolicy:
-        pol, bc = self.model.policy, self.bc
-        out = MLPPolicy(
-            bc.obs_dim,
-            bc.act_dim,
-            bc.net_arch,
-            bc.obs_mean,
-            bc.obs_std,
-            smoothing=bc.smoothing,
-        )
-        out.body.load_state_dict(pol.mlp_extractor.policy_net.state_dict())
-        out.head.load_state_dict(pol.action_net.state_dict())
-        return out.eval()
+        pol = self.model.policy
+        return _exported(self.bc, pol.mlp_extractor.policy_net, pol.action_net)
 
     def warm_up(self, prog: Progress) -> None:
         """Fit the value head to Monte-Carlo returns of the warm-started actor's rollouts,
@@ -370,19 +360,8 @@ class OffPolicyTrainer(Trainer):
         return out
 
     def export(self) -> MLPPolicy:
-        actor, bc = self.model.policy.actor, self.bc
-        out = MLPPolicy(
-            bc.obs_dim,
-            bc.act_dim,
-            bc.net_arch,
-            bc.obs_mean,
-            bc.obs_std,
-            squash=True,
-            smoothing=bc.smoothing,
-        )
-        out.body.load_state_dict(actor.latent_pi.state_dict())
-        out.head.load_state_dict(actor.mu.state_dict())
-        return out.eval()
+        actor = self.model.policy.actor
+        return _exported(self.bc, actor.latent_pi, actor.mu, squash=True)
 
     def warm_up(self, prog: Progress) -> None:
         p = sac_section(self.cfg)
@@ -469,3 +448,20 @@ def make_trainer(
     if algo == "ppo":
         return PPOTrainer(skill, cfg, bc, n_envs, seed, tb)
     return OffPolicyTrainer(skill, cfg, bc, n_envs, seed, tb, algo=algo)
+
+
+def _exported(bc, body: torch.nn.Module, head: torch.nn.Module, squash: bool = False) -> MLPPolicy:
+    """The shipped policy: ``bc``'s shapes, normalisation and smoothing with the trained
+    ``body`` and ``head`` weights (one place for PPO's and SAC's export)."""
+    out = MLPPolicy(
+        bc.obs_dim,
+        bc.act_dim,
+        bc.net_arch,
+        bc.obs_mean,
+        bc.obs_std,
+        squash=squash,
+        smoothing=bc.smoothing,
+    )
+    out.body.load_state_dict(body.state_dict())
+    out.head.load_state_dict(head.state_dict())
+    return out.eval()

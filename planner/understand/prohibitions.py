@@ -358,32 +358,11 @@ def _else(t: str, world: WorldState) -> str:
     return t[: m.start()] + f", don't touch {said}"
 
 
-#: The verb of a gerund a wish forbids with ("would you mind not touching ...").
-_GERUNDS = {
-    "moving": "move",
-    "touching": "touch",
-    "putting": "put",
-    "placing": "place",
-    "stacking": "stack",
-    "pushing": "push",
-    "using": "use",
-    "dropping": "drop",
-    "picking": "pick",
-    "grabbing": "grab",
-    "lifting": "lift",
-    "disturbing": "disturb",
-    "taking": "take",
-    "opening": "open",
-    "closing": "close",
-    "pressing": "press",
-}
-
-
 def _wishes(t: str) -> str:
     # "would you mind not touching blue", "please refrain from moving red": "don't touch blue"
     t = re.sub(
         r"\b(?:would|do|could)\s+you\s+mind\s+not\s+(?P<g>[a-z]+ing)\b",
-        lambda m: f"don't {_GERUNDS.get(m['g'], m['g'])}",
+        lambda m: f"don't {L.GERUND_VERBS.get(m['g'], m['g'])}",
         t,
     )
     # "I'd prefer you leave red alone", "I would rather you kept blue where it is": the

@@ -106,26 +106,16 @@ def _places(t: str) -> str:
 
 #: Verb forms after "before" / "after" ("before stacking", "after you've put") as orders.
 _FORMS = {
-    "stacking": "stack",
+    **L.GERUND_VERBS,
     "stacked": "stack",
-    "putting": "put",
-    "placing": "place",
     "placed": "place",
-    "moving": "move",
     "moved": "move",
-    "pushing": "push",
     "pushed": "push",
-    "picking": "pick",
     "picked": "pick",
-    "dropping": "drop",
     "dropped": "drop",
-    "taking": "take",
     "took": "take",
-    "opening": "open",
     "opened": "open",
-    "closing": "close",
     "closed": "close",
-    "pressing": "press",
     "pressed": "press",
 }
 _FORM = "|".join(_FORMS) + "|put|stack|place|move|push|pick|drop|take|open|close|press"
