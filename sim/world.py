@@ -150,14 +150,25 @@ class WorldState(BaseModel):
         return out
 
     # ---------------------------------------------------------------- lookup
+    # (plain loops: the bridge looks names up a few dozen times a step, and a generator
+    # costs more than the scan of a handful of entries)
     def object(self, name: str) -> ObjectState | None:
-        return next((o for o in self.objects if o.name == name), None)
+        for o in self.objects:
+            if o.name == name:
+                return o
+        return None
 
     def bin(self, name: str) -> BinState | None:
-        return next((b for b in self.bins if b.name == name), None)
+        for b in self.bins:
+            if b.name == name:
+                return b
+        return None
 
     def region(self, name: str) -> RegionState | None:
-        return next((r for r in self.regions if r.name == name), None)
+        for r in self.regions:
+            if r.name == name:
+                return r
+        return None
 
     @property
     def object_names(self) -> list[str]:

@@ -66,38 +66,38 @@ def _chain(world: WorldState, obj: str, target: tuple[float, float] | np.ndarray
     from skills.push import CHAIN_BACK, CHAIN_LATERAL, CHAIN_MAX_Y, CHAIN_MAX_Z
 
     o = cube_of(world, obj)
-    goal = np.asarray(target, dtype=np.float64)
-    d = goal - np.asarray(o.pos[:2])
-    norm = float(np.linalg.norm(d))
-    u = d / max(norm, 1e-9)
-    perp = np.array([-u[1], u[0]])
+    # on Python floats: two-vectors as numpy arrays cost a microsecond an operation, and
+    # the bridge asks this of every push step (issue 25)
+    d0, d1 = float(target[0]) - o.pos[0], float(target[1]) - o.pos[1]
+    norm = math.sqrt(d0 * d0 + d1 * d1)
+    s = max(norm, 1e-9)
+    u0, u1 = d0 / s, d1 / s
     # u is a unit vector (norm at least 1e-9), so along**2 + lateral**2 is |rel|**2: a cube
     # farther from the rear than the box of CHAIN_BACK and CHAIN_LATERAL allows (with a
-    # margin far above rounding) is not in the row, and is passed over without the dot
-    # products; NaN distances fail the test and get them, as before
+    # margin far above rounding) is not in the row, and is passed over; NaN distances fail
+    # every test that admits a cube
     reach2 = (CHAIN_BACK[1] ** 2 + CHAIN_LATERAL**2) * 1.01 if norm >= 1e-9 else math.inf
-    chain, rear = [obj], np.asarray(o.pos[:2])
-    r0, r1 = rear.tolist()
+    back_lo, back_hi = CHAIN_BACK
+    chain, (r0, r1) = [obj], o.pos[:2]
     for _ in range(len(world.objects)):
-        best: tuple[float, str] | None = None
+        best: tuple[float, str, float, float] | None = None
         for c in world.objects:
             if c.name in chain or c.held or c.fallen:
                 continue
-            if not 0.0 < c.pos[2] < CHAIN_MAX_Z or c.pos[1] > CHAIN_MAX_Y:
+            x, y, z = c.pos
+            if not 0.0 < z < CHAIN_MAX_Z or y > CHAIN_MAX_Y:
                 continue
-            q0, q1 = c.pos[0] - r0, c.pos[1] - r1
+            q0, q1 = x - r0, y - r1
             if q0 * q0 + q1 * q1 > reach2:
                 continue
-            rel = np.asarray(c.pos[:2]) - rear
-            along, lateral = float(rel @ u), abs(float(rel @ perp))
-            if CHAIN_BACK[0] < -along < CHAIN_BACK[1] and lateral < CHAIN_LATERAL:
-                if best is None or -along < best[0]:
-                    best = (-along, c.name)
+            back, lateral = -(q0 * u0 + q1 * u1), abs(q1 * u0 - q0 * u1)
+            if back_lo < back < back_hi and lateral < CHAIN_LATERAL:
+                if best is None or back < best[0]:
+                    best = (back, c.name, x, y)
         if best is None:
             break
         chain.append(best[1])
-        rear = np.asarray(cube_of(world, best[1]).pos[:2])
-        r0, r1 = rear.tolist()
+        r0, r1 = best[2], best[3]
     return chain
 
 

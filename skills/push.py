@@ -213,48 +213,55 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
     controller that never goes there (3 of 100 starts against a wall passed, and failed)."""
     from skills.affordance import push_chain  # it imports this module
 
-    chain = push_chain(world, name, (goal[0], goal[1]))
-    rear = np.asarray(cube_of(world, chain[-1]).pos[:2])
-    c = cube_of(world, name).pos
-    d = np.asarray(goal[:2], dtype=np.float64) - np.asarray(c[:2])
-    dist = float(np.linalg.norm(d))
+    g0, g1 = float(goal[0]), float(goal[1])
+    chain = push_chain(world, name, (g0, g1))
+    r0, r1 = cube_of(world, chain[-1]).pos[:2]
+    c0, c1 = cube_of(world, name).pos[:2]
+    # on Python floats throughout: two-vectors as numpy arrays cost a microsecond an
+    # operation, and the bridge asks this of every push step (issue 25)
+    d0, d1 = g0 - c0, g1 - c1
+    dist = math.sqrt(d0 * d0 + d1 * d1)
     if dist < 1e-6:
         return None
-    u = d / dist
-    perp = np.array([-u[1], u[0]])
+    u0, u1 = d0 / dist, d1 / dist
+    p0, p1 = -u1, u0
     walls = _walls_of(world)
     h = scripted.FINGERS_HALF
-    # (the other cubes' positions as they are: push_landing reads two floats of each)
-    others = [o.pos for o in world.objects if o.name not in chain and o.pos[2] < OBSTACLE_MAX_Z]
-    # the spots the expert tries, in its order (sim.scripted.landing_spots, all at once)
-    # and where it comes down (sim.scripted.push_landing): only the spots at that one count
-    xy, sides = _landing_table(rear, u), _SIDES
-    chosen = _push_landing(xy, others)
-    snug = [(float(c[0]), float(c[1]))]
-    against_wall = _first_wall(snug, scene.CUBE_HALF + EDGE_MARGIN, walls) is not None
+    # the spots the expert tries, in its order (sim.scripted.landing_spots: each side, every
+    # back), and where it comes down (sim.scripted.push_landing): only the spots at that
+    # one count
+    spots = _landing_spots(r0, r1, u0, u1)
+    others = [o.pos[:2] for o in world.objects if o.name not in chain and o.pos[2] < OBSTACLE_MAX_Z]
+    chosen = _push_landing(spots, others)
     if chosen is not None:
-        keep = _close_to(xy, chosen)
-        xy, sides = xy[keep], sides[keep]
+        k0, k1 = chosen
+        if math.isfinite(k0) and math.isfinite(k1):  # (_close, unrolled for the usual case)
+            t0, t1 = 1e-08 + 1e-05 * abs(k0), 1e-08 + 1e-05 * abs(k1)
+            spots = [sp for sp in spots if abs(sp[0] - k0) <= t0 and abs(sp[1] - k1) <= t1]
+        else:
+            spots = [sp for sp in spots if _close(sp, chosen)]
     # at each spot tried the fingers come down, then slide along u up to the row's rear
     # face: the footprints at 8 points on the way (start + f * (end - start), with end =
-    # (rear - u * (CUBE_HALF + h)) + perp * side), on Python floats: the same IEEE
-    # operations as the arrays, element by element
-    (r0, r1), (u0, u1) = rear.tolist(), u.tolist()
+    # (rear - u * (CUBE_HALF + h)) + perp * side)
     back = scene.CUBE_HALF + h
     e0, e1 = r0 - u0 * back, r1 - u1 * back
-    p0, p1 = perp.tolist()
     (lx, ly), (hx, hy) = _EDGE_LOW, _EDGE_HIGH
     (wx0, wy0), (wx1, wy1) = _LOW_XY, _HIGH_XY
+    against_wall: bool | None = None  # (asked only where a spot is at the workspace's limit)
     hit = None
-    for (s0, s1), side in zip(xy.tolist(), sides.tolist(), strict=True):
+    for s0, s1, side in spots:
         inside = not (s0 < wx0 or s1 < wy0 or s0 > wx1 or s1 > wy1)  # as landing_spots
-        if not inside or (against_wall and (s0 < lx or s1 < ly or s0 > hx or s1 > hy)):
+        at_limit = s0 < lx or s1 < ly or s0 > hx or s1 > hy
+        if inside and at_limit and against_wall is None:
+            snug = [(float(c0), float(c1))]
+            against_wall = _first_wall(snug, scene.CUBE_HALF + EDGE_MARGIN, walls) is not None
+        if not inside or (at_limit and against_wall):
             # the grip site cannot get there; or only at its limit, beside a bin's outer
             # wall the cube is against, which it then slid along and out of reach
             hit = hit or "workspace's edge"
             continue
-        d0, d1 = (e0 + p0 * side) - s0, (e1 + p1 * side) - s1
-        blocking = _first_wall([(s0 + f * d0, s1 + f * d1) for f in _SLIDE_F], h, walls)
+        f0, f1 = (e0 + p0 * side) - s0, (e1 + p1 * side) - s1
+        blocking = _first_wall([(s0 + f * f0, s1 + f * f1) for f in _SLIDE_F], h, walls)
         if blocking is None:
             return None
         hit = hit or blocking
@@ -268,55 +275,58 @@ _EDGE_LOW = tuple((scene.WORKSPACE_LOW[:2] + EDGE_MARGIN).tolist())
 _EDGE_HIGH = tuple((scene.WORKSPACE_HIGH[:2] - EDGE_MARGIN).tolist())
 _LOW_XY = tuple(float(v) for v in scene.WORKSPACE_LOW[:2])
 _HIGH_XY = tuple(float(v) for v in scene.WORKSPACE_HIGH[:2])
-#: Each landing spot's side, in ``landing_spots`` order (side by side, every back each).
-_SIDES = np.repeat(np.asarray(scripted.LANDING_SIDE, dtype=np.float64), len(scripted.LANDING_BACK))
 
 
-def _landing_table(cube: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """The spots of ``sim.scripted.landing_spots(cube, u)`` as one (n, 2) array, in its
-    order (each side's row of ``_SIDES``). The same IEEE operations on the same values,
-    element by element ((base - u * back) + perp * side), so the same bits
-    (``tests/bridge/test_push_geometry.py`` holds them to the generator's)."""
-    perp = np.array([-u[1], u[0]])
-    nearest = (scripted.FINGERS_HALF + scene.CUBE_HALF) * (abs(u[0]) + abs(u[1])) + 0.004
-    backs = np.array([max(back, nearest) for back in scripted.LANDING_BACK], dtype=np.float64)
-    behind = cube[:2] - u * backs[:, None]  # (backs, 2)
-    off = perp * _SIDES_COL  # (sides, 2)
-    return (behind[None, :, :] + off[:, None, :]).reshape(-1, 2)
+#: ``sim.scripted.landing_spots``'s backs and sides, in its order.
+_BACKS = tuple(float(b) for b in scripted.LANDING_BACK)
+_SIDE_LIST = tuple(float(v) for v in scripted.LANDING_SIDE)
+_ROOM_OFF = scripted.FINGERS_HALF + scene.CUBE_HALF
 
 
-_SIDES_COL = np.asarray(scripted.LANDING_SIDE, dtype=np.float64)[:, None]
+def _landing_spots(r0: float, r1: float, u0: float, u1: float) -> list[tuple[float, float, float]]:
+    """``sim.scripted.landing_spots`` behind the point (r0, r1) for the push direction
+    (u0, u1), as (x, y, side) in its order: the same IEEE operations on the same values,
+    ((rear - u * back) + perp * side), so the same bits (``tests/bridge/test_push_geometry.py``
+    holds them to the generator's)."""
+    nearest = (scripted.FINGERS_HALF + scene.CUBE_HALF) * (abs(u0) + abs(u1)) + 0.004
+    behind = [(r0 - u0 * b, r1 - u1 * b) for b in (max(b, nearest) for b in _BACKS)]
+    return [(bx + -u1 * side, by + u0 * side, side) for side in _SIDE_LIST for bx, by in behind]
 
 
-def _push_landing(spots: np.ndarray, obstacles: list) -> np.ndarray | None:
-    """``sim.scripted.push_landing`` on the spots of :func:`_landing_table`: the first spot
-    inside the workspace with ``LANDING_ROOM`` beside every obstacle, else the one with the
-    most room of at least ``LANDING_MIN_ROOM`` (the last of equals), else None; the same
-    tests on the same values (``tests/bridge/test_push_geometry.py``)."""
+def _push_landing(
+    spots: list[tuple[float, float, float]], obstacles: list
+) -> tuple[float, float] | None:
+    """``sim.scripted.push_landing`` on ``spots`` (x, y, side): the first spot inside the
+    workspace with ``LANDING_ROOM`` beside every obstacle, else the one with the most room
+    of at least ``LANDING_MIN_ROOM`` (the last of equals), else None; the same tests on the
+    same values as ``sim.scripted._room`` (``tests/bridge/test_push_geometry.py``)."""
     (wx0, wy0), (wx1, wy1) = _LOW_XY, _HIGH_XY
     best, best_room = None, scripted.LANDING_MIN_ROOM
-    for i, (x, y) in enumerate(spots.tolist()):
-        if not (x < wx0 or y < wy0 or x > wx1 or y > wy1):
-            room = scripted._room(spots[i], obstacles)
-            if room >= scripted.LANDING_ROOM:
-                return spots[i]
-            if room >= best_room:
-                best, best_room = spots[i], room
+    for x, y, _ in spots:
+        if x < wx0 or y < wy0 or x > wx1 or y > wy1:
+            continue
+        gaps = []
+        for o in obstacles:
+            dx, dy = abs(o[0] - x), abs(o[1] - y)
+            gaps.append(dx if dx >= dy or dx != dx else dy)
+        room = min(gaps, default=math.inf) - _ROOM_OFF
+        if room >= scripted.LANDING_ROOM:
+            return x, y
+        if room >= best_room:
+            best, best_room = (x, y), room
     return best
 
 
-def _close_to(xy: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Per row of ``xy``, ``np.allclose(row, p)``: numpy's own test, ``|a - b| <= 1e-8 +
-    1e-5 |b|`` with ``b`` finite, or ``a == b`` (which the first part covers where ``b`` is
-    finite), with the same operations."""
-    p0, p1 = (float(v) for v in p)
-    if math.isfinite(p0) and math.isfinite(p1):
-        tol = np.array([1e-08 + 1e-05 * abs(p0), 1e-08 + 1e-05 * abs(p1)])
-        return np.asarray((np.abs(xy - (p0, p1)) <= tol).all(axis=1))
-    with np.errstate(invalid="ignore"):
-        q = np.array([p0, p1])
-        close = (np.abs(xy - q) <= 1e-08 + 1e-05 * np.abs(q)) & np.isfinite(q) | (xy == q)
-    return np.asarray(close.all(axis=1))
+def _close(spot: tuple[float, float, float], p: tuple[float, float]) -> bool:
+    """``np.allclose(spot[:2], p)``: ``|a - b| <= 1e-8 + 1e-5 |b|`` per coordinate, with
+    ``b`` finite, or ``a == b``."""
+    for a, b in zip(spot[:2], p, strict=False):
+        if math.isfinite(b):
+            if not abs(a - b) <= 1e-08 + 1e-05 * abs(b):
+                return False
+        elif a != b:
+            return False
+    return True
 
 
 #: A wall's footprint and its box (min x, max x, min y, max y); NaN where a corner is not

@@ -404,8 +404,15 @@ class SuccessModel:
         return 1.0 / (1.0 + np.exp(-_clip(h[:, 0], -60, 60)))
 
     def prob(self, world: WorldState, params: SkillParams) -> float:
-        x = features(self.manifest.skill, world, params)
-        return float(self.prob_features(x)[0])
+        """One step's probability: :meth:`prob_features` of one row, on vectors (a matrix
+        product a layer and the logistic on a Python float: the bridge asks this of every
+        step, and the batch form's reshaping and ufunc dispatch are most of its time)."""
+        h = (features(self.manifest.skill, world, params) - self._mean) / self._std
+        *hidden, (w_out, b_out) = self.layers
+        for w, b in hidden:
+            h = np.tanh(w @ h + b)
+        z = float((w_out @ h + b_out)[0])
+        return 1.0 / (1.0 + math.exp(-min(max(z, -60.0), 60.0)))
 
 
 #: Highest centre (m) of the cube acted on among the starts the predictors were fitted on:
