@@ -22,8 +22,8 @@ from bridge.models import DEFAULT_MAX_STEPS, SUBGOAL_MODELS
 from bridge.schema import Vocabulary, compile_schema
 from bridge.validate import BridgeResult
 from sim.world import WorldState
-from skills.affordance import low_affordance
 from skills.registry import REGISTRY
+from skills.success_model import low_affordance
 
 JUNK_NAMES = [
     "purple_block",
@@ -71,7 +71,7 @@ def _candidates(world: WorldState) -> list[dict]:
 def _runnable(world: WorldState, step: dict) -> WorldState | None:
     sub = SUBGOAL_MODELS[step["skill"]].model_validate(step)
     skill = REGISTRY[step["skill"]]
-    if skill.preconditions(world, sub) or low_affordance(world, step) is not None:
+    if skill.preconditions(world, sub) or low_affordance(world, step, sub) is not None:
         return None
     nxt = skill.effect(world, sub)
     return None if nxt.model_dump() == world.model_dump() else nxt

@@ -37,9 +37,10 @@ from bridge.schema import CompiledSchema, Vocabulary, compile_schema
 from sim import scene
 from sim.world import WorldState
 from skills import call_memo
-from skills.affordance import affordance_repair, low_affordance
+from skills.affordance import affordance_repair
 from skills.base import SkillParams
 from skills.registry import REGISTRY
+from skills.success_model import low_affordance
 
 #: Deepest nesting a plan can need is 5 (plan, steps, step, point, number); allow slack.
 MAX_DEPTH = 8

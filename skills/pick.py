@@ -9,6 +9,7 @@ from pydantic import Field
 
 from sim import scene, scripted
 from sim.world import WorldState
+from skills import success_model
 from skills.base import (
     ALIGN_FROM,
     DOMAIN_OBJECT,
@@ -36,6 +37,8 @@ from skills.base import (
     to_frame,
     yaw_features,
 )
+from skills.separation import separation_push
+from skills.success_model import finger_gaps, fold_yaw, nearest, reach_features
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -61,8 +64,6 @@ class PickParams(SkillParams):
 
 def not_graspable(world: WorldState, obj: str, blockers: list[str]) -> Violation:
     """The violation of a pick the fingers cannot make, with the push that would free it."""
-    from skills.affordance import separation_push  # it imports push, which needs base only
-
     fix = separation_push(world, obj)
     if fix is not None:
         x, y = fix["target"]
@@ -235,3 +236,41 @@ class Pick(Skill[PickParams]):
         if not free:
             return None
         return PickParams(object=str(rng.choice(free)))
+
+
+#: What the pick skill's success predictor reads (fitted by ``scripts/affordance.py``).
+PREDICTOR_FEATURES = (
+    "x y z reach_r reach_box_margin reach_r_margin yaw min_finger_gap max_finger_gap "
+    "nearest in_bin on_cube graspable"
+).split()
+
+
+def predictor_features(world: WorldState, p: PickParams) -> list[float]:
+    """The values :data:`PREDICTOR_FEATURES` names, for the pick success predictor
+    (:mod:`skills.success_model`)."""
+    o = cube_of(world, p.object)
+    x, y, z = o.pos
+    # the gaps along the axis the pick will use (the hand turns a quarter when only x is free)
+    g_pos, g_neg = finger_gaps(world, o.name, world.grasp_axis(o.name) or "y")
+    return [
+        x,
+        y,
+        z,
+        *reach_features(x, y),
+        fold_yaw(o.yaw),
+        min(g_pos, g_neg),
+        max(g_pos, g_neg),
+        nearest(world, o.name, (x, y)),
+        float(o.in_bin is not None),
+        float(o.on is not None),
+        float(world.graspable(o.name)),
+    ]
+
+
+success_model.register(
+    "pick",
+    PREDICTOR_FEATURES,
+    predictor_features,
+    # a cube on the table, in a bin or on one other cube
+    support_top_z=3 * scene.CUBE_HALF + 0.01,
+)

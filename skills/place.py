@@ -11,6 +11,7 @@ from pydantic import Field
 from sim import scene, scripted
 from sim.cubes import RELEASE_BAND, region_spot
 from sim.world import ObjectState, WorldState
+from skills import success_model
 from skills.base import (
     DOMAIN_PLACE_TARGET,
     PRECONDITION,
@@ -30,10 +31,12 @@ from skills.base import (
     proprio_features,
     random_cubes,
     replace_object,
+    resolve_xy,
     run_expert_until,
     sample_arm_start,
     yaw_features,
 )
+from skills.success_model import CAP, fold_yaw, nearest, reach_features
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -492,3 +495,35 @@ class Place(Skill[PlaceParams]):
         if not options:
             options = list(w.bin_names)
         return PlaceParams(target=str(rng.choice(options)))
+
+
+#: What the place skill's success predictor reads (fitted by ``scripts/affordance.py``).
+PREDICTOR_FEATURES = (
+    "held_yaw to_bin to_cube tx ty reach_r reach_box_margin reach_r_margin target_yaw "
+    "room cubes_in_bin"
+).split()
+
+
+def predictor_features(world: WorldState, p: PlaceParams) -> list[float]:
+    """The values :data:`PREDICTOR_FEATURES` names, for the place success predictor
+    (:mod:`skills.success_model`)."""
+    h = world.object(world.held_object) if world.held_object else None
+    yaw = fold_yaw(h.yaw) if h is not None else 0.0
+    t = p.target
+    kind = [float(world.bin(t) is not None), float(world.object(t) is not None)]
+    xy = resolve_xy(world, t)
+    tx, ty = (float(xy[0]), float(xy[1])) if xy is not None else (0.0, 0.0)
+    tgt = world.object(t)
+    t_yaw = fold_yaw(tgt.yaw) if tgt is not None else 0.0
+    room = nearest(world, t if tgt is not None else "", (tx, ty)) if world.bin(t) is None else 0.0
+    in_bin = sum(1 for o in world.objects if o.in_bin == t) if world.bin(t) is not None else 0
+    return [yaw, *kind, tx, ty, *reach_features(tx, ty), t_yaw, min(room, CAP), float(in_bin)]
+
+
+success_model.register(
+    "place",
+    PREDICTOR_FEATURES,
+    predictor_features,
+    # a target cube on the table
+    support_top_z=scene.CUBE_HALF + 0.01,
+)

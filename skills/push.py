@@ -12,7 +12,7 @@ from pydantic import Field, field_validator
 from sim import scene, scripted
 from sim.cubes import PUSH_BESIDE, region_spot
 from sim.world import WorldState, bin_walls, polygons_overlap, square_footprint
-from skills import call_memo
+from skills import call_memo, success_model
 from skills.base import (
     DOMAIN_OBJECT,
     DOMAIN_PUSH_TARGET,
@@ -34,9 +34,11 @@ from skills.base import (
     proprio_features,
     random_cubes,
     replace_object,
+    resolve_xy,
     sample_arm_start,
 )
 from skills.place import region_full
+from skills.success_model import fold_yaw, nearest_blocks, obstacle_blocks, reach_features
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -54,6 +56,54 @@ CHAIN_LATERAL = 0.035
 #: Only cubes resting on the table join the chain (not those in a bin behind a wall).
 CHAIN_MAX_Z = scene.CUBE_HALF + 0.0025
 CHAIN_MAX_Y = scene.SPAWN_HIGH[1] + 0.08
+
+
+def push_chain(world: WorldState, obj: str, target: tuple[float, float] | np.ndarray) -> list[str]:
+    """The cubes a push of ``obj`` towards ``target`` moves: ``obj`` and the row of cubes
+    touching it from behind along the push line (the push skill comes down behind the
+    rear one and pushes them all; see ``skills.push.chain_rear``), front to rear.
+
+    Asked by the push's preconditions and again by its predictor's features, about the
+    same world: remembered within a :func:`skills.call_memo.scope` (a fresh list each)."""
+    args = call_memo.key(obj, target)
+    return list(call_memo.remembered("push_chain", world, args, lambda: _chain(world, obj, target)))
+
+
+def _chain(world: WorldState, obj: str, target: tuple[float, float] | np.ndarray) -> list[str]:
+    o = cube_of(world, obj)
+    # on Python floats: two-vectors as numpy arrays cost a microsecond an operation, and
+    # the bridge asks this of every push step (issue 25)
+    d0, d1 = float(target[0]) - o.pos[0], float(target[1]) - o.pos[1]
+    norm = math.sqrt(d0 * d0 + d1 * d1)
+    s = max(norm, 1e-9)
+    u0, u1 = d0 / s, d1 / s
+    # u is a unit vector (norm at least 1e-9), so along**2 + lateral**2 is |rel|**2: a cube
+    # farther from the rear than the box of CHAIN_BACK and CHAIN_LATERAL allows (with a
+    # margin far above rounding) is not in the row, and is passed over; NaN distances fail
+    # every test that admits a cube
+    reach2 = (CHAIN_BACK[1] ** 2 + CHAIN_LATERAL**2) * 1.01 if norm >= 1e-9 else math.inf
+    back_lo, back_hi = CHAIN_BACK
+    chain, (r0, r1) = [obj], o.pos[:2]
+    for _ in range(len(world.objects)):
+        best: tuple[float, str, float, float] | None = None
+        for c in world.objects:
+            if c.name in chain or c.held or c.fallen:
+                continue
+            x, y, z = c.pos
+            if not 0.0 < z < CHAIN_MAX_Z or y > CHAIN_MAX_Y:
+                continue
+            q0, q1 = x - r0, y - r1
+            if q0 * q0 + q1 * q1 > reach2:
+                continue
+            back, lateral = -(q0 * u0 + q1 * u1), abs(q1 * u0 - q0 * u1)
+            if back_lo < back < back_hi and lateral < CHAIN_LATERAL:
+                if best is None or back < best[0]:
+                    best = (back, c.name, x, y)
+        if best is None:
+            break
+        chain.append(best[1])
+        r0, r1 = best[2], best[3]
+    return chain
 
 
 def _target_xy(b: Binding) -> np.ndarray:
@@ -211,8 +261,6 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
     such spot (:func:`sim.scripted.push_landing`; the policy, which sees no walls, where its
     expert does): only that spot counts then. A later spot clear of the wall is no use to a
     controller that never goes there (3 of 100 starts against a wall passed, and failed)."""
-    from skills.affordance import push_chain  # it imports this module
-
     g0, g1 = float(goal[0]), float(goal[1])
     chain = push_chain(world, name, (g0, g1))
     r0, r1 = cube_of(world, chain[-1]).pos[:2]
@@ -588,3 +636,57 @@ class Push(Skill[PushParams]):
                     object=o.name, target=(round(float(xy[0]), 3), round(float(xy[1]), 3))
                 )
         return None
+
+
+#: What the push skill's success predictor reads (fitted by ``scripts/affordance.py``).
+PREDICTOR_FEATURES = (
+    "x y reach_r reach_box_margin reach_r_margin gx gy goal_reach_r goal_box_margin "
+    "goal_r_margin dist yaw yaw_to_push behind_clear path_clear nearest "
+    "behind_box_margin behind_r_margin ux uy pushed_along"
+).split()
+
+
+def predictor_features(world: WorldState, p: PushParams) -> list[float]:
+    """The values :data:`PREDICTOR_FEATURES` names, for the push success predictor
+    (:mod:`skills.success_model`)."""
+    o = cube_of(world, p.object)
+    x, y = o.pos[0], o.pos[1]
+    xy = resolve_xy(world, p.target)
+    gx, gy = (float(xy[0]), float(xy[1])) if xy is not None else (x, y)
+    d = math.hypot(gx - x, gy - y)
+    ang = math.atan2(gy - y, gx - x)
+    u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))
+    chain = push_chain(world, o.name, (gx, gy)) if d > 1e-6 else [o.name]
+    rear = cube_of(world, chain[-1]).pos
+    behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
+    around = obstacle_blocks(world, chain, 0.0)
+    # nearest() of the path's middle and end, of the spot behind the row, and of the cube
+    # (whose obstacles are these when the row is the cube alone), in one pass
+    queries = [(x + f * (gx - x), y + f * (gy - y)) for f in (0.5, 1.0)] + [behind]
+    if chain == [o.name]:
+        mid, end, behind_clear, here = nearest_blocks(around, [*queries, (x, y)])
+    else:
+        mid, end, behind_clear = nearest_blocks(around, queries)
+        (here,) = nearest_blocks(obstacle_blocks(world, [o.name], 0.0), [(x, y)])
+    path = min(mid, end)
+    return [
+        x,
+        y,
+        *reach_features(x, y),
+        gx,
+        gy,
+        *reach_features(gx, gy),
+        d,
+        fold_yaw(o.yaw),
+        fold_yaw(o.yaw - ang),
+        behind_clear,
+        path,
+        here,
+        *reach_features(*behind)[1:],
+        u[0],
+        u[1],
+        float(len(chain) - 1),
+    ]
+
+
+success_model.register("push", PREDICTOR_FEATURES, predictor_features)

@@ -22,7 +22,7 @@ from array import array
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -38,24 +38,17 @@ from sim.world import (
     bin_walls,
     square_footprint,
 )
-from skills.affordance import push_chain
-from skills.base import SkillParams, cube_of, resolve_xy
-
-if TYPE_CHECKING:
-    from skills.pick import PickParams
-    from skills.place import PlaceParams
-    from skills.push import PushParams
+from skills.base import SkillParams, cube_of
 
 FORMAT = "skillbridge.success_model/1"
 DIR = Path(__file__).resolve().parent / "predictors"
-SKILLS = ("pick", "place", "push")
 MAX_BYTES = 1 * MiB
 CAP = 0.08  # clearances beyond this are all "clear" (m)
 _BASE = scene.BASE_XY
 
 
 # ----------------------------------------------------------------------------- features
-def _fold(yaw: float) -> float:
+def fold_yaw(yaw: float) -> float:
     """|yaw| folded into [0, pi/4]: a square cube looks the same every quarter turn."""
     a = abs(yaw) % (math.pi / 2)
     return min(a, math.pi / 2 - a)
@@ -155,7 +148,7 @@ def _bin_block(x: float, y: float, half: float) -> _Block:
     return _block(_wall_points(((x, y, half),)))
 
 
-def _obstacle_blocks(world: WorldState, skip: list[str], top_above: float) -> list[_Block]:
+def obstacle_blocks(world: WorldState, skip: list[str], top_above: float) -> list[_Block]:
     """:func:`_obstacles` as blocks: a cube's edge points each, a bin's walls each, in the
     same order (``_obstacles`` is their concatenation)."""
     out = [
@@ -173,7 +166,7 @@ def _obstacle_blocks(world: WorldState, skip: list[str], top_above: float) -> li
 _FAR = CAP * 2 + 0.01
 
 
-def _nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> list[float]:
+def nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> list[float]:
     """:func:`_nearest_many` over the concatenated blocks, without the blocks that lie
     farther than ``_FAR`` from every point along x or y: each of their points is farther
     than CAP * 2 from each point asked about, so it changes no answer (a minimum below
@@ -203,7 +196,7 @@ def finger_gaps(world: WorldState, name: str, axis: str = "y") -> tuple[float, f
     it: from the cube's side to the nearest obstacle there, capped at ``CAP``."""
     o = cube_of(world, name)
     gx, gy, gz = o.pos
-    half = scene.CUBE_HALF * (math.cos(_fold(o.yaw)) + math.sin(_fold(o.yaw)))
+    half = scene.CUBE_HALF * (math.cos(fold_yaw(o.yaw)) + math.sin(fold_yaw(o.yaw)))
     pos, neg = CAP, CAP
     pts = _obstacles(world, name, gz + FINGER_TIP_DZ)
     along, across = (1, 0) if axis == "y" else (0, 1)
@@ -251,113 +244,48 @@ def _distances(xs: np.ndarray, ys: np.ndarray, points: list[tuple[float, float]]
     return [min(CAP * 2, v) for v in np.sqrt(np.min(sq, axis=1)).tolist()]
 
 
-def _reach(x: float, y: float) -> list[float]:
+def reach_features(x: float, y: float) -> list[float]:
     r = math.hypot(x - _BASE[0], y - _BASE[1])
     lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
     box = min(x - lo[0], hi[0] - x, y - lo[1], hi[1] - y)
     return [r, min(box, 0.1), min(0.70 - r, 0.1)]
 
 
-def _pick(world: WorldState, p: PickParams) -> list[float]:
-    o = cube_of(world, p.object)
-    x, y, z = o.pos
-    # the gaps along the axis the pick will use (the hand turns a quarter when only x is free)
-    g_pos, g_neg = finger_gaps(world, o.name, world.grasp_axis(o.name) or "y")
-    return [
-        x,
-        y,
-        z,
-        *_reach(x, y),
-        _fold(o.yaw),
-        min(g_pos, g_neg),
-        max(g_pos, g_neg),
-        nearest(world, o.name, (x, y)),
-        float(o.in_bin is not None),
-        float(o.on is not None),
-        float(world.graspable(o.name)),
-    ]
+#: What each skill's predictor reads: its feature names and the function computing them
+#: from a world and that skill's parameters, as the skill's own module registers them
+#: (:func:`register`). This module knows no skill by name.
+FEATURES: dict[str, list[str]] = {}
+_FN: dict[str, Callable[[WorldState, Any], list[float]]] = {}
+#: Highest centre (m) of the cube a skill acts on among the starts its predictor was fitted
+#: on, where the skill registered one (:func:`in_support`).
+SUPPORT_TOP_Z: dict[str, float] = {}
 
 
-def _place(world: WorldState, p: PlaceParams) -> list[float]:
-    h = world.object(world.held_object) if world.held_object else None
-    yaw = _fold(h.yaw) if h is not None else 0.0
-    t = p.target
-    kind = [float(world.bin(t) is not None), float(world.object(t) is not None)]
-    xy = resolve_xy(world, t)
-    tx, ty = (float(xy[0]), float(xy[1])) if xy is not None else (0.0, 0.0)
-    tgt = world.object(t)
-    t_yaw = _fold(tgt.yaw) if tgt is not None else 0.0
-    room = nearest(world, t if tgt is not None else "", (tx, ty)) if world.bin(t) is None else 0.0
-    in_bin = sum(1 for o in world.objects if o.in_bin == t) if world.bin(t) is not None else 0
-    return [yaw, *kind, tx, ty, *_reach(tx, ty), t_yaw, min(room, CAP), float(in_bin)]
+def register(
+    skill: str,
+    names: list[str],
+    fn: Callable[[WorldState, Any], list[float]],
+    support_top_z: float | None = None,
+) -> None:
+    """Declare ``skill``'s predictor features: ``fn(world, params)`` gives the values named
+    ``names``, in order; ``support_top_z``: see :data:`SUPPORT_TOP_Z`."""
+    FEATURES[skill], _FN[skill] = list(names), fn
+    if support_top_z is not None:
+        SUPPORT_TOP_Z[skill] = support_top_z
+    shipped.cache_clear()
 
 
-def _push(world: WorldState, p: PushParams) -> list[float]:
-    o = cube_of(world, p.object)
-    x, y = o.pos[0], o.pos[1]
-    xy = resolve_xy(world, p.target)
-    gx, gy = (float(xy[0]), float(xy[1])) if xy is not None else (x, y)
-    d = math.hypot(gx - x, gy - y)
-    ang = math.atan2(gy - y, gx - x)
-    u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))
-    chain = push_chain(world, o.name, (gx, gy)) if d > 1e-6 else [o.name]
-    rear = cube_of(world, chain[-1]).pos
-    behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
-    around = _obstacle_blocks(world, chain, 0.0)
-    # nearest() of the path's middle and end, of the spot behind the row, and of the cube
-    # (whose obstacles are these when the row is the cube alone), in one pass
-    queries = [(x + f * (gx - x), y + f * (gy - y)) for f in (0.5, 1.0)] + [behind]
-    if chain == [o.name]:
-        mid, end, behind_clear, here = _nearest_blocks(around, [*queries, (x, y)])
-    else:
-        mid, end, behind_clear = _nearest_blocks(around, queries)
-        (here,) = _nearest_blocks(_obstacle_blocks(world, [o.name], 0.0), [(x, y)])
-    path = min(mid, end)
-    return [
-        x,
-        y,
-        *_reach(x, y),
-        gx,
-        gy,
-        *_reach(gx, gy),
-        d,
-        _fold(o.yaw),
-        _fold(o.yaw - ang),
-        behind_clear,
-        path,
-        here,
-        *_reach(*behind)[1:],
-        u[0],
-        u[1],
-        float(len(chain) - 1),
-    ]
-
-
-FEATURES = {
-    "pick": (
-        "x y z reach_r reach_box_margin reach_r_margin yaw min_finger_gap max_finger_gap "
-        "nearest in_bin on_cube graspable"
-    ).split(),
-    "place": (
-        "held_yaw to_bin to_cube tx ty reach_r reach_box_margin reach_r_margin target_yaw "
-        "room cubes_in_bin"
-    ).split(),
-    "push": (
-        "x y reach_r reach_box_margin reach_r_margin gx gy goal_reach_r goal_box_margin "
-        "goal_r_margin dist yaw yaw_to_push behind_clear path_clear nearest "
-        "behind_box_margin behind_r_margin ux uy pushed_along"
-    ).split(),
-}
-#: Each takes its skill's own parameter model.
-_FN: dict[str, Callable[[WorldState, Any], list[float]]] = {
-    "pick": _pick,
-    "place": _place,
-    "push": _push,
-}
+def skills() -> tuple[str, ...]:
+    """The skills that have predictor features (every skill module is imported with the
+    ``skills`` package, so all of them are registered by the time anyone asks)."""
+    return tuple(FEATURES)
 
 
 def features(skill: str, world: WorldState, params: SkillParams) -> np.ndarray:
-    v = np.asarray(_FN[skill](world, params), dtype=np.float64)
+    fn = _FN.get(skill)
+    if fn is None:
+        raise ValueError(f"skill {skill!r} has no predictor features")
+    v = np.asarray(fn(world, params), dtype=np.float64)
     assert v.shape == (len(FEATURES[skill]),)
     return v
 
@@ -415,10 +343,6 @@ class SuccessModel:
         return 1.0 / (1.0 + math.exp(-min(max(z, -60.0), 60.0)))
 
 
-#: Highest centre (m) of the cube acted on among the starts the predictors were fitted on:
-#: a pick's cube on the table, in a bin or on one other cube; a place's target cube on the
-#: table.
-SUPPORT_TOP_Z = {"pick": 3 * scene.CUBE_HALF + 0.01, "place": scene.CUBE_HALF + 0.01}
 #: Centre height above which a cube in a bin stands on another one (one on the bin's floor
 #: rests at about 0.024 m).
 IN_BIN_TOP_Z = 2 * scene.CUBE_HALF
@@ -518,10 +442,25 @@ def shipped(skill: str) -> SuccessModel | None:
     """The shipped predictor of ``skill``, or None where there is none (home) or it cannot
     be used (tampered, or fitted on other features): then the bridge judges that skill by
     geometry alone, and says so once in the log."""
-    if skill not in SKILLS or not (DIR / f"{skill}.json").is_file():
+    if skill not in FEATURES or not (DIR / f"{skill}.json").is_file():
         return None
     try:
         return load(skill, DIR)
     except ModelError as e:
         logging.getLogger(__name__).warning("success predictor not used: %s", e)
         return None
+
+
+def low_affordance(
+    world: WorldState, step: dict, params: SkillParams
+) -> tuple[float, float] | None:
+    """(p, threshold) when the skill's shipped success predictor rates ``step`` (its
+    parameters ``params``) in ``world`` below its threshold; None when it does not, when the
+    skill has no predictor, or when the step is outside the predictor's support."""
+    model = shipped(step["skill"])
+    if model is None or not enabled():
+        return None
+    if not in_support(step["skill"], world, params):
+        return None
+    p = model.prob(world, params)
+    return (p, model.threshold) if p < model.threshold else None

@@ -60,7 +60,8 @@ def _repair(world: WorldState, step: dict, code: str) -> tuple[list[dict] | None
     ``step``; or another way to the same effect), or None; and what is in its way (None
     when it is not a case this repairs)."""
     from bridge.reasons import LOW_AFFORDANCE, NOT_GRASPABLE, PRECONDITION_VIOLATED
-    from skills.affordance import affordance_repair, clearing_push, separation_push
+    from skills.affordance import affordance_repair
+    from skills.separation import clearing_push, separation_push
 
     skill = step["skill"]
     if skill == "pick" and code in (NOT_GRASPABLE, LOW_AFFORDANCE):

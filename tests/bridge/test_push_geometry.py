@@ -24,8 +24,8 @@ from sim.world import (
 )
 from skills import push as P
 from skills import success_model as S
-from skills.affordance import push_chain
 from skills.base import cube_of
+from skills.push import push_chain
 from tests.bridge.bridge_worlds import cube, make_world
 
 
@@ -72,7 +72,7 @@ def _plain_landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str |
 
 
 def _plain_push_chain(world: WorldState, obj: str, target) -> list[str]:
-    """``skills.affordance.push_chain`` as it was: the dot products for every cube."""
+    """``skills.push.push_chain`` as it was: the dot products for every cube."""
     o = cube_of(world, obj)
     goal = np.asarray(target, dtype=np.float64)
     d = goal - np.asarray(o.pos[:2])
@@ -228,7 +228,7 @@ def test_push_features_are_the_same_numbers():
 
     for w, name, goal in _cases(40):
         p = PushParams(object=name, target=(float(goal[0]), float(goal[1])))
-        got = S._push(w, p)
+        got = P.predictor_features(w, p)
         o = cube_of(w, name)
         x, y = o.pos[0], o.pos[1]
         gx, gy = float(goal[0]), float(goal[1])
@@ -239,7 +239,7 @@ def test_push_features_are_the_same_numbers():
         behind = (rear[0] - 0.05 * u[0], rear[1] - 0.05 * u[1])
         around = S._obstacles(w, chain, 0.0)
         path = min(_plain_nearest(around, (x + f * (gx - x), y + f * (gy - y))) for f in (0.5, 1.0))
-        names = S.FEATURES["push"]
+        names = P.PREDICTOR_FEATURES
         assert got[names.index("behind_clear")] == _plain_nearest(around, behind)
         assert got[names.index("path_clear")] == path
         assert got[names.index("nearest")] == _plain_nearest(S._obstacles(w, name, 0.0), (x, y))
@@ -269,7 +269,7 @@ def test_nearest_over_blocks_passes_over_only_what_cannot_matter():
             q[-1] = (math.nan, 0.0)
         pts = np.concatenate(arrays) if arrays else np.zeros((0, 2))
         with np.errstate(invalid="ignore"):  # inf - inf, as it always was
-            assert S._nearest_blocks(blocks, q) == [_plain_nearest(pts, p) for p in q]
+            assert S.nearest_blocks(blocks, q) == [_plain_nearest(pts, p) for p in q]
 
 
 def test_push_landing_on_the_table_is_the_experts_choice():

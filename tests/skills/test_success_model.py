@@ -84,7 +84,7 @@ def test_tampered_or_mismatched_files_are_refused(tmp_path):
         SM.load("push", tmp_path)  # missing
 
 
-@pytest.mark.parametrize("skill", SM.SKILLS)
+@pytest.mark.parametrize("skill", SM.skills())
 def test_shipped_predictors_are_calibrated(skill):
     m = SM.shipped(skill)
     assert m is not None
