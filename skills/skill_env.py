@@ -41,6 +41,7 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         smoothing: Smoothing | None = None,
         action_change_cost: float = 0.0,
         jerk_cost: float = 0.0,
+        step_cost: float = 0.0,
     ) -> None:
         self.skill = get(skill)
         # another scene than the skill's own: do the tabletop skills keep their rates with
@@ -74,6 +75,9 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         #: step, ``MAX_EE_SPEED / dt**2``): what the filter cannot smooth, the jolt of a
         #: contact the policy drives into, is the policy's to soften.
         self.jerk_cost = float(jerk_cost)
+        #: ... and ``step_cost`` more per step than ``TIME_COST`` (a filtered policy that
+        #: lags is paid to be as quick as it can: the time per subgoal is a target too).
+        self.step_cost = float(step_cost)
         self._grip: list[np.ndarray] = []
         self._motion = np.zeros(3)
         self._rng: np.random.Generator | None = None
@@ -149,7 +153,12 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
 
     def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         action = self.skill.shield(np.asarray(action, dtype=np.float64))
-        smooth = self.smoothing.active or self.action_change_cost > 0 or self.jerk_cost > 0
+        smooth = (
+            self.smoothing.active
+            or self.action_change_cost > 0
+            or self.jerk_cost > 0
+            or self.step_cost > 0
+        )
         if smooth:  # the smoothing and the cost on the applied motion, in world axes
             b = self.binding
             world = smoothed(to_world(action, b), self._raw, b, self.smoothing)
@@ -171,7 +180,7 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         phi = self.skill.potential(raw, self.binding)
         shaping = SHAPING_SCALE * (phi - self._phi)
         bonus = SUCCESS_BONUS if success else 0.0
-        cost = -self.action_change_cost * change if smooth else 0.0
+        cost = -self.action_change_cost * change - self.step_cost if smooth else 0.0
         if self.jerk_cost > 0:
             self._grip = [*self._grip[-3:], np.array(raw["proprio"][:3])]
             if len(self._grip) == 4:
@@ -221,6 +230,7 @@ def make_env(skill: str, cfg: dict) -> SkillEnv:
         smoothing=smoothing_of(cfg),
         action_change_cost=float(sm.get("action_change_cost", 0.0)),
         jerk_cost=float(sm.get("jerk_cost", 0.0)),
+        step_cost=float(sm.get("step_cost", 0.0)),
     )
 
 

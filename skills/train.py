@@ -110,6 +110,9 @@ class _Smoothing(_Strict):
     action_change_cost: float = Field(default=0.0, ge=0, le=10)
     #: Reward cost per squared jerk of the grip site (see ``SkillEnv``).
     jerk_cost: float = Field(default=0.0, ge=0, le=10)
+    #: Reward cost per step on top of the usual time cost, so that a policy slowed by the
+    #: filter's lag is paid to win the time back.
+    step_cost: float = Field(default=0.0, ge=0, le=1)
 
 
 class _Eval(_Strict):

@@ -113,6 +113,19 @@ def test_skill_env_filters_and_pays_for_the_change():
     env.close()
 
 
+def test_skill_env_step_cost_is_paid_every_step_on_top_of_the_time_cost():
+    """``step_cost`` (a filtered policy paid to win back its lag's time) is in the
+    smoothness term of every step, the usual time cost unchanged."""
+    env = SkillEnv("home", smoothing=Smoothing(0.5), step_cost=0.04)
+    env.reset(seed=2)
+    for _ in range(2):
+        _, reward, _, _, info = env.step(np.array([0.3, 0.0, 0.0, -1.0], dtype=np.float32))
+        t = info["reward_terms"]
+        assert t["smoothness"] == pytest.approx(-0.04) and t["time"] == pytest.approx(-0.01)
+        assert sum(t.values()) == pytest.approx(reward, abs=1e-12)
+    env.close()
+
+
 def test_skill_env_pays_for_the_grip_sites_jerk():
     """The jerk term is the third difference of the last four grip positions, in units of a
     full-speed step; it is paid from the third step on."""
