@@ -34,9 +34,8 @@ from bridge.extract import extract
 from bridge.models import DEFAULT_MAX_STEPS, SUBGOAL_MODELS, skill_of, subgoal_json
 from bridge.reasons import Reason, clip, did_you_mean, pointer
 from bridge.schema import CompiledSchema, Vocabulary, compile_schema
-from sim import scene
+from sim import call_memo, scene
 from sim.world import WorldState
-from skills import call_memo
 from skills.affordance import affordance_repair
 from skills.base import SkillParams
 from skills.registry import REGISTRY

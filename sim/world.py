@@ -16,7 +16,7 @@ import mujoco
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
-from sim import scene
+from sim import call_memo, scene
 
 #: Tolerances of the predicates (m).
 ON_TABLE_MAX_Z = scene.CUBE_HALF + 0.012
@@ -259,7 +259,15 @@ class WorldState(BaseModel):
         """What stands where a finger (or the palm) must go to grasp ``name`` with the fingers
         along world ``axis``: other cubes and bin walls (``"<bin> wall"``), computed from the
         poses alone, so it holds for a predicted world as well as for one extracted from
-        physics."""
+        physics. Asked of one world by a pick's preconditions and again by its predictor's
+        features: remembered within a :func:`sim.call_memo.scope` (a fresh list each)."""
+        args = call_memo.key(name, axis, turn)
+        got = call_memo.remembered(
+            "grasp_blockers", self, args, lambda: self._grasp_blockers(name, axis, turn)
+        )
+        return list(got)
+
+    def _grasp_blockers(self, name: str, axis: str, turn: float) -> list[str]:
         o = self.object(name)
         if o is None or o.held or o.fallen:
             return []

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import Field, field_validator
 
-from sim import scene, scripted
+from sim import call_memo, scene, scripted
 from sim.cubes import PUSH_BESIDE, region_spot
 from sim.world import WorldState, bin_walls, polygons_overlap, square_footprint
-from skills import call_memo, success_model
+from skills import success_model
 from skills.base import (
     DOMAIN_OBJECT,
     DOMAIN_PUSH_TARGET,
@@ -64,7 +64,7 @@ def push_chain(world: WorldState, obj: str, target: tuple[float, float] | np.nda
     rear one and pushes them all; see ``skills.push.chain_rear``), front to rear.
 
     Asked by the push's preconditions and again by its predictor's features, about the
-    same world: remembered within a :func:`skills.call_memo.scope` (a fresh list each)."""
+    same world: remembered within a :func:`sim.call_memo.scope` (a fresh list each)."""
     args = call_memo.key(obj, target)
     return list(call_memo.remembered("push_chain", world, args, lambda: _chain(world, obj, target)))
 
@@ -231,7 +231,7 @@ def _goal(
     """The point a push of ``obj`` aims at and its tolerance. At a region: beside the cubes
     already there, on ``obj``'s side (:func:`sim.cubes.region_spot`; the centre when the
     region is empty or the region is full). Asked by the preconditions and again by the
-    effect about one world: remembered within a :func:`skills.call_memo.scope` (callers
+    effect about one world: remembered within a :func:`sim.call_memo.scope` (callers
     read the point, never write it)."""
     args = call_memo.key(target, obj)
     return call_memo.remembered("push_goal", world, args, lambda: _aim(world, target, obj))

@@ -241,7 +241,7 @@ def _distances(xs: np.ndarray, ys: np.ndarray, points: list[tuple[float, float]]
     dx = xs[None, :] - q[:, 0:1]
     dy = ys[None, :] - q[:, 1:2]
     sq = dx * dx + dy * dy
-    return [min(CAP * 2, v) for v in np.sqrt(np.min(sq, axis=1)).tolist()]
+    return [min(CAP * 2, v) for v in np.sqrt(sq.min(axis=1)).tolist()]
 
 
 def reach_features(x: float, y: float) -> list[float]:
