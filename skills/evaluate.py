@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sim.util import wilson
+from skills.base import smoothed
 from skills.policy import MLPPolicy
 from skills.skill_env import SkillEnv
 
@@ -29,7 +30,7 @@ def evaluate_policy(
     camera = perception == "camera"
     if camera:
         attach_perception(env)
-    truth_ok = false_claims = settled_ok = settled_false = 0
+    truth_ok = false_claims = crossed = false_at_crossing = unconfirmed = undone = 0
     errors: list[float] = []
     if isinstance(policy, MLPPolicy):  # executed with its own action filter, as at run time
         env.smoothing = policy.smoothing
@@ -40,26 +41,40 @@ def evaluate_policy(
         true_before = env.sim.true_world_state() if camera else None
         done = False
         info = {"is_success": False}
+        verdict = None
         while not done:
             a = policy.act(obs) if isinstance(policy, MLPPolicy) else policy(env, obs)
             obs, _, term, trunc, info = env.step(a)
             done = term or trunc
             if camera:
                 errors.append(perception_error(env.sim))
+            if camera and term:  # the estimate crossed into success: true at that moment?
+                assert true_before is not None
+                crossed += 1
+                real = env.skill.success(true_before, env.sim.true_world_state(), env.params)
+                false_at_crossing += not real
+                # a camera claims success only once it can check it: after the skill's
+                # retreat (as the runtime runs it), on what the images then confirm;
+                # where they show it is not done yet, the skill goes on (its budget
+                # permitting, the retreat's steps counted)
+                verdict = confirm_claim(env)
+                env.steps += env.skill.retreat_steps + SETTLE_STEPS
+                if verdict == "undone" and env.steps < env.skill.step_budget:
+                    undone += 1
+                    env._raw = env.sim.observe()  # the policy goes on from here
+                    obs, done = env._observe(env._raw), False
         ok = bool(info["is_success"])
-        successes += ok
         if camera:
             assert true_before is not None
+            if ok:
+                ok = verdict == "success"
+                unconfirmed += verdict == "uncertain"
+                undone += verdict == "undone"
+            # the ground truth at the moment of the claim (or at the episode's end)
             real = env.skill.success(true_before, env.sim.true_world_state(), env.params)
             truth_ok += real
             false_claims += ok and not real
-            # what the runtime does after a success: the skill's retreat, then its test again
-            # (a push's closed fingers still touching the cube read as holding it)
-            if ok and not real:
-                retreat(env)
-                real = env.skill.success(true_before, env.sim.true_world_state(), env.params)
-            settled_ok += real
-            settled_false += ok and not real
+        successes += ok
         k = kinds.setdefault(env.binding.target_kind or "-", [0, 0])
         k[0] += ok
         k[1] += 1
@@ -81,8 +96,13 @@ def evaluate_policy(
         out["true_success_rate"] = truth_ok / max(episodes, 1)
         out["true_ci95"] = [round(v, 4) for v in wilson(truth_ok, episodes)]
         out["false_success_claims"] = int(false_claims)
-        out["true_success_after_retreat"] = settled_ok / max(episodes, 1)
-        out["false_success_claims_after_retreat"] = int(settled_false)
+        # the estimate's first crossing into success, before the claim is checked: how
+        # often it was not true at that moment (what a claim there would have asserted)
+        out["crossings"] = int(crossed)
+        out["false_at_crossing"] = int(false_at_crossing)
+        out["unconfirmed"] = int(unconfirmed)  # not claimed: the images could not check it
+        # no longer a success after the retreat (the skill then goes on)
+        out["undone"] = int(undone)
         out["perception_error_mm"] = {
             "p50": round(float(np.percentile(e, 50)) * 1e3, 2),
             "p95": round(float(np.percentile(e, 95)) * 1e3, 2),
@@ -106,13 +126,83 @@ def attach_perception(env: SkillEnv) -> None:
             sim.perception = Perception(sim.model)
 
 
-def retreat(env: SkillEnv) -> None:
-    """The skill's scripted retreat after a success, as ``skills.runtime`` runs it."""
-    for _ in range(env.skill.retreat_steps):
-        action = env.skill.retreat(env.sim.observe(), env.binding)
+def retreat(env: SkillEnv) -> int:
+    """The skill's scripted retreat after a success, as ``skills.runtime`` runs it (through
+    the policy's action filter, continuing its state), and with cameras a short settle."""
+    return run_retreat(env.sim, env.skill, env.binding, env.smoothing)
+
+
+def run_retreat(sim, skill, binding, smoothing=None) -> int:
+    """The retreat's steps on ``sim``; how many it took."""
+    last = None
+    n = 0
+    for _ in range(skill.retreat_steps):
+        obs = sim.observe()
+        action = skill.retreat(obs, binding)
         if action is None:
-            return
-        env.sim.step_physics(action)
+            break
+        if smoothing is not None:
+            action = smoothed(action, obs, binding, smoothing)
+        sim.step_physics(action)
+        last, n = action, n + 1
+    return n + settle(sim, None if last is None else float(last[3]))
+
+
+#: Control steps the arm holds still, the gripper as it is, before a camera's claim: a
+#: hold read from the fingers is confirmed once they stay at the cube's width, and the
+#: scene has stopped moving under the cameras.
+SETTLE_STEPS = 3
+
+
+def settle(sim, grip: float | None) -> int:
+    if sim.perception is None:
+        return 0
+    if grip is None:
+        w = sim.world_state()
+        grip = 1.0 if w.held_object or w.gripper_opening < 0.02 else -1.0
+    for _ in range(SETTLE_STEPS):
+        sim.step_physics(np.array([0.0, 0.0, 0.0, grip]))
+    return SETTLE_STEPS
+
+
+def confirm_claim(env: SkillEnv) -> str:
+    """:func:`confirm` for a :class:`SkillEnv`'s episode."""
+    return confirm(env.sim, env.skill, env.binding, env.before, env.params, env.smoothing)
+
+
+def confirm(sim, skill, binding, before, params, smoothing=None) -> str:
+    """With ``--perception camera``, after the estimate crossed into success: the skill's
+    retreat and a settle of :data:`SETTLE_STEPS`, then the success test again on the
+    estimate, with every object it is about confirmed by this frame's images and the
+    verdict the same for the object's estimate moved by perception's error.
+    ``"success"``: claimed; ``"uncertain"``: the test passes on a belief the images cannot
+    confirm (reported, not claimed); ``"undone"``: the test no longer passes."""
+    run_retreat(sim, skill, binding, smoothing)
+    if not skill.success(before, sim.world_state(), params):
+        return "undone"
+    return "uncertain" if claim_unsure(sim, skill.name, binding, before, params) else "success"
+
+
+#: The articulation's beliefs each skill's success rests on.
+_RESTS_ON = {"open_drawer": ("drawer",), "close_drawer": ("drawer",), "press_button": ("light",)}
+
+
+def claim_unsure(sim, skill: str, binding, before=None, params=None) -> list[str]:
+    """The beliefs a skill's success rests on that this frame's images do not confirm: its
+    cube (a held one is confirmed by the fingers' own joints), the drawer or the light;
+    with ``before`` and ``params``, also its cube where the success test fails for the
+    cube's estimate moved by perception's error (``Perception.worlds_near``)."""
+    from sim import scene
+    from skills.registry import get
+
+    unsure = set(sim.perception.report()["uncertain"])
+    names = [] if binding.cube is None else [scene.CUBE_NAMES[binding.cube]]
+    out = [n for n in (*names, *_RESTS_ON.get(skill, ())) if n in unsure]
+    if before is not None and names and not out:
+        s = get(skill)
+        if not all(s.success(before, w, params) for w in sim.perception.worlds_near(sim, names)):
+            out.append(names[0])
+    return out
 
 
 def perception_error(sim) -> float:

@@ -542,6 +542,7 @@ class Outcome:
     success: bool
     steps: int
     aborted: str | None = None  # the skill's doomed() reason, if it stopped early
+    false_claim: bool = False  # camera: claimed, but not true in the simulator
 
 
 def rollout(
@@ -551,8 +552,14 @@ def rollout(
     before: WorldState,
     actor: Actor,
     rng: np.random.Generator,
+    true_before: WorldState | None = None,
 ) -> Outcome:
-    """One episode from the env's current state, under ``env.cond``'s noise and event."""
+    """One episode from the env's current state, under ``env.cond``'s noise and event.
+
+    ``true_before`` (with ``--perception camera``: ``before`` is then the estimate): the
+    estimate's success is claimed only once the images confirm it after the skill's
+    retreat (``skills.evaluate.confirm``; where they show it is not done yet the skill
+    goes on), and each claim is judged on the truth."""
     c = env.cond
     b = skill.bind(before, params)
     cube = scene.CUBE_NAMES[b.cube] if b.cube is not None else None
@@ -560,15 +567,29 @@ def rollout(
     event = Event(c.event, cube, target if isinstance(target, str) else None, rng)
     sensing = Sensing(c, np.random.default_rng(rng.integers(2**63)))
     skill.start(env, b)
-    for step in range(1, skill.step_budget + 1):
+    step = 0
+    while step < skill.step_budget:
+        step += 1
         obs = env.observe()
         if event.before_step(env, step, obs, b):
+            if env.perception is not None:
+                env.perception.invalidate()  # a cube moved by hand, time standing still
             obs = env.observe()
         a = sensing.send(np.clip(actor(sensing.see(obs), b), -1.0, 1.0))
         env.step_physics(event.gripper(a))
         world = env.world_state()
         if skill.success(before, world, params):
-            return Outcome(True, step)
+            if true_before is None:
+                return Outcome(True, step)
+            from skills.evaluate import SETTLE_STEPS, confirm
+
+            verdict = confirm(env, skill, b, before, params)
+            step += skill.retreat_steps + SETTLE_STEPS
+            if verdict == "undone" and step < skill.step_budget:
+                continue  # the images show it is not done yet: the skill goes on
+            ok = verdict == "success"
+            real = skill.success(true_before, env.true_world_state(), params)
+            return Outcome(ok, step, None, bool(ok and not real))
         why = skill.doomed(before, world, params, b)
         if why is not None:
             return Outcome(False, step, why)
@@ -589,6 +610,7 @@ def _rate(outs: list[Outcome]) -> dict:
         "mean_steps": round(float(np.mean(steps)), 1) if steps else None,
         "aborted": len(aborted),
         "mean_abort_steps": round(float(np.mean(aborted)), 1) if aborted else None,
+        "false_success_claims": sum(o.false_claim for o in outs),
     }
 
 
@@ -613,10 +635,17 @@ def evaluate_condition(
     episodes: int,
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
+    perception: str = "state",
 ) -> dict:
-    """Every actor on the same ``episodes`` starts of ``cond`` (paired)."""
+    """Every actor on the same ``episodes`` starts of ``cond`` (paired). ``perception=
+    "camera"``: the actors see, and the success test reads, the cameras' estimate; each
+    actor starts from the belief the start left, and each claim is judged on the truth."""
     skill = get(skill_name)
     env = PerturbedEnv(cond)
+    if perception == "camera":
+        from sim.perception import Perception
+
+        env.perception = Perception(env.model)
     index = CONDITIONS.index(cond)
     outs: dict[str, list[Outcome]] = {k: [] for k in actors}
     reasons: dict[str, int] = {}
@@ -630,17 +659,25 @@ def evaluate_condition(
             raise RuntimeError(f"no start of {skill_name} under condition {cond.name}")
         params, before = start
         state, present = env.get_state(), env.present
+        seen = env.perception.snapshot() if env.perception is not None else None
+        true_before = env.true_world_state() if env.perception is not None else None
         run_seed = int(rng.integers(2**63))
         for name, actor in actors.items():
             env.set_state(state)
             env.present = present
-            o = rollout(skill, env, params, before, actor, np.random.default_rng(run_seed))
+            if seen is not None:
+                env.perception.restore(seen)
+            o = rollout(
+                skill, env, params, before, actor, np.random.default_rng(run_seed), true_before
+            )
             outs[name].append(o)
             if o.aborted:
                 key = f"{name}: {o.aborted}"
                 reasons[key] = reasons.get(key, 0) + 1
         if progress:
             progress(ep)
+    if env.perception is not None:
+        env.perception.close()
     env.close()
     out = {
         "condition": cond.name,
@@ -662,16 +699,18 @@ def evaluate_split(
     episodes: int,
     seed: int = 0,
     progress: Callable[[str, int], None] | None = None,
+    perception: str = "state",
 ) -> dict:
     """Each condition of ``split`` for ``skill_name``, every actor paired on its starts."""
     conds = conditions_for(skill_name, split)
     rows = []
     for c in conds:
         hook = (lambda ep, c=c: progress(c.name, ep)) if progress else None
-        rows.append(evaluate_condition(skill_name, c, actors, episodes, seed, hook))
+        rows.append(evaluate_condition(skill_name, c, actors, episodes, seed, hook, perception))
     return {
         "skill": skill_name,
         "split": split,
+        "perception": perception,
         "seed": seed,
         "episodes_per_condition": episodes,
         "actors": list(actors),

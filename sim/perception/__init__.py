@@ -37,6 +37,12 @@ MODES = ("state", "camera")
 #: (under the hand, close) needs few pixels.
 TOP = CameraSpec("top", 256, 256)
 WRIST = CameraSpec("wrist", 96, 96)
+#: The side view, rendered only while a cube is seen in the air with nothing believed
+#: under it (a tower's lower cubes show only their sides): about 9 mm a pixel.
+FRONT = CameraSpec("front", 160, 120)
+#: How far (m) a visible cube's estimate may be off, for a verdict to count as sure: the
+#: position error's p95 on held-out renders is 1.8 mm (BENCHMARKS.md, Perception).
+SURE = 0.0025
 #: Where a cube never seen is reported (as the env parks absent cubes, off the table).
 _PARK = [(2.0 + 0.2 * i, 2.0, -0.75 + scene.CUBE_HALF) for i in range(len(scene.CUBE_NAMES))]
 
@@ -48,9 +54,15 @@ class Perception:
     control step share it (the key is the data's time and a counter :meth:`invalidate`
     bumps when a state is restored)."""
 
-    def __init__(self, model: mujoco.MjModel, cameras: tuple[CameraSpec, ...] = (TOP, WRIST)):
+    def __init__(
+        self,
+        model: mujoco.MjModel,
+        cameras: tuple[CameraSpec, ...] = (TOP, WRIST),
+        side: CameraSpec | None = FRONT,
+    ):
         self.model = model
         self.cameras = RGBDCameras(model, cameras)
+        self.side = None if side is None else RGBDCameras(model, (side,))
         self.static = StaticMap.from_model(model)
         self.tracker = Tracker(self.static)
         self._fingers = [model.jnt_qposadr[model.joint(j).id] for j in scene.FINGER_JOINTS]
@@ -61,6 +73,7 @@ class Perception:
         self._key: tuple | None = None
         self.frames: list[Frame] = []
         self.renders = 0
+        self.side_renders = 0
 
     # ------------------------------------------------------------------ episode
     def reset(self) -> None:
@@ -75,12 +88,23 @@ class Perception:
         self.tracker._offset = other.tracker._offset.copy()
         self.invalidate()
 
+    def snapshot(self) -> tuple:
+        """What is believed now, to :meth:`restore` (several runs from one start)."""
+        return copy.deepcopy(self.tracker.belief), self.tracker._offset.copy()
+
+    def restore(self, snap: tuple) -> None:
+        self.tracker.belief = copy.deepcopy(snap[0])
+        self.tracker._offset = snap[1].copy()
+        self.invalidate()
+
     def invalidate(self) -> None:
         """The state changed without time moving (a restore, a cube set by hand)."""
         self._gen += 1
 
     def close(self) -> None:
         self.cameras.close()
+        if self.side is not None:
+            self.side.close()
 
     # ------------------------------------------------------------------ sensing
     def update(self, env) -> Belief:
@@ -93,7 +117,12 @@ class Perception:
             self.frames = self.cameras.render(d)
             grip = d.site_xpos[self._site].copy()
             fq = np.array([d.qpos[a] for a in self._fingers])
-            self.tracker.update(self.frames, grip, fq)
+            side = None
+            first = not self.tracker.belief.tracks
+            if self.side is not None and (first or self.tracker.unsupported):
+                side = self.side.render(d)
+                self.side_renders += 1
+            self.tracker.update(self.frames, grip, fq, side)
             self._grip, self._opening = grip, float(fq.sum())
             self._key = key
             self.renders += 1
@@ -119,13 +148,18 @@ class Perception:
             )
         return out
 
-    def world_state(self, env) -> WorldState:
-        """The world state of the estimate, by the predicates physics' uses."""
+    def world_state(self, env, shift: dict[str, np.ndarray] | None = None) -> WorldState:
+        """The world state of the estimate, by the predicates physics' uses; ``shift``
+        moves named cubes' estimates by an (x, y) offset (see :meth:`worlds_near`)."""
         b = self.update(env)
-        raw = {
-            n: (t.pos.tolist(), np.array([math.cos(t.yaw / 2), 0.0, 0.0, math.sin(t.yaw / 2)]))
-            for n, t in b.tracks.items()
-        }
+        shift = shift or {}
+        raw = {}
+        for n, t in b.tracks.items():
+            p = t.pos.copy()
+            if n in shift:
+                p[:2] += shift[n]
+            q = np.array([math.cos(t.yaw / 2), 0.0, 0.0, math.sin(t.yaw / 2)])
+            raw[n] = (p.tolist(), q)
         bins = [
             BinState(name=n, color=scene.cube_color(n), pos=(x, y, 0.0))
             for n, x, y in self.static.bins
@@ -162,6 +196,20 @@ class Perception:
             button,
             bool(b.light_on) if drawer is not None else None,
         )
+
+    def worlds_near(self, env, names, radius: float = SURE) -> list[WorldState]:
+        """The world states with each of ``names``' estimates moved ``radius`` (m) in
+        each of 8 directions: a verdict that holds in all of them holds whatever the
+        estimate's error (up to ``radius``), one that does not is too close to call."""
+        out = []
+        for n in names:
+            if n not in self.tracker.belief.tracks or n == self.tracker.belief.held:
+                continue
+            for k in range(8):
+                a = k * math.pi / 4
+                d = radius * np.array([math.cos(a), math.sin(a)])
+                out.append(self.world_state(env, {n: d}))
+        return out
 
     def report(self) -> dict:
         """What is believed and how sure: per cube, whether this frame confirmed it."""

@@ -74,14 +74,15 @@ def _face_area(frame: Frame, rows: np.ndarray, cols: np.ndarray) -> float:
     return float(np.sum(d * d / (frame.f * frame.f * norm * np.maximum(uz, 0.2))))
 
 
-def cubes(frame: Frame, static: StaticMap, fingers: float | None = None) -> dict[str, Seen]:
-    """Each cube colour's top face seen in ``frame`` (colours not seen are left out).
-    ``fingers``: for the wrist camera, each finger's travel (m, from its joint): the pads
-    (orange, in view at the image's sides) are then left out by where they are."""
+def colour_points(
+    frame: Frame, static: StaticMap, fingers: float | None = None
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Each cube colour's pixels in ``frame`` as world points, the furniture (and, for the
+    wrist camera, the finger pads) left out: colour -> (points (N, 3), rows, cols)."""
     masks = color_masks(frame.rgb)
     anyc = masks["red"] | masks["green"] | masks["blue"] | masks["yellow"]
     rows, cols = np.nonzero(anyc)
-    out: dict[str, Seen] = {}
+    out: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     if len(rows) < MIN_POINTS:
         return out
     p = frame.points(rows, cols)  # one back-projection for every colour's pixels
@@ -91,9 +92,25 @@ def cubes(frame: Frame, static: StaticMap, fingers: float | None = None) -> dict
     p, rows, cols = p[keep], rows[keep], cols[keep]
     for color, mask in masks.items():
         mine = mask[rows, cols]
-        if mine.sum() < MIN_POINTS:
-            continue
-        pc, rc, cc = p[mine], rows[mine], cols[mine]
+        if mine.sum() >= MIN_POINTS:
+            out[color] = (p[mine], rows[mine], cols[mine])
+    return out
+
+
+def cubes(
+    frame: Frame,
+    static: StaticMap,
+    fingers: float | None = None,
+    points: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None,
+) -> dict[str, Seen]:
+    """Each cube colour's top face seen in ``frame`` (colours not seen are left out).
+    ``fingers``: for the wrist camera, each finger's travel (m, from its joint): the pads
+    (orange, in view at the image's sides) are then left out by where they are.
+    ``points``: the frame's :func:`colour_points`, where already found."""
+    if points is None:
+        points = colour_points(frame, static, fingers)
+    out: dict[str, Seen] = {}
+    for color, (pc, rc, cc) in points.items():
         z = pc[:, 2]
         k = int(0.95 * (len(z) - 1))
         top = float(np.partition(z, k)[k])

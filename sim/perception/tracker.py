@@ -21,7 +21,7 @@ from sim import scene
 from sim.perception import detect
 from sim.perception.camera import Frame
 from sim.perception.static import StaticMap
-from sim.world import FINGER_TIP_DZ
+from sim.world import FINGER_TIP_DZ, STACK_DZ, STACK_XY_TOL
 
 #: The fingers' opening (m, both together) that means a cube is between them: a 4 cm cube
 #: stops them at 4 cm square to its faces and up to 5.7 cm across a turned one (measured:
@@ -48,6 +48,15 @@ PARTIAL_TRACKED = 0.03
 CLOSED = 0.012
 CONTACT_R = scene.CUBE_HALF + 0.012
 CONTACT_Z = 0.03
+#: The highest a cube's centre can be resting on the table alone (on an edge: half its
+#: diagonal), m.
+TIPPED_MAX = scene.CUBE_HALF * math.sqrt(2.0)
+#: A cube under another: its side points lie within COLUMN_R (m) of the upper one's
+#: centre, at least SIDE_MIN of them; a stack's step in height, as the world's predicates
+#: read it (``sim.world``).
+COLUMN_R, SIDE_MIN = 0.032, 6
+#: A cube this near (m, along x or y) a bin's centre may lean on its wall or lie in it.
+_NEAR_BIN = scene.BIN_INNER_HALF + 0.02
 
 
 @dataclass
@@ -58,6 +67,8 @@ class Track:
     yaw: float
     seen: bool = True  # confirmed by this frame's images
     age: int = 0  # frames since last confirmed
+    #: Placed from its sides, never from its whole top face (a cube under another).
+    sides_only: bool = False
 
 
 @dataclass
@@ -83,14 +94,31 @@ class Tracker:
     def reset(self) -> None:
         self.belief = Belief()
         self._offset = np.zeros(3)
+        #: After the last update, a cube seen in the air with nothing under it (the side
+        #: camera is then worth rendering).
+        self.unsupported = False
 
-    def update(self, frames: list[Frame], grip: np.ndarray, finger_q: np.ndarray) -> Belief:
+    def update(
+        self,
+        frames: list[Frame],
+        grip: np.ndarray,
+        finger_q: np.ndarray,
+        side: list[Frame] | None = None,
+    ) -> Belief:
+        """Fuse one control step's ``frames`` (the top camera's first); ``side``: frames
+        of cameras looking from the side (``front``), read only for the sides of cubes
+        under others (:meth:`_stacks`)."""
         b = self.belief
         b.uncertain = set()
         travel = float(finger_q[0])  # the fingers move together (one command)
-        seen_by = [
-            detect.cubes(f, self.static, travel if f.hand is not None else None) for f in frames
+        points = [
+            detect.colour_points(f, self.static, travel if f.hand is not None else None)
+            for f in frames
         ]
+        seen_by = [
+            detect.cubes(f, self.static, points=pt) for f, pt in zip(frames, points, strict=True)
+        ]
+        whole_now: set[str] = set()
         top = frames[0]
         self._articulation(top, b, grip)
         opening = float(finger_q[0] + finger_q[1])
@@ -109,11 +137,13 @@ class Tracker:
             whole = [v for v in views if v.whole]
             if whole:
                 v = max(whole, key=lambda v: v.area)
-                pos = np.array([v.xy[0], v.xy[1], v.z])
+                pos = np.array([v.xy[0], v.xy[1], self._resting_z(b, name, v.xy, v.z)])
                 if t is None:
                     b.tracks[name] = Track(pos, v.yaw)
                 else:
                     t.pos, t.yaw, t.seen, t.age = pos, v.yaw, True, 0
+                    t.sides_only = False
+                whole_now.add(name)
                 continue
             least = PARTIAL_MIN if t is None else PARTIAL_TRACKED
             part = [v for v in views if v.area >= least]
@@ -124,18 +154,107 @@ class Tracker:
                 if t is None:
                     z = v.z if v.z < FLOOR_BELOW else max(v.z, scene.CUBE_HALF)
                     b.tracks[name] = Track(np.array([v.xy[0], v.xy[1], z]), v.yaw, False)
+                    b.tracks[name].sides_only = True
                     b.uncertain.add(name)
                     continue
                 xy = detect.place_partial(part, (float(t.pos[0]), float(t.pos[1])), t.yaw)
                 z = v.z if v.z < FLOOR_BELOW else max(v.z, float(t.pos[2]))
-                t.pos = np.array([xy[0], xy[1], z])
+                t.pos = np.array([xy[0], xy[1], self._resting_z(b, name, xy, z)])
                 t.seen, t.age = True, 0
                 continue
             if t is not None:
                 t.seen, t.age = False, t.age + 1
                 b.uncertain.add(name)
+        if side:
+            points += [detect.colour_points(f, self.static) for f in side]
+        self.unsupported = self._stacks(b, points, whole_now)
         self._grasp(b, grip, opening)
         return b
+
+    def _stacks(self, b: Belief, points: list[dict], whole_now: set[str]) -> bool:
+        """A cube seen up in the air with nothing believed under it stands on a cube the
+        cameras see only by its sides: the colour whose points fill the column under it
+        (in any view, the side camera's above all) is that cube, placed square under it.
+        From the top of a tower down. True where a cube is left with nothing under it."""
+        h = scene.CUBE_HALF
+        left = False
+        done: set[str] = set()
+        while True:  # from the top down: a cube placed under one may stand on another
+            todo = [
+                (n, t)
+                for n, t in b.tracks.items()
+                if n not in done and n != b.held and 2.5 * h < float(t.pos[2]) < 9 * h
+            ]
+            if not todo:
+                return left
+            n, t = max(todo, key=lambda kv: float(kv[1].pos[2]))
+            done.add(n)
+            x, y, z = (float(v) for v in t.pos)
+            if self._in_furniture(b, x, y):
+                continue
+            under = [
+                o
+                for m, o in b.tracks.items()
+                if m != n
+                and math.hypot(float(o.pos[0]) - x, float(o.pos[1]) - y) < STACK_XY_TOL
+                and STACK_DZ[0] <= z - float(o.pos[2]) <= STACK_DZ[1]
+            ]
+            if under:
+                for o in under:
+                    if o.sides_only:  # its sides' middle is off its centre: the column's
+                        o.pos, o.yaw = np.array([x, y, max(z - 2 * h - 0.001, h)]), t.yaw
+                continue
+            best, most = None, SIDE_MIN
+            for color in scene.CUBE_COLORS:
+                m = f"{color}_block"
+                if m == n or m == b.held or m in whole_now:
+                    continue
+                count = 0
+                for pt in points:
+                    if color in pt:
+                        p = pt[color][0]
+                        r = np.hypot(p[:, 0] - x, p[:, 1] - y)
+                        under = (r < COLUMN_R) & (p[:, 2] < z - h) & (p[:, 2] > z - 3 * h)
+                        count += int(np.sum(under))
+                if count >= most:
+                    best, most = m, count
+            if best is None:
+                left = True
+                continue
+            below = np.array([x, y, max(z - 2 * h - 0.001, h)])
+            known = b.tracks.get(best)
+            if known is None:
+                b.tracks[best] = Track(below, t.yaw, sides_only=True)
+            else:
+                known.pos, known.yaw, known.seen, known.age = below, t.yaw, True, 0
+                known.sides_only = True
+            b.uncertain.discard(best)  # its sides confirm it there
+
+    def _in_furniture(self, b: Belief, x: float, y: float) -> bool:
+        """Over a bin or the drawer (where a cube rests on their floors, not on cubes)."""
+        for _, bx, by in self.static.bins:
+            if abs(x - bx) < _NEAR_BIN and abs(y - by) < _NEAR_BIN:
+                return True
+        dx = self._drawer_x(b)
+        return dx is not None and self._over_drawer(x, y, dx)
+
+    def _resting_z(self, b: Belief, name: str, xy, z: float) -> float:
+        """A face's height, but a tipped cube's highest band is an edge above its face:
+        with nothing under it (no cube, bin or drawer) a cube rests on the table, where its
+        centre is no higher than TIPPED_MAX however it leans."""
+        if not TIPPED_MAX < z < TIPPED_MAX + scene.CUBE_HALF:
+            return z
+        x, y = float(xy[0]), float(xy[1])
+        for _, bx, by in self.static.bins:
+            if abs(x - bx) < _NEAR_BIN and abs(y - by) < _NEAR_BIN:
+                return z
+        dx = self._drawer_x(b)
+        if dx is not None and self._over_drawer(x, y, dx):
+            return z
+        for n, o in b.tracks.items():
+            if n != name and n != b.held and math.hypot(o.pos[0] - x, o.pos[1] - y) < 0.045:
+                return z  # it may lean on that cube
+        return TIPPED_MAX
 
     def _pushed(self, b: Belief, grip: np.ndarray) -> None:
         """Tracks the closed fingers now overlap are moved out to touching them."""

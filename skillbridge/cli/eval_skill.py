@@ -19,10 +19,7 @@ def _check_perception(perception: str, other_mode: bool) -> None:
     if perception not in ("state", "camera"):
         raise UserError(f"--perception must be state or camera, got {perception!r}")
     if perception == "camera" and other_mode:
-        raise UserError(
-            "--perception camera goes with a single skill's nominal evaluation "
-            "(not --split, pick-place or --record)"
-        )
+        raise UserError("--perception camera goes with a single skill (not pick-place or --record)")
 
 
 def _print_camera(result: dict) -> None:
@@ -32,8 +29,10 @@ def _print_camera(result: dict) -> None:
     console.print(
         f"  camera perception: true success {result['true_success_rate']:.3f} "
         f"(95% CI {lo:.3f}-{hi:.3f}), false success claims "
-        f"{result['false_success_claims']} ("
-        f"{result['false_success_claims_after_retreat']} after the skill's retreat), "
+        f"{result['false_success_claims']}; the estimate crossed into success "
+        f"{result['crossings']} times ({result['false_at_crossing']} not true then), "
+        f"claimed after the retreat where the images confirm it "
+        f"({result['unconfirmed']} unconfirmed, {result['undone']} undone); "
         f"cube error p50 {err['p50']} mm, "
         f"p95 {err['p95']} mm, max {err['max']} mm"
     )
@@ -92,13 +91,13 @@ def eval_skill(
     check_skill(skill, allow_chain=True)
     from skills.chain import CHAIN
 
-    _check_perception(perception, skill == CHAIN or split is not None or record)
+    _check_perception(perception, skill == CHAIN or record)
 
     _check_expert(skill, expert, split)
     _check_scene(skill, scene_name, split)
     if split is not None:
         _check_split(split, expert, record)
-        _eval_split(skill, split, episodes, seed, policy_dir, as_json)
+        _eval_split(skill, split, episodes, seed, policy_dir, as_json, perception)
         return
 
     if skill == CHAIN and policy_dir is not None:
@@ -237,10 +236,17 @@ def _check_split(split: str, expert: bool, record: bool) -> None:
 
 
 def _eval_split(
-    skill: str, split: str, episodes: int, seed: int, policy_dir: Path | None, as_json: bool
+    skill: str,
+    split: str,
+    episodes: int,
+    seed: int,
+    policy_dir: Path | None,
+    as_json: bool,
+    perception: str = "state",
 ) -> None:
     """``eval-skill SKILL --split ...``: a table of conditions, policy beside expert. For
-    the pick-place chain, ``-f DIR`` is a folder holding ``pick/`` and ``place/``."""
+    the pick-place chain, ``-f DIR`` is a folder holding ``pick/`` and ``place/``. With
+    ``--perception camera`` the policy alone, from images (false claims counted)."""
     import torch
 
     import sim  # noqa: F401
@@ -266,6 +272,8 @@ def _eval_split(
             policy, _ = load_policy(policy_dir or pretrained_dir(skill), skill)
             s = get(skill)
             actors = {"policy": perturb.policy_actor(s, policy), "expert": perturb.expert_actor(s)}
+            if perception == "camera":  # the policy from images (the expert: state mode's)
+                del actors["expert"]
             conds = perturb.conditions_for(skill, split)
     except PolicyError as e:
         raise UserError(str(e)) from None
@@ -275,7 +283,9 @@ def _eval_split(
         if skill == CHAIN:
             result = perturb.evaluate_chain_split(split, actors, episodes, seed, progress=hook)
         else:
-            result = perturb.evaluate_split(skill, split, actors, episodes, seed, progress=hook)
+            result = perturb.evaluate_split(
+                skill, split, actors, episodes, seed, progress=hook, perception=perception
+            )
     if as_json:
         typer.echo(json.dumps(result))
         return
@@ -291,14 +301,18 @@ def _eval_split(
     for col in cols:
         t.add_column(col)
     for r in result["conditions"]:
-        p, ex, pr = r["policy"], r["expert"], r["paired"]
+        p, ex, pr = r["policy"], r.get("expert"), r.get("paired", {})
         name = r["condition"] + ("" if r["feasible"] else " (infeasible)")
         ab = "-" if not p["aborted"] else f"{p['aborted']} @ step {p['mean_abort_steps']}"
+        if p.get("false_success_claims"):
+            ab += f"; {p['false_success_claims']} false claims"
         t.add_row(
             name,
             f"{p['successes']}/{p['episodes']} ({p['ci95'][0]:.2f}-{p['ci95'][1]:.2f})",
-            f"{ex['successes']}/{ex['episodes']} ({ex['ci95'][0]:.2f}-{ex['ci95'][1]:.2f})",
-            f"{pr['policy_only']}/{pr['expert_only']}",
+            "-"
+            if ex is None
+            else f"{ex['successes']}/{ex['episodes']} ({ex['ci95'][0]:.2f}-{ex['ci95'][1]:.2f})",
+            f"{pr['policy_only']}/{pr['expert_only']}" if pr else "-",
             f"{pr['p_mcnemar']:.2g}" if "p_mcnemar" in pr else "-",  # exact, paired
             ab,
         )
