@@ -202,8 +202,21 @@ def _points_in(frame: Frame, rs: slice, cs: slice):
     return frame.points(rows, cols), frame.rgb[rows, cols].astype(np.int16)
 
 
+#: How far off (m) an opening read from the front's upright face can be (its points lie on
+#: its plane: measured within 0.2 mm on held-out renders), and one read from the top's
+#: outermost pixel (about half a pixel, 2 mm).
+FACE_SURE, EDGE_SURE = 0.001, 0.0025
+
+
 def drawer_opening(frame: Frame, static: StaticMap) -> float | None:
-    """How far the drawer is pulled out (m), from where its front wall's top (light wood,
+    """How far the drawer is pulled out (m); see :func:`drawer_reading`."""
+    got = drawer_reading(frame, static)
+    return None if got is None else got[0]
+
+
+def drawer_reading(frame: Frame, static: StaticMap) -> tuple[float, float] | None:
+    """How far the drawer is pulled out (m) and how far off that can be (m): from the
+    front's upright face where it shows, else from where its front wall's top (light wood,
     at the walls' height) is nearest the robot; None where that cannot be told (the arm over
     the drawer's path)."""
     if static.drawer_closed_x is None or static.drawer_y is None:
@@ -219,15 +232,29 @@ def drawer_opening(frame: Frame, static: StaticMap) -> float | None:
     wood = (r >= g) & (g >= b) & (b * 100 > r * 72) & (r + g + b > 200)
     front = inside & wood & (np.abs(p[:, 2] - _FRONT_TOP) < _BAND)
     if front.sum() >= 3:
-        # the outermost pixel's centre lies half a pixel inside the wall's edge
-        half_pixel = 0.5 * float(np.median(frame.depth[rs, cs])) / frame.f
-        x = float(np.min(p[front, 0])) - half_pixel
-        return float(np.clip(x_front_closed - x, 0.0, scene.DRAWER_TRAVEL))
+        top_x = float(np.min(p[front, 0]))
+        # the front's outer face, upright, seen from above at a slant: its pixels' points
+        # all lie on its plane, so their x is the front's (not quantised by the pixels)
+        # (upright, it is lit less than the top: the wood's hue, a lower brightness)
+        hue = (r >= g) & (g >= b) & (b * 100 > r * 72) & (r + g + b > 90)
+        face = (
+            inside
+            & hue
+            & (p[:, 2] < _FRONT_TOP - 0.001)
+            & (p[:, 2] > _FRONT_TOP - 0.04)
+            & (p[:, 0] < top_x + 0.003)
+        )
+        if face.sum() >= 3:
+            x, sure = float(np.median(p[face, 0])), FACE_SURE
+        else:  # the outermost top pixel's centre lies half a pixel inside the edge
+            x = top_x - 0.5 * float(np.median(frame.depth[rs, cs])) / frame.f
+            sure = EDGE_SURE
+        return float(np.clip(x_front_closed - x, 0.0, scene.DRAWER_TRAVEL)), sure
     # no front in view: shut (the cabinet hides it), unless something stands over its path
     above = inside & (p[:, 2] > _FRONT_TOP + _BAND)
     if above.sum() > 0.05 * max(1, inside.sum()):
         return None
-    return 0.0
+    return 0.0, EDGE_SURE
 
 
 def button_depth(frame: Frame, static: StaticMap) -> float | None:

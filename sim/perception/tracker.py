@@ -29,11 +29,10 @@ from sim.world import FINGER_TIP_DZ, STACK_DZ, STACK_XY_TOL
 HOLD_OPENING = (0.030, 0.062)
 #: A cube this close (m) to the grip site when the fingers close on it is the one held.
 HOLD_XY, HOLD_Z = 0.03, 0.04
+#: How far off the grip site along the pads (m) a held cube is believed (a pad's half width).
+HOLD_SLIDE = 0.01
 #: A partly hidden face at least this much of a whole one still updates the belief.
 PARTIAL_MIN = 0.15
-#: The drawer's opening is read to about 2 mm: this near a threshold (open, closed) its
-#: state is reported uncertain.
-DRAWER_SURE = 0.0025
 #: The button's cap top at rest (its housing 3 cm, the cap 1.2 cm), its travel, and how
 #: near (m, horizontally) the grip site must be for the fingertips to be on the cap.
 CAP_TOP, BUTTON_TRAVEL, BUTTON_UNDER = 0.042, 0.01, 0.02
@@ -93,7 +92,8 @@ class Tracker:
 
     def reset(self) -> None:
         self.belief = Belief()
-        self._offset = np.zeros(3)
+        self._offset = np.zeros(3)  # the held cube from the grip site (hand frame)
+        self._hand: np.ndarray | None = None
         #: After the last update, a cube seen in the air with nothing under it (the side
         #: camera is then worth rendering).
         self.unsupported = False
@@ -111,6 +111,8 @@ class Tracker:
         b = self.belief
         b.uncertain = set()
         travel = float(finger_q[0])  # the fingers move together (one command)
+        # the hand's rotation (the wrist camera's calibration on it): a held cube turns with it
+        self._hand = next((f.hand[1] for f in frames if f.hand is not None), None)
         points = [
             detect.colour_points(f, self.static, travel if f.hand is not None else None)
             for f in frames
@@ -130,7 +132,7 @@ class Tracker:
             t = b.tracks.get(name)
             if name == b.held:
                 assert t is not None
-                t.pos = grip + self._offset
+                t.pos = grip + (self._offset if self._hand is None else self._hand @ self._offset)
                 t.seen, t.age = True, 0
                 continue
             views = [s[color] for s in seen_by if color in s]
@@ -299,7 +301,19 @@ class Tracker:
         if best is not None:
             b.held = best
             off = b.tracks[best].pos - grip
-            self._offset = np.array([0.0, 0.0, float(np.clip(off[2], -0.02, 0.02))])
+            if self._hand is None:  # no hand pose: straight below the grip site
+                self._offset = np.array([0.0, 0.0, float(np.clip(off[2], -0.02, 0.02))])
+                return
+            # in the hand's frame: the closing fingers centre the cube across them (y);
+            # along the pads (x) and down the fingers (z) it stays where it was seen
+            h = self._hand.T @ off
+            self._offset = np.array(
+                [
+                    float(np.clip(h[0], -HOLD_SLIDE, HOLD_SLIDE)),
+                    0.0,
+                    float(np.clip(h[2], -0.02, 0.02)),
+                ]
+            )
 
     def _drop(self, b: Belief, t: Track) -> None:
         """A released cube lands on what is under it: a cube's top, a bin's or the
@@ -343,14 +357,15 @@ class Tracker:
     def _articulation(self, top: Frame, b: Belief, grip: np.ndarray) -> None:
         if self.static.drawer_closed_x is None:
             return
-        opening = detect.drawer_opening(top, self.static)
-        if opening is None:
+        reading = detect.drawer_reading(top, self.static)
+        if reading is None:
             b.uncertain.add(scene.DRAWER_NAME)
         else:
+            opening, sure = reading
             old = self._drawer_x(b)
             b.drawer_opening = opening
             near = (scene.DRAWER_OPEN_MIN, scene.DRAWER_CLOSED_MAX)
-            if any(abs(opening - v) < DRAWER_SURE for v in near):
+            if any(abs(opening - v) < sure for v in near):
                 b.uncertain.add(scene.DRAWER_NAME)  # open/closed within the error of a pixel
             new = self._drawer_x(b)
             if old is not None and new is not None and new != old:

@@ -244,3 +244,26 @@ def test_the_perturbation_split_from_images_claims_only_what_is_true():
     p = r["policy"]
     assert p["episodes"] == 4 and p["successes"] >= 3
     assert p["false_success_claims"] == 0
+
+
+def test_the_drawer_s_state_within_a_millimetre_of_its_thresholds():
+    """The front's upright face, seen at a slant, puts its points on its own plane: the
+    opening is read to a fraction of a millimetre (from the top's outermost pixel it was
+    about 2 mm off), so open and closed are told even just either side of a threshold."""
+    e = TabletopEnv(scene="articulated")
+    e.perception = Perception(e.model)
+    try:
+        lo, hi = scene.DRAWER_CLOSED_MAX, scene.DRAWER_OPEN_MIN
+        for drawer in (lo - 0.0015, lo + 0.0015, hi - 0.0015, hi + 0.0015, 0.0, 0.05):
+            e.reset(seed=2, options={"drawer": drawer, "arm": [-0.15, 0.2, 0.25]})
+            w, truth = e.world_state(), e.true_world_state()
+            assert w.drawer is not None and truth.drawer is not None
+            assert abs(w.drawer.opening - truth.drawer.opening) < 0.0005, drawer
+            assert (w.drawer.is_open, w.drawer.is_closed) == (
+                truth.drawer.is_open,
+                truth.drawer.is_closed,
+            ), drawer
+            assert scene.DRAWER_NAME not in e.perception.report()["uncertain"], drawer
+    finally:
+        e.perception.close()
+        e.close()
