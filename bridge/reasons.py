@@ -36,7 +36,7 @@ OUT_OF_WORKSPACE = "out_of_workspace"
 NO_EFFECT = "no_effect"
 # the pick skill's own violation code, passed through as the bridge's reason code
 NOT_GRASPABLE = _skill_codes.NOT_GRASPABLE
-LOW_AFFORDANCE = "low_affordance"
+LOW_AFFORDANCE = _skill_codes.LOW_AFFORDANCE
 # -- the plan's goal: stated wrongly, or not reached by its own steps
 GOAL_SYNTAX = "goal_syntax"
 GOAL_UNKNOWN_OBJECT = "goal_unknown_object"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -21,7 +21,6 @@ from sim.world import ObjectState, WorldState, reachable_xy, yaw_of
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
-    from skills.policy import MLPPolicy
 
 #: Parameter domains: which scene names a parameter may take. The bridge turns each into
 #: an enum in the per-scene JSON Schema.
@@ -58,6 +57,32 @@ UNREACHABLE = "unreachable"
 OUT_OF_WORKSPACE = "out_of_workspace"
 NO_EFFECT = "no_effect"
 NOT_GRASPABLE = "not_graspable"
+#: Not a violation of the geometry: the skill's success predictor rates the step too low
+#: (the bridge raises it; a skill's :meth:`Skill.repair` answers it).
+LOW_AFFORDANCE = "low_affordance"
+
+
+class Repair(NamedTuple):
+    """What would make a step that cannot run here feasible, as its own skill knows it.
+
+    ``steps``: the subgoals to run instead (the step itself among them, usually last), or
+    None where the skill found none; ``what``: what stands in the step's way, said to the
+    user when a planner makes the repair (None: the skill offers only ``hint``, no steps a
+    planner should run instead); ``hint``: the advice for a planner that regenerates."""
+
+    steps: list[dict] | None
+    what: str | None
+    hint: str
+
+
+class Policy(Protocol):
+    """What a skill asks of a learned policy (:class:`skills.policy.MLPPolicy` is one): an
+    action for the skill's observation vector, and the smoothing it was trained with.
+    (A protocol, so that the declarations need not import the policies' module.)"""
+
+    smoothing: Smoothing
+
+    def act(self, obs: np.ndarray) -> np.ndarray: ...
 
 
 class Skill(ABC, Generic[P]):
@@ -118,7 +143,7 @@ class Skill(ABC, Generic[P]):
         """Shaping potential; the reward is its change plus a success bonus."""
         raise NotImplementedError
 
-    def act(self, obs: dict, b: Binding, policy: MLPPolicy | None = None) -> np.ndarray:
+    def act(self, obs: dict, b: Binding, policy: Policy | None = None) -> np.ndarray:
         """The env action here: ``policy`` (an MLPPolicy) on :meth:`observe`, or the
         scripted expert when None, turned from the binding's frame into world axes. Every
         loop that drives a skill goes through this, so a turned grasp needs no special case
@@ -164,6 +189,14 @@ class Skill(ABC, Generic[P]):
         off the table), or None. The executor stops at once with this reason, so the runner
         replans without waiting out the step budget. Only what no controller can undo
         counts: a cube that is merely displaced is the policy's to chase."""
+        return None
+
+    def repair(self, world: WorldState, params: P, code: str) -> Repair | None:
+        """What makes this step feasible in ``world`` when it fails with ``code`` (one of
+        the codes above: its own violation, or ``LOW_AFFORDANCE``): the push that frees a
+        cube before a pick, a cube moved out of the drawer's path, a pick and place instead
+        of a push against a wall. The bridge names it in its hint, the rules planner runs
+        it. None: nothing this skill knows repairs that; the default."""
         return None
 
     def catalogue_entry(self) -> dict:

@@ -8,7 +8,9 @@ moves, with no state of their own.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import json
+import math
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -18,9 +20,11 @@ from skills.base import (
     NO_EFFECT,
     PRECONDITION,
     Binding,
+    Repair,
     Skill,
     SkillParams,
     Violation,
+    cube_of,
     grip_of,
     hand_full,
     opening_of,
@@ -29,6 +33,7 @@ from skills.base import (
     replace_object,
     sample_arm_start,
 )
+from skills.separation import clearing_push
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -210,6 +215,29 @@ class _DrawerSkill(Skill[DrawerParams]):
     scene = "articulated"
     obs_dim = 11
     retreat_steps = 12
+    #: Whether the skill opens the drawer (else it closes it).
+    opening: ClassVar[bool]
+
+    def repair(self, world: WorldState, params: DrawerParams, code: str) -> Repair | None:
+        """A cube in the drawer's path pushed out of it first (away from the drawer, to
+        where it no longer blocks the path)."""
+        if code != PRECONDITION or world.drawer is None:
+            return None
+        blocking = path_blockers(world, self.opening)
+        if not blocking:
+            return None
+        name, d = blocking[0], world.drawer
+        o = cube_of(world, name)
+        away = math.atan2(o.pos[1] - d.pos[1], o.pos[0] - d.pos[0])
+        opening = self.opening
+        fix = clearing_push(world, name, away, lambda w: name in path_blockers(w, opening))
+        what = f"{name} is in the drawer's path"
+        hint = (
+            f"insert {json.dumps(fix)} before this step"
+            if fix is not None
+            else f"move {name} out of the drawer's path first"
+        )
+        return Repair([fix, {"skill": self.name}] if fix is not None else None, what, hint)
 
     def bind(self, world: WorldState, params: DrawerParams) -> Binding:
         assert world.drawer is not None  # the preconditions held
@@ -224,6 +252,7 @@ class _DrawerSkill(Skill[DrawerParams]):
 
 class OpenDrawer(_DrawerSkill):
     name = "open_drawer"
+    opening = True
     description = "Pull the drawer open by its knob, then let go of the knob."
     precondition_text = (
         "the scene has a drawer",
@@ -288,6 +317,7 @@ class OpenDrawer(_DrawerSkill):
 
 class CloseDrawer(_DrawerSkill):
     name = "close_drawer"
+    opening = False
     description = "Push the drawer shut with the closed fingers against its knob."
     precondition_text = (
         "the scene has a drawer",

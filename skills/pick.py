@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,10 +14,12 @@ from skills import success_model
 from skills.base import (
     ALIGN_FROM,
     DOMAIN_OBJECT,
+    LOW_AFFORDANCE,
     NOT_GRASPABLE,
     PRECONDITION,
     QUARTER_TURN,
     Binding,
+    Repair,
     Skill,
     SkillParams,
     Violation,
@@ -37,7 +40,7 @@ from skills.base import (
     to_frame,
     yaw_features,
 )
-from skills.separation import separation_push
+from skills.separation import moved_by, push_candidates, separation_push
 from skills.success_model import finger_gaps, fold_yaw, nearest, reach_features
 
 if TYPE_CHECKING:
@@ -62,20 +65,22 @@ class PickParams(SkillParams):
     )
 
 
-def not_graspable(world: WorldState, obj: str, blockers: list[str]) -> Violation:
-    """The violation of a pick the fingers cannot make, with the push that would free it."""
-    fix = separation_push(world, obj)
+def _separation_hint(obj: str, fix: dict | None) -> str:
     if fix is not None:
         x, y = fix["target"]
-        hint = (
+        return (
             f'insert {{"skill": "push", "object": "{fix["object"]}", '
             f'"target": [{x}, {y}]}} before this pick to separate the cubes'
         )
-    else:
-        hint = (
-            f"no push frees {obj}: every approach to it is blocked; "
-            "move the cubes around it first, or choose another cube"
-        )
+    return (
+        f"no push frees {obj}: every approach to it is blocked; "
+        "move the cubes around it first, or choose another cube"
+    )
+
+
+def not_graspable(world: WorldState, obj: str, blockers: list[str]) -> Violation:
+    """The violation of a pick the fingers cannot make, with the push that would free it."""
+    hint = _separation_hint(obj, separation_push(world, obj))
     return Violation(
         NOT_GRASPABLE,
         f"{obj} cannot be grasped: {', '.join(blockers)} in the way of the fingers "
@@ -106,6 +111,37 @@ class Pick(Skill[PickParams]):
             a = np.array(a, dtype=np.float64)
             a[3] = scripted.APPROACH
         return a
+
+    def repair(self, world: WorldState, params: PickParams, code: str) -> Repair | None:
+        """A push first: the one that separates the cube from its neighbour when the
+        fingers cannot get around it (``not_graspable``), or, when the predictor rates the
+        pick too low, the push (to a table region, or apart) after which both the geometry
+        and the predictor accept it."""
+        obj = params.object
+        what = f"{obj} cannot be picked where it is"
+        step = {"skill": self.name, "object": obj}
+        if code == NOT_GRASPABLE:
+            fix = separation_push(world, obj)
+            return Repair(
+                [fix, step] if fix is not None else None, what, _separation_hint(obj, fix)
+            )
+        if code != LOW_AFFORDANCE:
+            return None
+        model = success_model.shipped(self.name)
+        best: tuple[float, dict] | None = None
+        for push in push_candidates(world, obj):
+            w2 = moved_by(world, push)
+            if self.preconditions(w2, params):
+                continue
+            p = model.prob(w2, params) if model is not None else 1.0
+            if model is None or p >= model.threshold:
+                if best is None or p > best[0]:
+                    best = (p, push)
+        if best is None:
+            return Repair(None, what, f"no single push makes {obj} pickable; choose another cube")
+        p, push = best
+        hint = f"insert {json.dumps(push)} before this pick (predicted success then {p:.2f})"
+        return Repair([push, step], what, hint)
 
     def preconditions(self, world: WorldState, params: PickParams) -> list[Violation]:
         if world.in_drawer(params.object) and not world.is_open():

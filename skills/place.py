@@ -14,9 +14,11 @@ from sim.world import ObjectState, WorldState
 from skills import success_model
 from skills.base import (
     DOMAIN_PLACE_TARGET,
+    LOW_AFFORDANCE,
     PRECONDITION,
     UNREACHABLE,
     Binding,
+    Repair,
     Skill,
     SkillParams,
     Violation,
@@ -268,6 +270,27 @@ class Place(Skill[PlaceParams]):
         f"the drawer is open and holds under {DRAWER_CAPACITY} cubes (where there is a drawer)",
     )
     step_budget = 100
+
+    def repair(self, world: WorldState, params: PlaceParams, code: str) -> Repair | None:
+        """Where the predictor rates the place too low: the other targets it rates higher
+        (a hint; no steps to run instead)."""
+        model = success_model.shipped(self.name)
+        if code != LOW_AFFORDANCE or model is None:
+            return None
+        alts: list[tuple[float, str]] = []
+        for t in [b.name for b in world.bins] + [r.name for r in world.regions]:
+            if t == params.target:
+                continue
+            p2 = PlaceParams(target=t)
+            if not self.preconditions(world, p2):
+                alts.append((model.prob(world, p2), t))
+        alts.sort(reverse=True)
+        good = [f"{t} ({p:.2f})" for p, t in alts[:3] if p >= model.threshold]
+        held = world.object(world.held_object) if world.held_object else None
+        turned = f"the held cube is turned {abs(held.yaw):.2f} rad; " if held is not None else ""
+        if good:
+            return Repair(None, None, f"{turned}targets rated higher: {', '.join(good)}")
+        return Repair(None, None, f"{turned}no target is rated feasible: home releases the cube")
 
     def preconditions(self, world: WorldState, params: PlaceParams) -> list[Violation]:
         t = params.target

@@ -12,14 +12,16 @@ from pydantic import Field, field_validator
 from sim import call_memo, scene, scripted
 from sim.cubes import PUSH_BESIDE, region_spot
 from sim.world import WorldState, bin_walls, polygons_overlap, square_footprint
-from skills import success_model
+from skills import registry, success_model
 from skills.base import (
     DOMAIN_OBJECT,
     DOMAIN_PUSH_TARGET,
+    LOW_AFFORDANCE,
     NO_EFFECT,
     OUT_OF_WORKSPACE,
     PRECONDITION,
     Binding,
+    Repair,
     Skill,
     SkillParams,
     Violation,
@@ -473,6 +475,22 @@ class Push(Skill[PushParams]):
     )
     step_budget = 150
 
+    def repair(self, world: WorldState, params: PushParams, code: str) -> Repair | None:
+        """Where the predictor rates the push too low: two shorter pushes (a hint). Where
+        it cannot run to a table region because the fingers cannot come down behind the
+        cube (a bin wall on that side) or the cube is not on the table: a pick and a place
+        on the region instead."""
+        if code == LOW_AFFORDANCE:
+            o = world.object(params.object)
+            goal = resolve_xy(world, params.target)
+            if success_model.shipped(self.name) is None or o is None or goal is None:
+                return None
+            mid = np.round((np.asarray(o.pos[:2]) + goal) / 2, 3)
+            return Repair(None, None, f"push in two shorter steps, first to [{mid[0]}, {mid[1]}]")
+        if code == PRECONDITION and isinstance(params.target, str):
+            return _carry_instead(world, params.object, params.target)
+        return None
+
     def preconditions(self, world: WorldState, params: PushParams) -> list[Violation]:
         v = check_object(world, params.object, "object")
         if v:
@@ -690,3 +708,29 @@ def predictor_features(world: WorldState, p: PushParams) -> list[float]:
 
 
 success_model.register("push", PREDICTOR_FEATURES, predictor_features)
+
+
+def _carry_instead(world: WorldState, obj: str, region: str) -> Repair | None:
+    """A pick and a place on ``region`` in place of a push of ``obj`` there that cannot run
+    (None where the push is not stopped by where the cube is, or the carry cannot run
+    either)."""
+    r, moved_cube = world.region(region), world.object(obj)
+    if r is None or moved_cube is None or moved_cube.held:
+        return None
+    if moved_cube.on_table:
+        if landing_wall(world, obj, np.asarray(r.pos[:2])) is None:
+            return None
+        # the fingers cannot come down behind it (a bin wall there): carry it instead
+        why = f"the fingers cannot come down behind {obj} to push it"
+    else:  # in a bin, or on another cube: nothing to push it along; carry it there
+        why = f"{obj} is not on the table, so it cannot be pushed"
+    # (looked up, not imported: pick imports the pushes that free a cube)
+    pick, place = registry.get("pick"), registry.get("place")
+    steps = [{"skill": "pick", "object": obj}, {"skill": "place", "target": region}]
+    pick_p, place_p = pick.Params(object=obj), place.Params(target=region)
+    hint = f"pick {obj} and place it on {region} instead"
+    if world.held_object is not None or pick.preconditions(world, pick_p):
+        return Repair(None, why, hint)
+    if place.preconditions(pick.effect(world, pick_p), place_p):
+        return Repair(None, why, hint)
+    return Repair(steps, why, hint)

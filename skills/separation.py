@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import cast
 
 import numpy as np
 
@@ -196,3 +197,26 @@ def clearing_push(
             if step is not None:
                 return step
     return None
+
+
+def push_candidates(world: WorldState, obj: str) -> list[dict]:
+    """Pushes of ``obj`` to each table region, and the separation push, that can run: what
+    a pick the predictor rates too low may try first."""
+    out: list[dict] = []
+    fix = separation_push(world, obj)
+    if fix is not None:
+        out.append(fix)
+    for r in world.regions:
+        params = PushParams(object=obj, target=r.name)
+        if _PUSH.preconditions(world, params) or not push_path_clear(world, obj, r.pos):
+            continue
+        out.append({"skill": "push", "object": obj, "target": r.name})
+    return out
+
+
+def moved_by(world: WorldState, push: dict) -> WorldState:
+    """The world after the ``push`` subgoal ``push`` (its predicted effect)."""
+    t = push["target"]
+    # a JSON point [x, y] as the params' tuple; PushParams itself checks its length
+    target = cast("tuple[float, float]", tuple(t)) if isinstance(t, list) else t
+    return _PUSH.effect(world, PushParams(object=push["object"], target=target))
