@@ -36,3 +36,52 @@ def perception_report(env, loop, true_goal_eval: list | None) -> dict:
         "max_position_error_mm": max(known) if known else None,
         "renders": env.perception.renders,
     }
+
+
+def _cubes_of(predicate: str) -> list[str]:
+    from sim import scene
+
+    args = predicate[predicate.find("(") + 1 : predicate.rfind(")")]
+    names = [a.strip() for a in args.split(",")]
+    return [n for n in names if n in scene.CUBE_NAMES]
+
+
+def unsure_predicates(env, goal: list[str], evaluation: list[dict]) -> list[str]:
+    """The goal's predicates the estimate calls met that the images cannot confirm: one on
+    a cube no camera confirms in this frame, or one whose verdict changes when a cube's
+    estimate moves by perception's error (``Perception.worlds_near``)."""
+    from bridge import goals as G
+
+    unsure = set(env.perception.report()["uncertain"])
+    out = []
+    for e in evaluation:
+        if not e["met"]:
+            continue
+        cubes = _cubes_of(e["predicate"])
+        if any(c in unsure for c in cubes):
+            out.append(e["predicate"])
+            continue
+        near = env.perception.worlds_near(env, cubes)
+        if any(not r["met"] for w in near for r in G.evaluate([e["predicate"]], w)):
+            out.append(e["predicate"])
+    return out
+
+
+def confirmed_goal(env, goal: list[str], world, evaluation: list[dict], look) -> tuple:
+    """The closed loop's goal check from images: where a predicate the estimate calls met
+    rests on a belief the images cannot confirm, ``look()`` (the arm out of the cameras'
+    way, its steps recorded) and the goal is evaluated again; a predicate still unsure is
+    reported unmet and ``uncertain`` (never claimed). Returns (world, evaluation)."""
+    from bridge import goals as G
+
+    if not unsure_predicates(env, goal, evaluation):
+        return world, evaluation
+    if world.held_object is None and look():
+        world = env.world_state()
+        evaluation = G.evaluate(goal, world)
+    still = set(unsure_predicates(env, goal, evaluation))
+    if still:
+        evaluation = [
+            dict(e, met=False, uncertain=True) if e["predicate"] in still else e for e in evaluation
+        ]
+    return world, evaluation

@@ -267,3 +267,30 @@ def test_the_drawer_s_state_within_a_millimetre_of_its_thresholds():
     finally:
         e.perception.close()
         e.close()
+
+
+def test_the_goal_check_from_images_asserts_only_what_they_confirm(env):
+    """A goal met on a belief no camera confirms now (the cube unseen since) is not
+    claimed: the robot looks again, and what is still unconfirmed is reported unmet and
+    uncertain; a goal the images confirm stays met."""
+    from bridge import goals as G
+    from skillbridge.runner.perceived import confirmed_goal
+
+    env.reset(seed=0, options={"cubes": {"red_block": [0.0, 0.09, 0.0]}})
+    goal = ["at(red_block, table_left)"]
+    w = env.world_state()
+    ev = G.evaluate(goal, w)
+    assert ev[0]["met"]
+    looks = []
+    _, ev2 = confirmed_goal(env, goal, w, ev, lambda: looks.append(1) or True)
+    assert ev2[0]["met"] and not looks  # confirmed: no second look
+    a = env.model.jnt_qposadr[env.model.joint("red_block_joint").id]
+    env.data.qpos[a : a + 3] = [2.5, 2.5, -0.73]  # gone from every camera's view
+    mujoco.mj_forward(env.model, env.data)
+    env.perception.invalidate()
+    w = env.world_state()
+    ev = G.evaluate(goal, w)
+    assert ev[0]["met"]  # the stale belief alone would claim it
+    _, ev2 = confirmed_goal(env, goal, w, ev, lambda: looks.append(1) or True)
+    assert looks == [1]
+    assert ev2[0]["met"] is False and ev2[0]["uncertain"] is True
