@@ -294,3 +294,25 @@ def test_the_goal_check_from_images_asserts_only_what_they_confirm(env):
     _, ev2 = confirmed_goal(env, goal, w, ev, lambda: looks.append(1) or True)
     assert looks == [1]
     assert ev2[0]["met"] is False and ev2[0]["uncertain"] is True
+
+
+def test_looking_again_takes_the_arm_out_of_the_cameras_way(env):
+    """Before a claim the images cannot confirm, the arm goes home (not with a cube in
+    the hand): from there the top camera sees the whole table."""
+    from skills.evaluate import look_again
+
+    env.reset(
+        seed=0, options={"cubes": {"red_block": [0.05, -0.1, 0.0]}, "arm": [0.05, -0.1, 0.10]}
+    )
+    env.world_state()
+    assert look_again(env)
+    assert math.dist(env.grip_pos, scene.HOME_POS) < 0.03
+    assert "red_block" not in env.perception.report()["uncertain"]
+    env.reset(
+        seed=0, options={"cubes": {"red_block": [0.05, -0.1, 0.0]}, "arm": [0.05, -0.1, 0.12]}
+    )
+    env.move_arm_to(np.array([0.05, -0.1, 0.02]))
+    for _ in range(10):
+        env.step_physics(np.array([0.0, 0.0, 0.0, 1.0]))
+    assert env.world_state().held_object == "red_block"
+    assert not look_again(env)  # a cube in the hand: it is confirmed by the fingers
