@@ -8,6 +8,7 @@ and are frozen. Adding a skill to the registry adds its subgoal here without bri
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Required, TypedDict, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
@@ -33,15 +34,38 @@ def _subgoal_model(skill: Skill) -> type[SkillParams]:
     return model
 
 
-#: Subgoal model per skill name, in registry order.
-SUBGOAL_MODELS: dict[str, type[SkillParams]] = {n: _subgoal_model(s) for n, s in REGISTRY.items()}
+class _SubgoalModels(Mapping[str, type[SkillParams]]):
+    """Subgoal model per registered skill name, in registry order: built on first use for
+    each skill and kept, so a skill registered later (a plugin's, a test's) has its subgoal
+    model here too, with no edit of the bridge."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, tuple[Skill, type[SkillParams]]] = {}
+
+    def __getitem__(self, name: str) -> type[SkillParams]:
+        skill = REGISTRY[name]  # KeyError for a name no skill has
+        got = self._built.get(name)
+        if got is None or got[0] is not skill:
+            got = self._built[name] = (skill, _subgoal_model(skill))
+        return got[1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(REGISTRY))
+
+    def __len__(self) -> int:
+        return len(REGISTRY)
+
+
+#: Subgoal model per skill name, in registry order (live: see :class:`_SubgoalModels`).
+SUBGOAL_MODELS: Mapping[str, type[SkillParams]] = _SubgoalModels()
 
 PickSubgoal = SUBGOAL_MODELS["pick"]
 PlaceSubgoal = SUBGOAL_MODELS["place"]
 PushSubgoal = SUBGOAL_MODELS["push"]
 HomeSubgoal = SUBGOAL_MODELS["home"]
 
-#: Any subgoal, discriminated by ``skill``.
+#: Any subgoal of the built-in skills, discriminated by ``skill`` (the bridge validates a
+#: step by its own skill's model in :data:`SUBGOAL_MODELS`, so later skills need no union).
 if TYPE_CHECKING:  # statically, a subgoal is a skill's parameter model
     Subgoal = SkillParams
 else:

@@ -106,6 +106,10 @@ class Skill(ABC, Generic[P]):
     has_expert: ClassVar[bool] = True
     #: Control steps the policy may take before the subgoal counts as failed.
     step_budget: ClassVar[int] = 100
+    #: Requests that ask for this skill alone, for a skill without parameters (``"wave"``,
+    #: ``"wave hello"``): the rules planner plans the skill for a request that is one of
+    #: them, after lower-casing and dropping punctuation and a leading "please".
+    commands: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def preconditions(self, world: WorldState, params: P) -> list[Violation]:

@@ -66,6 +66,9 @@ class RulesPlanner:
             raise Unsure("empty instruction")
         if len(task) > 500:
             raise Unsure("instruction too long for the rules planner")
+        named = _skill_command(task, world)
+        if named is not None:
+            return named
         low = task.lower()
         if re.search(r"colou?r|\blike\b|\bmatch", low) and any(
             w in OTHER_THINGS for w in re.findall(r"[a-z]+", low)
@@ -134,3 +137,18 @@ _DEFAULT = RulesPlanner()
 def parse(task: str, world: WorldState) -> RulesResult:
     """Parse ``task`` against ``world`` with the default rules planner."""
     return _DEFAULT.parse(task, world)
+
+
+def _skill_command(task: str, world: WorldState) -> RulesResult | None:
+    """A request that is one of a registered skill's ``commands``
+    (:attr:`skills.base.Skill.commands`): that skill alone, where the scene offers it. The
+    skill says what asks for it; the grammar here needs no edit for a new one."""
+    from bridge.schema import scene_skills
+    from skills.registry import REGISTRY
+
+    said = " ".join(re.findall(r"[a-z0-9']+", task.lower()))
+    said = re.sub(r"^please |^now |^could you | please$", "", said)
+    for name in scene_skills(world):
+        if said and said in REGISTRY[name].commands:
+            return RulesResult(steps=[{"skill": name}], confident=True, confidence=1.0)
+    return None
