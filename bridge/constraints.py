@@ -15,6 +15,7 @@ from typing import Any
 
 from bridge import reasons as R
 from bridge.reasons import Reason
+from skills.registry import REGISTRY
 
 
 @dataclass(frozen=True)
@@ -65,14 +66,16 @@ class Constraints:
             where = f"steps[{i}]"
             if skill in self.skills:
                 out.append(self._reason(where, f"the instruction forbids {skill}"))
-            if skill == "pick":
+            # what the step does with the cubes, as its skill declares it
+            sk = REGISTRY.get(skill) if isinstance(skill, str) else None
+            if sk is None:
+                continue
+            if sk.grasps:
                 held = obj if isinstance(obj, str) else None
-            moved = obj if skill in ("pick", "push") else held if skill == "place" else None
-            if skill == "pick" and obj in self.objects:
+            moved = obj if sk.moves_object else held if sk.releases else None
+            if sk.moves_object and obj in self.objects:
                 out.append(self._reason(where, f"the instruction forbids moving {obj}"))
-            if skill == "push" and obj in self.objects:
-                out.append(self._reason(where, f"the instruction forbids moving {obj}"))
-            if skill in ("place", "push") and isinstance(target, str):
+            if sk.puts_at_target and isinstance(target, str):
                 if target in self.targets:
                     out.append(self._reason(where, f"the instruction forbids using {target}"))
                 elif (moved, target) in self.pairs or (self.ANY, target) in self.pairs:
@@ -81,7 +84,7 @@ class Constraints:
                             where, f"the instruction forbids putting {moved} on or in {target}"
                         )
                     )
-            if skill == "place":
+            if sk.releases:
                 held = None
         return out
 

@@ -48,31 +48,6 @@ MAX_NODES = 5_000
 #: Most reasons reported for one output (the first ones are the useful ones).
 MAX_REASONS = 20
 
-#: Words models use for skills, for the "did you mean" of a hallucinated skill.
-SKILL_SYNONYMS = {
-    "grasp": "pick",
-    "grab": "pick",
-    "pick_up": "pick",
-    "pickup": "pick",
-    "lift": "pick",
-    "take": "pick",
-    "put": "place",
-    "drop": "place",
-    "release": "place",
-    "put_down": "place",
-    "stack": "place",
-    "insert": "place",
-    "slide": "push",
-    "shove": "push",
-    "nudge": "push",
-    "go_home": "home",
-    "reset": "home",
-    "stop": "home",
-    "retract": "home",
-    "rest": "home",
-    "open_gripper": "home",
-}
-
 
 @dataclass
 class BridgeResult:
@@ -237,7 +212,9 @@ def _too_long(n: int, limit: int) -> Reason:
 
 def _skill_hint(value: Any) -> str:
     if isinstance(value, str):
-        syn = SKILL_SYNONYMS.get(value.strip().lower().replace(" ", "_").replace("-", "_"))
+        said = value.strip().lower().replace(" ", "_").replace("-", "_")
+        # the words models use for skills, as each skill declares them
+        syn = next((n for n, s in REGISTRY.items() if said in s.aliases), None)
         if syn:
             return f"did you mean {syn!r}? skills: {', '.join(SUBGOAL_MODELS)}"
     return did_you_mean(value, list(SUBGOAL_MODELS), "skills")
@@ -257,9 +234,8 @@ def _name_reason(
         )
     kind = cs.vocab.kind(value)
     if kind is not None:
-        extra = ""
-        if skill == "push" and kind in ("bin", "object"):
-            extra = "; to put a cube into a bin or on a cube use pick then place"
+        advice = REGISTRY[skill].wrong_kind_hints.get(kind) if skill in REGISTRY else None
+        extra = f"; {advice}" if advice else ""
         return Reason(
             R.WRONG_ARGUMENTS,
             path,

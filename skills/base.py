@@ -110,6 +110,20 @@ class Skill(ABC, Generic[P]):
     #: ``"wave hello"``): the rules planner plans the skill for a request that is one of
     #: them, after lower-casing and dropping punctuation and a leading "please".
     commands: ClassVar[tuple[str, ...]] = ()
+    #: Names a planner may use for this skill by mistake (``"grab"`` for pick): the bridge
+    #: answers such a step with "did you mean ...".
+    aliases: ClassVar[tuple[str, ...]] = ()
+    #: What a step of this skill does with the cubes, for checks that read plain subgoals
+    #: (the user's "don't move the red block" constraints): it moves its ``object``
+    #: parameter; it takes that object into the hand; it lets go of what the hand holds
+    #: (moving it); it puts what it moves at its ``target`` parameter.
+    moves_object: ClassVar[bool] = False
+    grasps: ClassVar[bool] = False
+    releases: ClassVar[bool] = False
+    puts_at_target: ClassVar[bool] = False
+    #: Per kind of scene name (``"bin"``, ``"object"``, ``"region"``, ``"drawer"``), advice
+    #: for a parameter given a name of that kind that the skill does not take there.
+    wrong_kind_hints: ClassVar[dict[str, str]] = {}
 
     @abstractmethod
     def preconditions(self, world: WorldState, params: P) -> list[Violation]:

@@ -45,6 +45,7 @@ class Home(Skill):
         "Open the gripper (releasing anything held) and move the arm to its rest pose "
         "above the table."
     )
+    aliases = ("go_home", "reset", "stop", "retract", "rest", "open_gripper")
     Params = HomeParams
     precondition_text = ("none; a held cube is dropped where the gripper is",)
     step_budget = 60

@@ -93,6 +93,8 @@ def not_graspable(world: WorldState, obj: str, blockers: list[str]) -> Violation
 class Pick(Skill[PickParams]):
     name = "pick"
     description = "Grasp a cube with the gripper and lift it above the table."
+    aliases = ("grasp", "grab", "pick_up", "pickup", "lift", "take")
+    moves_object = grasps = True
     Params = PickParams
     precondition_text = (
         "the gripper is empty",

@@ -262,6 +262,8 @@ class Place(Skill[PlaceParams]):
         "Put the cube the gripper holds into a bin, on top of another cube, or on a table "
         "region, and open the gripper."
     )
+    aliases = ("put", "drop", "release", "put_down", "stack", "insert")
+    releases = puts_at_target = True
     Params = PlaceParams
     precondition_text = (
         "the gripper holds a cube",

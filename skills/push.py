@@ -467,6 +467,11 @@ def pushed_ok(world: WorldState, obj: str, target: str | tuple[float, float]) ->
 class Push(Skill[PushParams]):
     name = "push"
     description = "Slide a cube along the table top to a table region or an [x, y] point."
+    aliases = ("slide", "shove", "nudge")
+    moves_object = puts_at_target = True
+    wrong_kind_hints = {
+        k: "to put a cube into a bin or on a cube use pick then place" for k in ("bin", "object")
+    }
     Params = PushParams
     precondition_text = (
         "the gripper is empty",
