@@ -124,6 +124,11 @@ class Skill(ABC, Generic[P]):
     #: Per kind of scene name (``"bin"``, ``"object"``, ``"region"``, ``"drawer"``), advice
     #: for a parameter given a name of that kind that the skill does not take there.
     wrong_kind_hints: ClassVar[dict[str, str]] = {}
+    #: The perturbation conditions of ``skills/perturb.py`` this skill is measured under
+    #: (``eval-skill --split``; "nominal" first), and those of them no controller can
+    #: succeed at (reported beside the others, not held to their bar).
+    perturbations: ClassVar[tuple[str, ...]] = ()
+    infeasible_under: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def preconditions(self, world: WorldState, params: P) -> list[Violation]:

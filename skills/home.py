@@ -46,6 +46,10 @@ class Home(Skill):
         "above the table."
     )
     aliases = ("go_home", "reset", "stop", "retract", "rest", "open_gripper")
+    perturbations = (
+        *("nominal", "obs_noise_2mm", "obs_noise_5mm", "action_noise", "obs_noise_8mm"),
+        *("action_noise_strong", "obs_latency"),
+    )
     Params = HomeParams
     precondition_text = ("none; a held cube is dropped where the gripper is",)
     step_budget = 60

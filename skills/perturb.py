@@ -42,7 +42,7 @@ from sim.util import mcnemar_exact, wilson
 from sim.world import WorldState
 from skills.base import Binding, Skill, SkillParams, cube_yaw, grip_of, opening_of
 from skills.push import PushParams
-from skills.registry import get
+from skills.registry import REGISTRY, get
 
 if TYPE_CHECKING:
     from skills.policy import MLPPolicy
@@ -53,9 +53,6 @@ MAX_RESAMPLE = 200
 #: Hard band of cube yaw: the cube's corners, not its faces, meet a square approach.
 YAW_HIGH = (0.45, float(np.pi / 4))
 
-MOTION = ("pick", "place", "push")
-ALL = (*MOTION, "home")
-
 
 @dataclass(frozen=True)
 class Condition:
@@ -63,8 +60,6 @@ class Condition:
 
     name: str
     description: str
-    skills: tuple[str, ...] = MOTION
-    infeasible: tuple[str, ...] = ()  # skills no controller can succeed at here
     yaw: tuple[float, float] | None = None  # |yaw| band every cube is turned into at reset
     #: "edges" (at reset), "row" | "block" | "wall_y" | "wall_x" | "after_push" (after the
     #: start), "tower" (place's own start: onto a tower of three)
@@ -78,23 +73,32 @@ class Condition:
     obs_delay: int = 0
     event: str | None = None  # "displace" | "open" | "knock" | "move_target"
 
+    @property
+    def skills(self) -> tuple[str, ...]:
+        """The registered skills this condition applies to: each skill lists its own
+        (:attr:`skills.base.Skill.perturbations`)."""
+        return tuple(n for n, s in REGISTRY.items() if self.name in s.perturbations)
+
+    @property
+    def infeasible(self) -> tuple[str, ...]:
+        """The skills no controller can succeed at under this condition (each skill's
+        :attr:`skills.base.Skill.infeasible_under`): reported, not held to a bar."""
+        return tuple(n for n, s in REGISTRY.items() if self.name in s.infeasible_under)
+
 
 CONDITIONS: tuple[Condition, ...] = (
-    Condition("nominal", "the skill's own chained start distribution", ALL),
+    Condition("nominal", "the skill's own chained start distribution"),
     Condition("yaw_full", "every cube turned uniformly in [-pi/4, pi/4]", yaw=(0.0, np.pi / 4)),
     Condition("yaw_high", "every cube turned 0.45-0.785 rad, either sign", yaw=YAW_HIGH),
     Condition("edges", "free cubes on the edges of the spawn area", layout="edges"),
     Condition(
         "row",
         "a touching row of cubes across the finger axis (neighbours along x)",
-        ("pick", "push"),
         layout="row",
     ),
     Condition(
         "block",
         "a touching 2x2 block: a neighbour along each finger axis the hand can take",
-        ("pick", "push"),
-        infeasible=("pick",),
         layout="block",
     ),
     # a pick turns the hand to grasp along the wall; a push needs the fingers behind the cube,
@@ -103,71 +107,55 @@ CONDITIONS: tuple[Condition, ...] = (
     Condition(
         "wall_y",
         "the cube touching the table-side wall of a bin (along the finger axis)",
-        ("pick", "push"),
-        infeasible=("push",),
         layout="wall_y",
     ),
     Condition(
         "wall_x",
         "the cube touching the outer side wall of the red bin (across the finger axis)",
-        ("pick", "push"),
-        infeasible=("push",),
         layout="wall_x",
     ),
     Condition(
         "after_push",
         "the cube just pushed 8-14 cm by the push skill's expert (as a chain leaves it)",
-        ("pick", "push"),
         layout="after_push",
     ),
     Condition("heavy_slippery", "cube mass x3, friction x0.5", mass=3.0, friction=0.5),
     Condition("light_grippy", "cube mass x0.5, friction x2", mass=0.5, friction=2.0),
-    Condition("obs_noise_2mm", "observed cube positions + N(0, 2 mm)", ALL, obs_noise=0.002),
-    Condition("obs_noise_5mm", "observed cube positions + N(0, 5 mm)", ALL, obs_noise=0.005),
-    Condition("action_noise", "commanded motion + N(0, 0.2) per axis", ALL, action_noise=0.2),
-    Condition(
-        "displaced", "the cube moved 3-6 cm early in the skill", ("pick", "push"), event="displace"
-    ),
+    Condition("obs_noise_2mm", "observed cube positions + N(0, 2 mm)", obs_noise=0.002),
+    Condition("obs_noise_5mm", "observed cube positions + N(0, 5 mm)", obs_noise=0.005),
+    Condition("action_noise", "commanded motion + N(0, 0.2) per axis", action_noise=0.2),
+    Condition("displaced", "the cube moved 3-6 cm early in the skill", event="displace"),
     Condition(
         "forced_open",
         "the gripper forced open for 6 steps once the cube is held",
-        ("pick", "place"),
-        infeasible=("place",),
         event="open",
     ),
     Condition(
         "knocked_out",
         "the held cube knocked out of the gripper onto the table",
-        ("pick", "place"),
-        infeasible=("place",),
         event="knock",
     ),
     Condition(
         "target_moved",
         "the target cube moved 3-6 cm during the carry",
-        ("place",),
         event="move_target",
     ),
     # Sensing and actuation at the strength where the expert's fixed thresholds give out (it
     # lowers a held cube only once within 6 mm of the drop point, and lifts it again when
     # noise pushes it out): a closed-loop policy trained under them need not. Last, because a
     # condition's place in this tuple seeds its starts (the rows above keep theirs).
-    Condition("obs_noise_8mm", "observed cube positions + N(0, 8 mm)", ALL, obs_noise=0.008),
-    Condition(
-        "action_noise_strong", "commanded motion + N(0, 0.4) per axis", ALL, action_noise=0.4
-    ),
+    Condition("obs_noise_8mm", "observed cube positions + N(0, 8 mm)", obs_noise=0.008),
+    Condition("action_noise_strong", "commanded motion + N(0, 0.4) per axis", action_noise=0.4),
     # One control period (40 ms) of latency: the expert closes, lowers and releases on
     # thresholds met one step ago, so it overshoots them.
     Condition(
         "obs_latency",
         "the controller acts on the observation one control step (40 ms) old",
-        ALL,
         obs_delay=1,
     ),
     Condition(
         "tower",
         "the target a tower of three cubes: the held cube goes fourth, 8-9 cm up",
-        ("place",),
         layout="tower",
     ),
 )

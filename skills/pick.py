@@ -95,6 +95,13 @@ class Pick(Skill[PickParams]):
     description = "Grasp a cube with the gripper and lift it above the table."
     aliases = ("grasp", "grab", "pick_up", "pickup", "lift", "take")
     moves_object = grasps = True
+    perturbations = (
+        *("nominal", "yaw_full", "yaw_high", "edges", "row", "block", "wall_y", "wall_x"),
+        *("after_push", "heavy_slippery", "light_grippy", "obs_noise_2mm", "obs_noise_5mm"),
+        *("action_noise", "displaced", "forced_open", "knocked_out", "obs_noise_8mm"),
+        *("action_noise_strong", "obs_latency"),
+    )
+    infeasible_under = ("block",)  # a neighbour along each finger axis: no grasp fits
     Params = PickParams
     precondition_text = (
         "the gripper is empty",

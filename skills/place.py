@@ -264,6 +264,13 @@ class Place(Skill[PlaceParams]):
     )
     aliases = ("put", "drop", "release", "put_down", "stack", "insert")
     releases = puts_at_target = True
+    perturbations = (
+        *("nominal", "yaw_full", "yaw_high", "edges", "heavy_slippery", "light_grippy"),
+        *("obs_noise_2mm", "obs_noise_5mm", "action_noise", "forced_open", "knocked_out"),
+        *("target_moved", "obs_noise_8mm", "action_noise_strong", "obs_latency", "tower"),
+    )
+    # the cube it was to carry is no longer in the hand
+    infeasible_under = ("forced_open", "knocked_out")
     Params = PlaceParams
     precondition_text = (
         "the gripper holds a cube",

@@ -469,6 +469,14 @@ class Push(Skill[PushParams]):
     description = "Slide a cube along the table top to a table region or an [x, y] point."
     aliases = ("slide", "shove", "nudge")
     moves_object = puts_at_target = True
+    perturbations = (
+        *("nominal", "yaw_full", "yaw_high", "edges", "row", "block", "wall_y", "wall_x"),
+        *("after_push", "heavy_slippery", "light_grippy", "obs_noise_2mm", "obs_noise_5mm"),
+        *("action_noise", "displaced", "obs_noise_8mm", "action_noise_strong", "obs_latency"),
+    )
+    # the fingers must come down behind the cube, which against a wall is the wall's side
+    # or past the workspace's edge (the preconditions refuse those: landing_wall)
+    infeasible_under = ("wall_y", "wall_x")
     wrong_kind_hints = {
         k: "to put a cube into a bin or on a cube use pick then place" for k in ("bin", "object")
     }

@@ -191,3 +191,23 @@ def test_sensing_env_perturbs_what_an_executor_reads_and_sends():
     noisy.sense(None)
     true = noisy.observe()["object_pos"]
     assert 0.001 < float(np.abs(seen - true).mean()) < 0.02
+
+
+def test_each_skill_lists_known_conditions_nominal_first():
+    """A skill declares the perturbations it is measured under (skills.base.Skill); they
+    must name conditions of the table, start with "nominal", and its infeasible ones must
+    be among them."""
+    from skills.registry import REGISTRY
+
+    listed = 0
+    for name, skill in REGISTRY.items():
+        unknown = set(skill.perturbations) - set(P.BY_NAME)
+        assert not unknown, f"{name} names unknown conditions {unknown}"
+        assert set(skill.infeasible_under) <= set(skill.perturbations), name
+        if skill.perturbations:
+            listed += 1
+            assert skill.perturbations[0] == "nominal", name
+            assert [c.name for c in P.conditions_for(name, "all")] == [
+                c.name for c in P.CONDITIONS if c.name in skill.perturbations
+            ]
+    assert listed >= 4  # pick, place, push and home are measured under perturbations
