@@ -232,10 +232,12 @@ def bench_cost(steps: int) -> dict:
         t2 = time.perf_counter()
         base.append(t1 - t0)
         perc.append(t2 - t1)
+    side = p.side_renders
     p.close()
     b, c = np.array(base) * 1e3, np.array(perc) * 1e3
     return {
         "steps": steps,
+        "side_renders": side,  # the front camera, only while a cube stands on nothing known
         "env_step_ms": round(float(np.mean(b)), 3),
         "perception_ms_mean": round(float(np.mean(c)), 2),
         "perception_ms_p95": round(float(np.percentile(c, 95)), 2),
