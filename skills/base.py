@@ -129,6 +129,10 @@ class Skill(ABC, Generic[P]):
     #: succeed at (reported beside the others, not held to their bar).
     perturbations: ClassVar[tuple[str, ...]] = ()
     infeasible_under: ClassVar[tuple[str, ...]] = ()
+    #: The beliefs about the articulation (``"drawer"``, ``"light"``) the skill's success
+    #: test reads besides its cube: with cameras a success is claimed only once this frame's
+    #: images confirm them (``skills.claims.claim_unsure``).
+    success_rests_on: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def preconditions(self, world: WorldState, params: P) -> list[Violation]:

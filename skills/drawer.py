@@ -215,6 +215,7 @@ class _DrawerSkill(Skill[DrawerParams]):
     scene = "articulated"
     obs_dim = 11
     retreat_steps = 12
+    success_rests_on = ("drawer",)
     #: Whether the skill opens the drawer (else it closes it).
     opening: ClassVar[bool]
 

@@ -546,7 +546,7 @@ def rollout(
 
     ``true_before`` (with ``--perception camera``: ``before`` is then the estimate): the
     estimate's success is claimed only once the images confirm it after the skill's
-    retreat (``skills.evaluate.confirm``; where they show it is not done yet the skill
+    retreat (``skills.claims.confirm``; where they show it is not done yet the skill
     goes on), and each claim is judged on the truth."""
     c = env.cond
     b = skill.bind(before, params)
@@ -569,7 +569,7 @@ def rollout(
         if skill.success(before, world, params):
             if true_before is None:
                 return Outcome(True, step)
-            from skills.evaluate import SETTLE_STEPS, confirm
+            from skills.claims import SETTLE_STEPS, confirm
 
             verdict = confirm(env, skill, b, before, params)
             step += skill.retreat_steps + SETTLE_STEPS

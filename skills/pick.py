@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import Field
 
+import skills.success_model as success_model
 from sim import scene, scripted
 from sim.world import WorldState
-from skills import success_model
 from skills.base import (
     ALIGN_FROM,
     DOMAIN_OBJECT,

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import Field
 
+import skills.success_model as success_model
 from sim import scene, scripted
 from sim.cubes import RELEASE_BAND, region_spot
 from sim.world import ObjectState, WorldState
-from skills import success_model
 from skills.base import (
     DOMAIN_PLACE_TARGET,
     LOW_AFFORDANCE,

@@ -96,6 +96,7 @@ class PressButton(Skill[PressButtonParams]):
     #: No scripted expert: trained by RL from scratch (``skills.train.has_expert``).
     has_expert: ClassVar[bool] = False
     step_budget = 80
+    success_rests_on = ("light",)
 
     def preconditions(self, world: WorldState, params: PressButtonParams) -> list[Violation]:
         if world.button is None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -30,10 +32,19 @@ if TYPE_CHECKING:  # stable-baselines3 is imported only once a trainer is built
     from stable_baselines3.common.base_class import BaseAlgorithm
     from stable_baselines3.common.buffers import ReplayBuffer
 
-    from skills.train import _PPO, _SAC, Progress
+    from skills.train_config import _PPO, _SAC
 
 ON_POLICY = ("ppo",)
 OFF_POLICY = ("sac", "tqc")
+
+
+@dataclass
+class Progress:
+    """Callbacks the CLI plugs a progress bar into."""
+
+    stage: Callable[[str, int], None] = lambda name, total: None
+    advance: Callable[[int], None] = lambda n: None
+    log: Callable[[str], None] = lambda msg: None
 
 
 def _normaliser_cls() -> type[nn.Module]:
@@ -178,16 +189,16 @@ class Trainer(ABC):
 
 
 def ppo_section(cfg: dict) -> _PPO:
-    """The config's ``ppo:`` section, typed (:class:`skills.train._PPO`)."""
-    from skills.train import _PPO
+    """The config's ``ppo:`` section, typed (:class:`skills.train_config._PPO`)."""
+    from skills.train_config import _PPO
 
     return _PPO.model_validate(cfg["ppo"])
 
 
 def sac_section(cfg: dict) -> _SAC:
-    """The config's ``sac:`` section, typed, with the defaults of :class:`skills.train._SAC`
+    """The config's ``sac:`` section, typed, with the defaults of :class:`skills.train_config._SAC`
     (the one place they are written) filled in where the YAML leaves a key out."""
-    from skills.train import _SAC
+    from skills.train_config import _SAC
 
     return _SAC.model_validate(cfg.get("sac") or {})
 

@@ -169,7 +169,7 @@ def test_a_tipped_cube_with_nothing_under_it_rests_on_the_table(env):
 
 def _push_claim(env, xy_off: float):
     """A push of the red cube whose point target lies ``xy_off`` m from where it is."""
-    from skills.evaluate import claim_unsure
+    from skills.claims import claim_unsure
     from skills.push import Push, PushParams
 
     w = env.world_state()
@@ -299,7 +299,7 @@ def test_the_goal_check_from_images_asserts_only_what_they_confirm(env):
 def test_looking_again_takes_the_arm_out_of_the_cameras_way(env):
     """Before a claim the images cannot confirm, the arm goes home (not with a cube in
     the hand): from there the top camera sees the whole table."""
-    from skills.evaluate import look_again
+    from skills.claims import look_again
 
     env.reset(
         seed=0, options={"cubes": {"red_block": [0.05, -0.1, 0.0]}, "arm": [0.05, -0.1, 0.10]}
