@@ -54,7 +54,7 @@ def _solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     where its answer is not finite (a singular or poisoned system, which damping rules out
     in practice) ``np.linalg.solve`` itself answers, raising what it always raised."""
     if _SOLVE1 is not None:
-        x = _SOLVE1(a, b, signature="dd->d")
+        x = _SOLVE1(a, b)  # float64 arguments: numpy picks its "dd->d" loop
         if math.isfinite(sum(x.tolist())):
             return x
     return np.linalg.solve(a, b)
@@ -81,9 +81,21 @@ _multiply, _matmul, _add = np.multiply, np.matmul, np.add
 _CLIP = getattr(getattr(getattr(np, "_core", None), "umath", None), "clip", None)
 #: Per row of the 6-D task Jacobian: 1.0 for position, ROT_WEIGHT for orientation.
 _ROW_WEIGHT = np.array([[1.0]] * 3 + [[ROT_WEIGHT]] * 3)
+#: The same weights for every column of a 6-column Jacobian (the arm's): the same products
+#: as the broadcast row weights, without the broadcast's setup.
+_WEIGHT_6x6 = np.repeat(_ROW_WEIGHT, 6, axis=1)
 #: Action dtypes (float32, float64) read as they are: ``tolist()`` of these gives the doubles
 #: that the float64 copy of them would give.
 _FLOAT_CHARS = "fd"
+
+
+def doubles_view(a: Any) -> memoryview[float]:
+    """A memoryview of the float64 array ``a``: its items read as Python floats and take
+    floats, the same doubles as the array's, without an ndarray getitem/setitem's setup."""
+    view: memoryview[float] = memoryview(a)
+    if view.format != "d":
+        raise TypeError(f"doubles_view needs a float64 array, got format {view.format!r}")
+    return view  # format "d": its items are floats
 
 
 class _Views:
@@ -102,6 +114,13 @@ class _Views:
         self.arm_ctrl = data.ctrl[ctl._arm_ctrl] if isinstance(ctl._arm_ctrl, slice) else None
         fingers = ctl._finger_ctrl
         self.finger_ctrl = data.ctrl[fingers] if isinstance(fingers, slice) else None
+        # memoryviews of the same rows: reading them as floats and storing floats into
+        # them costs a fraction of an ndarray's setitem from a tuple (the same doubles)
+        self.site_pos_mv = doubles_view(self.site_pos)
+        self.site_mat_mv = doubles_view(self.site_mat)
+        self.mocap_mv = doubles_view(self.mocap_pos)
+        self.mocap_quat_mv = doubles_view(self.mocap_quat)
+        self.finger_mv = None if self.finger_ctrl is None else doubles_view(self.finger_ctrl)
 
 
 class ArmController:
@@ -134,8 +153,11 @@ class ArmController:
         self._JT = self._J.T
         # the arm's columns of the Jacobian as a view where they run contiguously
         self._jac_arm = self._jac[:, self._d] if isinstance(self._d, slice) else None
+        six = self._jac_arm is not None and self._jac_arm.shape == (6, 6)
+        self._weight = _WEIGHT_6x6 if six else _ROW_WEIGHT
         self._bound: _Views | None = None
         self._err = np.zeros(6)
+        self._err_mv = doubles_view(self._err)
         self._damp = (DLS_LAMBDA**2) * np.eye(6)
         self._A = np.zeros((6, 6))
         self._lo, self._hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
@@ -207,25 +229,46 @@ class ArmController:
         v = self._bound
         if v is None or v.data is not data:
             v = self._views(data)
-        grip = v.site_pos.tolist()
+        grip = v.site_pos_mv.tolist()
         gx, gy, gz = grip
-        px, py, pz = v.mocap_pos.tolist()
-        k = _STEP
-        tx = min(max(px + ax * k, gx - MAX_LEAD), gx + MAX_LEAD)
-        ty = min(max(py + ay * k, gy - MAX_LEAD), gy + MAX_LEAD)
-        tz = min(max(pz + az * k, gz - MAX_LEAD), gz + MAX_LEAD)
-        lo = self._lo_xyz
+        px, py, pz = v.mocap_mv.tolist()
+        # min(max(t, low), high) written out: max keeps t unless low > t, min keeps it
+        # unless high < it, so the same comparisons pick the same floats
+        k, lead = _STEP, MAX_LEAD
+        tx, b = px + ax * k, gx - lead
+        tx = b if b > tx else tx
+        b = gx + lead
+        tx = b if b < tx else tx
+        ty, b = py + ay * k, gy - lead
+        ty = b if b > ty else ty
+        b = gy + lead
+        ty = b if b < ty else ty
+        tz, b = pz + az * k, gz - lead
+        tz = b if b > tz else tz
+        b = gz + lead
+        tz = b if b < tz else tz
+        lx, ly, lz = self._lo_xyz
         if v.drawer_pos is not None and abs(tx - float(v.drawer_pos[0])) < DRAWER_REACH_HALF_X:
-            lo = self._drawer_lo_xyz  # (the tabletop has no drawer)
+            lx, ly, lz = self._drawer_lo_xyz  # (the tabletop has no drawer)
         hx, hy, hz = self._hi_xyz
-        tgt = (min(max(tx, lo[0]), hx), min(max(ty, lo[1]), hy), min(max(tz, lo[2]), hz))
-        v.mocap_pos[:] = tgt
+        tx = lx if lx > tx else tx
+        tx = hx if hx < tx else tx
+        ty = ly if ly > ty else ty
+        ty = hy if hy < ty else ty
+        tz = lz if lz > tz else tz
+        tz = hz if hz < tz else tz
+        tgt = (tx, ty, tz)
+        m = v.mocap_mv
+        m[0], m[1], m[2] = tx, ty, tz
         if v.arm_ctrl is not None:  # straight into the actuators' set-points
             self._ik_step(data, tgt, out=v.arm_ctrl, site=grip, views=v)
         else:
             data.ctrl[self._arm_ctrl] = self._ik_step(data, tgt, site=grip, views=v)
         finger = scene.FINGER_OPEN * (1.0 - ag) * 0.5
-        if v.finger_ctrl is not None:
+        f = v.finger_mv
+        if f is not None and len(f) == 2:  # (both scenes: two fingers)
+            f[0] = f[1] = finger
+        elif v.finger_ctrl is not None:
             v.finger_ctrl[:] = finger
         else:
             data.ctrl[self._finger_ctrl] = finger
@@ -242,17 +285,17 @@ class ArmController:
         given); ``site``: the grip site's position when the caller has read it already."""
         v = self._views(data) if views is None else views
         _mj_jacSite(self.model, data, self._jacp, self._jacr, self.site)
-        J, err = self._J, self._err
+        J = self._J
         # the arm's columns, the rotation rows scaled by ROT_WEIGHT (and the position rows
         # by exactly 1.0) in one ufunc call
         src = self._jac[:, self._d] if self._jac_arm is None else self._jac_arm
-        _multiply(src, _ROW_WEIGHT, out=J)
+        _multiply(src, self._weight, out=J)
         # orientation error 0.5 * sum_i R[:, i] x R_DOWN[:, i], expanded for the constant
         # R_DOWN columns (-x, +y, -z): three np.cross calls cost more than the whole solve
-        r = v.site_mat.tolist()  # row-major 3x3: r[3*row + col]
+        r = v.site_mat_mv.tolist()  # row-major 3x3: r[3*row + col]
         h = 0.5 * ROT_WEIGHT
-        sx, sy, sz = v.site_pos.tolist() if site is None else site
-        if v.mocap_quat[3] == 0.0:
+        sx, sy, sz = v.site_pos_mv.tolist() if site is None else site
+        if v.mocap_quat_mv[3] == 0.0:
             # (0, -x2, x1) + (-y2, 0, y0) + (-z1, z0, 0), with x, y, z the columns of R
             e3 = h * (-r[7] - r[5])
             e4 = h * (-r[6] + r[2])
@@ -265,10 +308,13 @@ class ArmController:
             e3 = h * (s * r[6] - c * r[7] - r[5])
             e4 = h * (-c * r[6] - s * r[7] + r[2])
             e5 = h * (-s * r[0] + c * r[3] + c * r[1] + s * r[4])
-        err[:] = (target[0] - sx, target[1] - sy, target[2] - sz, e3, e4, e5)
+        # stored one by one through a memoryview: the doubles an ndarray setitem would store
+        e = self._err_mv
+        e[0], e[1], e[2] = target[0] - sx, target[1] - sy, target[2] - sz
+        e[3], e[4], e[5] = e3, e4, e5
         A = _matmul(J, self._JT, out=self._A)  # J @ J.T, in place
         A += self._damp
-        dq = self._JT @ _solve(A, err)
+        dq = self._JT @ _solve(A, self._err)
         arm_q = data.qpos[self.q_span] if v.arm_q is None else v.arm_q
         q = _add(arm_q, dq, out=out)
         if self._clip is not None:  # nonzero joint limits: the same values picked

@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from sim import physics, scene
 from sim import scene as S
-from sim.controller import ArmController
+from sim.controller import ArmController, doubles_view
 from sim.cubes import cube_pose
 from sim.world import WorldState, extract_world_state
 
@@ -114,6 +114,16 @@ class _ObsViews:
         self.finger_q = None if fq is None else d.qpos[fq]
         self.arm_q = None if aq is None else d.qpos[aq]
         self.cubes = None if rows is None else (d.xpos[rows], d.xquat[rows])
+        # memoryviews of the proprio's sources where all are spans: slice assignment
+        # between memoryviews copies the same doubles as an ndarray setitem, without its
+        # setup (None: the ndarray path)
+        self.proprio_mv = (
+            None
+            if fq is None or aq is None
+            else tuple(
+                doubles_view(a) for a in (self.site_pos, env._lin_vel, self.finger_q, self.arm_q)
+            )
+        )
 
 
 def _headless() -> bool:
@@ -381,16 +391,21 @@ class TabletopEnv(gym.Env):
         v = self._obs_views()
         mujoco.mj_objectVelocity(self.model, self.data, _SITE, self._site, self._vel, 0)
         proprio = np.empty(PROPRIO_DIM)
-        proprio[0:3] = v.site_pos
-        proprio[3:6] = self._lin_vel
-        if v.finger_q is None:
-            proprio[6:8] = self.data.qpos[self._finger_q]
+        if v.proprio_mv is not None:
+            site, vel, fingers, arm = v.proprio_mv
+            p = doubles_view(proprio)
+            p[0:3], p[3:6], p[6:8], p[8:14] = site, vel, fingers, arm
         else:
-            proprio[6:8] = v.finger_q
-        if v.arm_q is None:
-            proprio[8:14] = self.data.qpos[self.controller.q_span]
-        else:
-            proprio[8:14] = v.arm_q
+            proprio[0:3] = v.site_pos
+            proprio[3:6] = self._lin_vel
+            if v.finger_q is None:
+                proprio[6:8] = self.data.qpos[self._finger_q]
+            else:
+                proprio[6:8] = v.finger_q
+            if v.arm_q is None:
+                proprio[8:14] = self.data.qpos[self.controller.q_span]
+            else:
+                proprio[8:14] = v.arm_q
         if v.cubes is None:
             pos, quat = self.data.xpos[self._cube_rows], self.data.xquat[self._cube_rows]
         else:
