@@ -130,7 +130,7 @@ def train(
     import torch
 
     import sim  # noqa: F401
-    from skills.train import Progress as Hooks
+    from skills.trainers import Progress as Hooks
     from skills.train import TrainError
     from skills.train import train as run_training
 
