@@ -35,6 +35,7 @@ from sim import physics, scene
 from sim import scene as S
 from sim.controller import ArmController, doubles_view
 from sim.cubes import cube_pose
+from sim.objects import spec as object_spec
 from sim.world import WorldState, extract_world_state
 
 N_CUBES = len(scene.CUBE_NAMES)
@@ -346,7 +347,7 @@ class TabletopEnv(gym.Env):
             if v is None:
                 xy = self._sample_xy(rng, placed)
                 placed.append(xy)
-                poses[n] = (xy[0], xy[1], scene.CUBE_HALF, rng.uniform(-0.35, 0.35))
+                poses[n] = (xy[0], xy[1], object_spec(n).half_height, rng.uniform(-0.35, 0.35))
             else:
                 poses[n] = cube_pose(n, v)
         for i, n in enumerate(scene.CUBE_NAMES):

@@ -1,10 +1,11 @@
 """Names and geometry of the tabletop scene.
 
 The MJCF in ``assets/tabletop.xml`` (which includes the robot, ``assets/robot.xml``) is
-the source of truth for geometry; this module only
-names things and holds the constants that are *policy* rather than physics (workspace
-bounds, spawn area, named table regions), so that the planner, the bridge and the skills all
-agree on one vocabulary.
+the source of truth for the fixtures' geometry; the objects' geometry comes from their specs
+(``sim.objects``), which the scene file's bodies are held to by tests. This module names
+things and holds the constants that are *policy* rather than physics (workspace bounds,
+spawn area, named table regions), so that the planner, the bridge and the skills all agree
+on one vocabulary.
 """
 
 from __future__ import annotations
@@ -13,14 +14,22 @@ from pathlib import Path
 
 import numpy as np
 
+from sim.objects import TABLETOP_OBJECTS
+
 ASSET_PATH = Path(__file__).resolve().parent / "assets" / "tabletop.xml"
 #: The robot (arm, gripper, their actuators), included by the scene file.
 ROBOT_PATH = ASSET_PATH.with_name("robot.xml")
 
-#: Cubes in the scene, by colour. Object names are ``<colour>_block``.
-CUBE_COLORS: tuple[str, ...] = ("red", "green", "blue", "yellow")
-CUBE_NAMES: tuple[str, ...] = tuple(f"{c}_block" for c in CUBE_COLORS)
-CUBE_HALF = 0.02  # half edge (m); the cubes are 4 cm
+#: The scene's objects, by colour, as their specs give them (``sim.objects``: kind, size,
+#: colour, mass, friction). Object names are ``<colour>_block``.
+CUBE_COLORS: tuple[str, ...] = tuple(o.color for o in TABLETOP_OBJECTS)
+CUBE_NAMES: tuple[str, ...] = tuple(o.name for o in TABLETOP_OBJECTS)
+#: Half the height of the tabletop's objects (m), from their specs, for code that reasons
+#: about them all alike (thresholds of the predicates, spawn heights). Code about one
+#: object asks its spec (``sim.objects.spec(name)``).
+CUBE_HALF = TABLETOP_OBJECTS[0].half_height
+if any(o.half_height != CUBE_HALF for o in TABLETOP_OBJECTS):
+    raise ValueError("the tabletop's objects must share one height")
 
 #: Open-top bins, by colour. Names are ``<colour>_bin``.
 BIN_COLORS: tuple[str, ...] = ("red", "green", "blue")

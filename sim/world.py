@@ -17,6 +17,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from sim import call_memo, scene
+from sim.geometry import square_footprint as square_footprint  # (re-exported)
+from sim.objects import spec as object_spec
 
 #: Tolerances of the predicates (m).
 ON_TABLE_MAX_Z = scene.CUBE_HALF + 0.012
@@ -427,21 +429,6 @@ def reachable_xy(x: float, y: float, low_y: float = _LOW[1]) -> bool:
     return in_box and REACH_MIN_R <= r <= REACH_MAX_R
 
 
-def square_footprint(cx: float, cy: float, half: float, yaw: float) -> list[tuple[float, float]]:
-    """The corners of a square of half side ``half`` at (cx, cy) turned by ``yaw``."""
-    if yaw == 0.0:  # the fingers' and the walls' case: cos and sin without the calls
-        c, s = 1.0, math.copysign(0.0, yaw)  # (sin(-0.0) is -0.0)
-    else:
-        c, s = math.cos(yaw), math.sin(yaw)
-    n = -half
-    return [
-        (cx + c * half - s * half, cy + s * half + c * half),
-        (cx + c * n - s * half, cy + s * n + c * half),
-        (cx + c * n - s * n, cy + s * n + c * n),
-        (cx + c * half - s * n, cy + s * half + c * n),
-    ]
-
-
 def _box(x0: float, x1: float, y0: float, y1: float) -> list[tuple[float, float]]:
     return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
@@ -608,8 +595,9 @@ def grasp_blockers(
             continue
         if abs(n.pos[0] - gx) > 0.15 or abs(n.pos[1] - gy) > 0.15:
             continue
-        top = n.pos[2] + scene.CUBE_HALF
-        foot = square_footprint(n.pos[0], n.pos[1], scene.CUBE_HALF, n.yaw)
+        shape = object_spec(n.name)
+        top = shape.top(n.pos[2])
+        foot = shape.footprint(n.pos[0], n.pos[1], n.yaw)
         if (top > tip_z and any(polygons_overlap(f, foot) for f in fingers)) or (
             top > palm_z and polygons_overlap(palm, foot)
         ):

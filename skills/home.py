@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sim import scene, scripted
+from sim.objects import spec as object_spec
 from sim.world import WorldState
 from skills.base import (
     NO_EFFECT,
@@ -75,9 +76,8 @@ class Home(Skill):
             ),
             None,
         )
-        new = moved(
-            o, in_bin=in_bin, on_table=in_bin is None, pos=(o.pos[0], o.pos[1], scene.CUBE_HALF)
-        )
+        rest = (o.pos[0], o.pos[1], object_spec(o.name).half_height)
+        new = moved(o, in_bin=in_bin, on_table=in_bin is None, pos=rest)
         return replace_object(w, new, held=None)
 
     def success(self, before: WorldState, after: WorldState, params: SkillParams) -> bool:

@@ -11,6 +11,7 @@ from pydantic import Field
 import skills.success_model as success_model
 from sim import scene, scripted
 from sim.cubes import RELEASE_BAND, region_spot
+from sim.objects import spec as object_spec
 from sim.world import ObjectState, WorldState
 from skills.base import (
     DOMAIN_PLACE_TARGET,
@@ -336,18 +337,21 @@ class Place(Skill[PlaceParams]):
     def effect(self, world: WorldState, params: PlaceParams) -> WorldState:
         assert world.held_object is not None  # the preconditions: the gripper holds a cube
         h = cube_of(world, world.held_object)
+        held = object_spec(h.name)
         t = params.target
         if (b := world.bin(t)) is not None:
             new = moved(h, in_bin=t, pos=(b.pos[0], b.pos[1], 0.025))
         elif world.region(t) is not None:  # where the release point is: beside the others
             x, y = scripted.release_point(world, t)[:2]
-            new = moved(h, on_table=True, pos=(float(x), float(y), scene.CUBE_HALF))
+            new = moved(h, on_table=True, pos=(float(x), float(y), held.half_height))
         elif t == scene.DRAWER_NAME:
             return self._into_drawer(world, h)
         else:
             o = cube_of(world, t)
-            new = moved(h, on=t, pos=(o.pos[0], o.pos[1], o.pos[2] + 2 * scene.CUBE_HALF))
-        above = (new.pos[0], new.pos[1], new.pos[2] + 2 * scene.CUBE_HALF)
+            # (the two halves summed first: for equal halves the same double as twice one)
+            rest = o.pos[2] + (object_spec(o.name).half_height + held.half_height)
+            new = moved(h, on=t, pos=(o.pos[0], o.pos[1], rest))
+        above = (new.pos[0], new.pos[1], new.pos[2] + held.height)
         return replace_object(world, new, held=None, grip=above)
 
     @staticmethod
@@ -355,8 +359,9 @@ class Place(Skill[PlaceParams]):
         """The held cube at the drawer's free spot, listed in its contents."""
         d, xy = world.drawer, drawer_spot(world)
         assert d is not None and xy is not None  # the preconditions: open, with room
-        new = moved(h, pos=(xy[0], xy[1], scene.DRAWER_FLOOR_Z + scene.CUBE_HALF))
-        above = (xy[0], xy[1], new.pos[2] + 2 * scene.CUBE_HALF)
+        held = object_spec(h.name)
+        new = moved(h, pos=(xy[0], xy[1], scene.DRAWER_FLOOR_Z + held.half_height))
+        above = (xy[0], xy[1], new.pos[2] + held.height)
         out = replace_object(world, new, held=None, grip=above)
         out.drawer = d.model_copy(update={"contents": [*d.contents, h.name]})
         return out

@@ -19,7 +19,8 @@ from typing import cast
 import numpy as np
 
 from sim import scene, scripted
-from sim.world import WorldState, bin_walls, cube_reachable, polygons_overlap, square_footprint
+from sim.objects import spec as object_spec
+from sim.world import WorldState, bin_walls, cube_reachable, polygons_overlap
 from skills.base import cube_of
 from skills.push import Push, PushParams, push_chain
 from skills.success_model import low_affordance
@@ -38,7 +39,7 @@ _PUSH = Push()
 
 def _obstacles(world: WorldState, moving: list[str]) -> list[list[tuple[float, float]]]:
     out = [
-        square_footprint(o.pos[0], o.pos[1], scene.CUBE_HALF, o.yaw)
+        object_spec(o.name).footprint(o.pos[0], o.pos[1], o.yaw)
         for o in world.objects
         if o.name not in moving and not o.held and not o.fallen
     ]

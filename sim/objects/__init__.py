@@ -1,0 +1,45 @@
+"""The objects a scene holds, as data: kinds (cube, cylinder, sphere), their specs and the
+object sets of the scenes.
+
+Nothing outside this package should write down an object's size: ask its spec
+(:func:`spec`) for its height, footprint or width across the fingers.
+"""
+
+from __future__ import annotations
+
+from sim.objects.base import ObjectSpec
+from sim.objects.cube import Cube
+from sim.objects.cylinder import Cylinder
+from sim.objects.registry import KINDS, from_dict, register_kind, to_dict
+from sim.objects.sphere import Sphere
+
+__all__ = [
+    "KINDS",
+    "TABLETOP_OBJECTS",
+    "Cube",
+    "Cylinder",
+    "ObjectSpec",
+    "Sphere",
+    "from_dict",
+    "register_kind",
+    "spec",
+    "to_dict",
+]
+
+#: The tabletop's four 4 cm cubes, by colour (the articulated scene holds the same four).
+TABLETOP_OBJECTS: tuple[ObjectSpec, ...] = (
+    Cube(name="red_block", color="red", rgba=(0.85, 0.12, 0.12, 1.0)),
+    Cube(name="green_block", color="green", rgba=(0.12, 0.7, 0.2, 1.0)),
+    Cube(name="blue_block", color="blue", rgba=(0.12, 0.3, 0.9, 1.0)),
+    Cube(name="yellow_block", color="yellow", rgba=(0.95, 0.82, 0.1, 1.0)),
+)
+
+_BY_NAME: dict[str, ObjectSpec] = {o.name: o for o in TABLETOP_OBJECTS}
+
+
+def spec(name: str) -> ObjectSpec:
+    """The spec of the object called ``name``; KeyError naming the known ones."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"no object {name!r}; known: {', '.join(_BY_NAME)}") from None
