@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sim import scene
+from sim.objects import spec as object_spec
 from sim.world import FINGER_X_HALF, REACH_MAX_R, REACH_MIN_R, REGION_BESIDE, reachable_xy
 
 if TYPE_CHECKING:
@@ -41,10 +42,9 @@ def cube_pose(name: str, pose: Sequence[Any]) -> Pose:
     """``(x, y, z, yaw)`` of a fixed pose: without a z the cube rests on the table, without
     a yaw it is square to the axes. ValueError names the cube when the pose has no form."""
     v = [float(x) for x in pose]
-    if len(v) == 2:
-        return (v[0], v[1], scene.CUBE_HALF, 0.0)
-    if len(v) == 3:
-        return (v[0], v[1], scene.CUBE_HALF, v[2])
+    if len(v) in (2, 3):
+        rest = object_spec(name).half_height
+        return (v[0], v[1], rest, 0.0) if len(v) == 2 else (v[0], v[1], rest, v[2])
     if len(v) == 4:
         return (v[0], v[1], v[2], v[3])
     raise ValueError(f"pose of {name} must be {POSE_FORMS}")
@@ -114,14 +114,14 @@ def _check_pose(name: str, pose: Any) -> list[float] | None:
 
 
 def _check_overlap(poses: Mapping[str, list[float] | None]) -> None:
-    edge = 2 * scene.CUBE_HALF - 1e-6  # touching is fine (a stack), interpenetrating not
     fixed = [(n, cube_pose(n, p)) for n, p in poses.items() if p is not None]
     for i, (a, pa) in enumerate(fixed):
         for b, pb in fixed[i + 1 :]:
+            apart = object_spec(a).half_height + object_spec(b).half_height
+            edge = apart - 1e-6  # touching is fine (a stack), interpenetrating not
             if math.hypot(pa[0] - pb[0], pa[1] - pb[1]) < edge and abs(pa[2] - pb[2]) < edge:
                 raise ValueError(
-                    f"{a} and {b} would overlap: their centres are less than "
-                    f"{2 * scene.CUBE_HALF:g} m apart"
+                    f"{a} and {b} would overlap: their centres are less than {apart:g} m apart"
                 )
 
 
@@ -394,7 +394,7 @@ def _fill_stacks(
         if out.get(n) is None:
             taken = [np.asarray(p[:2]) for p in out.values() if p is not None]
             xy = _spawn_xy(rng, taken)
-            out[n] = [float(xy[0]), float(xy[1]), scene.CUBE_HALF, 0.0]
+            out[n] = [float(xy[0]), float(xy[1]), object_spec(n).half_height, 0.0]
     done = set(bottoms)
     while len(done) < len(bottoms) + len(below):
         ready = [n for n, w in below.items() if n not in done and w in done]
@@ -405,7 +405,8 @@ def _fill_stacks(
             b = out[below[n]]
             assert b is not None  # a bottom got a pose, a stacked one on it its own
             x, y, z, yaw = cube_pose(below[n], b)
-            out[n] = [x, y, z + 2 * scene.CUBE_HALF + STACK_GAP, yaw]
+            rest = object_spec(below[n]).half_height + object_spec(n).half_height
+            out[n] = [x, y, z + rest + STACK_GAP, yaw]
             done.add(n)
 
 
