@@ -21,9 +21,23 @@ from sim.geometry import square_footprint as square_footprint  # (re-exported)
 from sim.objects import spec as object_spec
 
 #: Tolerances of the predicates (m).
-ON_TABLE_MAX_Z = scene.CUBE_HALF + 0.012
+#: An object counts as on the table up to this far (m) above its own half height
+#: (ON_TABLE_MAX_Z for the tabletop's cubes).
+ON_TABLE_ABOVE = 0.012
+ON_TABLE_MAX_Z = scene.CUBE_HALF + ON_TABLE_ABOVE
 STACK_XY_TOL = 0.025
-STACK_DZ = (2 * scene.CUBE_HALF - 0.008, 2 * scene.CUBE_HALF + 0.012)
+STACK_DZ = (2 * scene.CUBE_HALF - 0.008, 2 * scene.CUBE_HALF + 0.012)  # (for two cubes)
+
+
+def stack_dz(lower: str, upper: str) -> tuple[float, float]:
+    """How far (m) the centre of ``upper`` may lie above that of ``lower`` for it to rest on
+    it: their two half heights, 8 mm less (a cube sunk into the soft contact, or tilted) to
+    12 mm more (dropped a little short); STACK_DZ for two of the tabletop's cubes."""
+    # (the halves summed first: for equal halves the same double as twice one)
+    apart = object_spec(lower).half_height + object_spec(upper).half_height
+    return (apart - 0.008, apart + 0.012)
+
+
 FALLEN_Z = -0.05
 ABSENT_X = 1.5  # cubes parked beyond this x are not part of the scene
 REACH_MIN_R, REACH_MAX_R = 0.16, 0.70  # grip-site horizontal distance from the arm base
@@ -649,29 +663,35 @@ def _held_cube(ix: _SceneIndex, data: mujoco.MjData) -> str | None:
     return min(held_set, key=lambda n: np.linalg.norm(data.xpos[ix.cube_bodies[n]] - grip))
 
 
-def _bin_of(p: list[float], bins: list[BinState]) -> str | None:
-    """The (last listed) bin whose inside holds position ``p``, or None."""
+def _bin_of(p: list[float], bins: list[BinState], half: float) -> str | None:
+    """The (last listed) bin whose inside holds an object of half height ``half`` centred
+    at ``p``, or None."""
     in_bin = None
     for b in bins:
         if (
             abs(p[0] - b.pos[0]) < b.inner_half
             and abs(p[1] - b.pos[1]) < b.inner_half
-            and p[2] < scene.BIN_WALL_HEIGHT + scene.CUBE_HALF
+            and p[2] < scene.BIN_WALL_HEIGHT + half
         ):
             in_bin = b.name
     return in_bin
 
 
-def _support_of(n: str, p: list[float], raw: dict, held: str | None) -> str | None:
-    """The (last listed) cube that cube ``n`` at ``p`` rests on, or None."""
+def _support_of(
+    n: str, p: list[float], half: float, raw: dict, held: str | None, carriers: dict[str, float]
+) -> str | None:
+    """The (last listed) object that object ``n`` (half height ``half``) at ``p`` rests on,
+    or None: one of ``carriers`` (the objects that can carry another, a ball cannot, by
+    their half heights), with the centres :func:`stack_dz` apart."""
     on = None
     for m, (p2, _) in raw.items():
-        if m == n or m == held:
+        if m == n or m == held or m not in carriers:
             continue
         dz = p[2] - p2[2]
+        apart = carriers[m] + half  # (as stack_dz)
         if (
             math.hypot(p[0] - p2[0], p[1] - p2[1]) < STACK_XY_TOL
-            and STACK_DZ[0] <= dz <= STACK_DZ[1]
+            and apart - 0.008 <= dz <= apart + 0.012
         ):
             on = m
     return on
@@ -684,13 +704,11 @@ def _over_drawer(p: list[float], centre: list[float]) -> bool:
     return abs(p[0] - centre[0]) < hx and abs(p[1] - centre[1]) < hy
 
 
-def _in_drawer(p: list[float], centre: list[float]) -> bool:
-    """Whether a cube centred at ``p`` lies inside the drawer whose inside is centred at
-    ``centre`` (x, y; table level): within its walls and below their top."""
-    return (
-        _over_drawer(p, centre)
-        and scene.DRAWER_FLOOR_Z < p[2] < scene.DRAWER_WALL_TOP + scene.CUBE_HALF
-    )
+def _in_drawer(p: list[float], centre: list[float], half: float) -> bool:
+    """Whether an object of half height ``half`` centred at ``p`` lies inside the drawer
+    whose inside is centred at ``centre`` (x, y; table level): within its walls and below
+    their top."""
+    return _over_drawer(p, centre) and scene.DRAWER_FLOOR_Z < p[2] < scene.DRAWER_WALL_TOP + half
 
 
 def _drawer_state(a: _ArticulatedIndex, data: mujoco.MjData, contents: list[str]) -> DrawerState:
@@ -769,31 +787,35 @@ def world_from_poses(
     drawer_xy = list(drawer.pos) if drawer is not None else None
     contents: list[str] = []
     objects = []
+    specs = {n: object_spec(n) for n in raw}
+    # half heights of the objects that can carry another (a ball cannot)
+    carriers = {n: o.half_height for n, o in specs.items() if o.stackable}
     for n, (p, q) in raw.items():
+        half = specs[n].half_height
         is_held = n == held
         fallen = bool(p[2] < FALLEN_Z)
         in_bin = None
         if not is_held and not fallen:
-            in_bin = _bin_of(p, bins)
+            in_bin = _bin_of(p, bins, half)
         in_drawer = (
             drawer_xy is not None
             and not is_held
             and not fallen
             and in_bin is None
-            and _in_drawer(p, drawer_xy)
+            and _in_drawer(p, drawer_xy, half)
         )
         if in_drawer:
             contents.append(n)
         on = None
         if not is_held and not fallen and in_bin is None and not in_drawer:
-            on = _support_of(n, p, raw, held)
+            on = _support_of(n, p, half, raw, held, carriers)
         on_table = (
             not is_held
             and not fallen
             and in_bin is None
             and not in_drawer
             and on is None
-            and 0.0 < p[2] < ON_TABLE_MAX_Z
+            and 0.0 < p[2] < half + ON_TABLE_ABOVE
         )
         objects.append(
             ObjectState(

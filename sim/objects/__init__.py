@@ -7,6 +7,9 @@ Nothing outside this package should write down an object's size: ask its spec
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from sim.objects.base import ObjectSpec
 from sim.objects.cube import Cube
 from sim.objects.cylinder import Cylinder
@@ -20,8 +23,10 @@ __all__ = [
     "Cylinder",
     "ObjectSpec",
     "Sphere",
+    "defined",
     "from_dict",
     "register_kind",
+    "register_object",
     "spec",
     "to_dict",
 ]
@@ -35,6 +40,29 @@ TABLETOP_OBJECTS: tuple[ObjectSpec, ...] = (
 )
 
 _BY_NAME: dict[str, ObjectSpec] = {o.name: o for o in TABLETOP_OBJECTS}
+
+
+def register_object(obj: ObjectSpec) -> ObjectSpec:
+    """Make ``obj`` known by its name (to :func:`spec`); ValueError where another object has
+    that name already."""
+    have = _BY_NAME.get(obj.name)
+    if have is not None and have != obj:
+        raise ValueError(f"an object called {obj.name!r} is defined already: {have}")
+    _BY_NAME[obj.name] = obj
+    return obj
+
+
+@contextmanager
+def defined(*objs: ObjectSpec) -> Iterator[None]:
+    """Objects known only inside the block (a test's, a tool's own scene)."""
+    added = [o for o in objs if o.name not in _BY_NAME]
+    for o in objs:
+        register_object(o)
+    try:
+        yield
+    finally:
+        for o in added:
+            _BY_NAME.pop(o.name, None)
 
 
 def spec(name: str) -> ObjectSpec:

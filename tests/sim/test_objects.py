@@ -178,3 +178,40 @@ def test_a_new_kind_is_one_class_and_one_registration():
 
     finally:
         KINDS.pop("puck", None)
+
+
+def _pose(x, y, z):
+    return ([x, y, z], np.array([1.0, 0.0, 0.0, 0.0]))
+
+
+def test_predicates_read_each_objects_height():
+    """A small cube on a big one (8 cm) rests on it at their two halves apart, and a ball
+    carries nothing: what one fixed cube height could not say."""
+    from sim.world import world_from_poses
+
+    big = Cube(name="big_block", color="red", rgba=(1, 0, 0, 1), half=0.04)
+    ball = Sphere(name="blue_ball", color="blue", rgba=(0, 0, 1, 1), radius=0.022)
+    small = objects.spec("green_block")
+    with objects.defined(big, ball):
+        raw = {
+            "big_block": _pose(0.0, 0.0, 0.04),
+            "green_block": _pose(0.0, 0.0, 0.04 + 0.04 + 0.02),
+            "blue_ball": _pose(0.1, 0.0, 0.022),
+            "yellow_block": _pose(0.1, 0.0, 0.022 + 0.022 + 0.02),
+        }
+        w = world_from_poses(raw, None, (0.0, 0.0, 0.3), 0.08, [])
+    assert w.object("big_block").on_table
+    assert w.object("green_block").on == "big_block"
+    assert not w.object("green_block").on_table
+    assert w.object("blue_ball").on_table
+    assert w.object("yellow_block").on is None  # a ball carries nothing
+    assert small.half_height == 0.02
+    with pytest.raises(KeyError, match="no object 'big_block'"):
+        objects.spec("big_block")  # known only inside the block
+
+
+def test_an_object_name_means_one_object():
+    other = Cube(name="red_block", color="red", rgba=(1, 0, 0, 1), half=0.03)
+    with pytest.raises(ValueError, match="defined already"):
+        objects.register_object(other)
+    assert objects.register_object(objects.spec("red_block")) is objects.spec("red_block")
