@@ -23,7 +23,7 @@ from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sim import scene
+from sim import scene, scenes
 from sim.objects import spec as object_spec
 from sim.world import FINGER_X_HALF, REACH_MAX_R, REACH_MIN_R, REGION_BESIDE, reachable_xy
 
@@ -232,25 +232,38 @@ def _free_spot(
         (c[0] + dx, c[1] + dy) for r, ring in _RING if r <= radius - SPOT_MARGIN for dx, dy in ring
     ]
     members = [q for q in rest if math.dist(q, c) <= radius]
-    beside = [(m[0] + dx, m[1] + dy) for m in members for dx, dy in _BESIDE]
 
     def key(p: XY) -> tuple[float, XY]:
         return (round(math.dist(p, ref), 9), p)
 
     # (NaN keys do not order: there, min() over the free ones as it always was)
     ordered = all(math.isfinite(v) for v in (*c, *ref, *(v for q in members for v in q)))
-    for group in (inner, beside):
+    for kind in ("inner", "beside"):
+        group = inner if kind == "inner" else _beside(members)
         if ordered:
-            # the nearest free candidate, ties in candidate order (a stable sort): what
-            # min() over the free ones gives, without testing the farther ones
-            found = next((p for p in sorted(group, key=key) if free(p)), None)
-            if found is not None:
-                return found
+            # the nearest free candidate, ties in candidate order: what min() over the free
+            # ones gives, without testing the farther ones. The keyed candidates are taken
+            # nearest first by min() (the first of equal keys, as a stable sort orders them)
+            # and dropped while not free: most often the first one is free, and no sort of
+            # them all is needed
+            dist = math.dist
+            keyed = [(round(dist(p, ref), 9), p) for p in group]  # key(p), inline
+            while keyed:
+                k = min(keyed)
+                if free(k[1]):
+                    return k[1]
+                keyed.remove(k)  # (the first equal to k: the one min() gave)
             continue
         ok = [p for p in group if free(p)]
         if ok:
             return min(ok, key=key)
     return None
+
+
+def _beside(members: list[XY]) -> list[XY]:
+    """The candidate spots beside each block within a region (asked only when no spot
+    inside it is free)."""
+    return [(m[0] + dx, m[1] + dy) for m in members for dx, dy in _BESIDE]
 
 
 def place_of(text: str) -> tuple[str, str]:
@@ -320,7 +333,8 @@ def place_cubes(
         raise ValueError(f"unknown cube(s) {', '.join(bad)}; known: {', '.join(scene.CUBE_NAMES)}")
     places = {n: w for n, w in raw.items() if isinstance(w, str)}
     posed = isinstance(spec, dict)  # a mapping's value may be a pose instead
-    kinds = {n: _where_kind(w, scene_name == "articulated", posed) for n, w in places.items()}
+    has_drawer = scenes.get(scene_name).has("drawer")
+    kinds = {n: _where_kind(w, has_drawer, posed) for n, w in places.items()}
     for n, w in places.items():
         if kinds[n] == "cube":
             places[n] = w = cube_name(w)

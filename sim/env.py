@@ -31,7 +31,7 @@ import mujoco
 import numpy as np
 from gymnasium import spaces
 
-from sim import physics, scene
+from sim import physics, scene, scenes
 from sim import scene as S
 from sim.controller import ArmController, doubles_view
 from sim.cubes import cube_pose
@@ -166,8 +166,7 @@ class TabletopEnv(gym.Env):
         camera: str = "front",
         scene: str = S.DEFAULT_SCENE,
     ):
-        if scene not in S.SCENE_NAMES:
-            raise ValueError(f"unknown scene {scene!r}; known: {list(S.SCENE_NAMES)}")
+        scenes.get(scene)  # ValueError naming the known scenes
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         if _headless():  # "human" is not a mode of this instance (gymnasium's check_env)
@@ -206,7 +205,7 @@ class TabletopEnv(gym.Env):
         self._viewer = None
         self.present: tuple[str, ...] = S.CUBE_NAMES
         #: The drawer, button and light (None in the default scene).
-        self.articulation = Articulation(self.model) if scene != S.DEFAULT_SCENE else None
+        self.articulation = Articulation(self.model) if scenes.get(scene).articulated else None
         #: Seconds spent in ``physics`` (:meth:`step_physics`) and ``world``
         #: (:meth:`world_state`), added up when a caller sets a dict here (the runner's
         #: timing breakdown); ``None`` (the default) times nothing.

@@ -13,7 +13,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
-from sim import scene
+from sim import scene, scenes
 from sim.util import sha256_bytes
 
 STATE_SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
@@ -21,10 +21,7 @@ STATE_SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
 
 def scene_path(name: str = scene.DEFAULT_SCENE) -> Path:
     """The MJCF file of scene ``name`` (one of ``scene.SCENE_NAMES``)."""
-    paths = {"tabletop": scene.ASSET_PATH, "articulated": scene.ARTICULATED_PATH}
-    if name not in paths:
-        raise ValueError(f"unknown scene {name!r}; known: {list(scene.SCENE_NAMES)}")
-    return paths[name]
+    return scenes.get(name).mjcf
 
 
 @cache
@@ -36,11 +33,7 @@ def _xml_text(name: str = scene.DEFAULT_SCENE) -> str:
 def _includes(name: str = scene.DEFAULT_SCENE) -> dict[str, bytes]:
     """The files the scene includes, by the name it includes them with (the articulated
     scene includes the tabletop scene, which includes the robot)."""
-    files = [scene.ROBOT_PATH]
-    if name != scene.DEFAULT_SCENE:
-        files = [scene.ASSET_PATH, *files]
-    scene_path(name)  # an unknown name fails here, not in the compiler
-    return {p.name: p.read_bytes() for p in files}
+    return {p.name: p.read_bytes() for p in scenes.get(name).includes}
 
 
 def load_model(name: str = scene.DEFAULT_SCENE) -> mujoco.MjModel:

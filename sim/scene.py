@@ -10,15 +10,14 @@ on one vocabulary.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
+from sim import scenes
 from sim.objects import TABLETOP_OBJECTS
 
-ASSET_PATH = Path(__file__).resolve().parent / "assets" / "tabletop.xml"
+ASSET_PATH = scenes.TABLETOP.mjcf
 #: The robot (arm, gripper, their actuators), included by the scene file.
-ROBOT_PATH = ASSET_PATH.with_name("robot.xml")
+ROBOT_PATH = scenes.base.ROBOT_XML
 
 #: The scene's objects, by colour, as their specs give them (``sim.objects``: kind, size,
 #: colour, mass, friction). Object names are ``<colour>_block``.
@@ -107,9 +106,9 @@ def cube_color(name: str) -> str:
 #: Scenes by name (``TabletopEnv(scene=...)``, ``physics.load_model(scene)``). The
 #: articulated scene includes the tabletop scene whole and adds a drawer, a button and a
 #: lamp after its bodies; it is opt-in until its skills ship.
-SCENE_NAMES: tuple[str, ...] = ("tabletop", "articulated")
-DEFAULT_SCENE = "tabletop"
-ARTICULATED_PATH = ASSET_PATH.with_name("articulated.xml")
+SCENE_NAMES: tuple[str, ...] = scenes.NAMES
+DEFAULT_SCENE = scenes.DEFAULT
+ARTICULATED_PATH = scenes.ARTICULATED.mjcf
 
 DRAWER_NAME = "drawer"
 DRAWER_JOINT = "drawer_joint"

@@ -387,10 +387,15 @@ class _SceneIndex:
         self.cube_geoms = {model.geom(f"{n}_geom").id: n for n in scene.CUBE_NAMES}
         self.left = {model.geom(g).id for g in ("finger_left_geom", "finger_left_pad")}
         self.right = {model.geom(g).id for g in ("finger_right_geom", "finger_right_pad")}
-        self.bins = {n: model.body(n).id for n in scene.BIN_NAMES}
+        # the bins the scene has (a scene without the bins fixture has none)
+        self.bins = {n: i for n in scene.BIN_NAMES if (i := _body_id(model, n)) >= 0}
         self.site = model.site("grip_site").id
         self.finger_q = [model.jnt_qposadr[model.joint(j).id] for j in scene.FINGER_JOINTS]
         self.drawer = _ArticulatedIndex(model) if _has_joint(model, scene.DRAWER_JOINT) else None
+
+
+def _body_id(model: mujoco.MjModel, name: str) -> int:
+    return int(mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name))
 
 
 def _has_joint(model: mujoco.MjModel, name: str) -> bool:

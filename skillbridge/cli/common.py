@@ -292,6 +292,7 @@ def build_scene(
     under a stack drawn from ``seed``. A bad value is a UserError, exit 2, one line."""
     from pydantic import ValidationError
 
+    from sim import scenes
     from sim.cubes import check_cubes, place_cubes
     from sim.scene import SCENE_NAMES
     from skillbridge.evaluation.suite import SceneSpec
@@ -303,7 +304,7 @@ def build_scene(
     if model not in SCENE_NAMES:
         raise UserError(f"--scene must be one of {', '.join(SCENE_NAMES)}, not {model!r}", 2)
     opening, lit = parse_drawer(fields.get("drawer")), parse_light(fields.get("light"))
-    if model != "articulated" and (opening is not None or lit is not None):
+    if not scenes.get(model).articulated and (opening is not None or lit is not None):
         raise UserError(
             "--drawer and --light set up the articulated scene's drawer and lamp; "
             "add --scene articulated",

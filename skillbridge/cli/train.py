@@ -130,9 +130,9 @@ def train(
     import torch
 
     import sim  # noqa: F401
-    from skills.trainers import Progress as Hooks
     from skills.train import TrainError
     from skills.train import train as run_training
+    from skills.trainers import Progress as Hooks
 
     torch.set_num_threads(threads)
     if tensorboard:

@@ -106,10 +106,9 @@ def check_out(out: Path, dataset_id: str, force: bool) -> None:
 
 
 def env_id_of(scene: str) -> str:
-    import sim
-    from sim import scene as S
+    from sim import scenes
 
-    return sim.ENV_ID if scene == S.DEFAULT_SCENE else sim.ARTICULATED_ENV_ID
+    return scenes.get(scene).env_id
 
 
 def reset_options(ep: Episode) -> dict | None:

@@ -27,7 +27,7 @@ from bridge.goals import goal_holds, unmet
 from bridge.validate import validate
 from planner import rules
 from planner.hybrid import HybridPlanner
-from sim import scene
+from sim import scene, scenes
 from sim.env import TabletopEnv
 from sim.util import atomic_path, atomic_write_text, wilson
 from sim.world import WorldState
@@ -284,7 +284,7 @@ def start_world(env, seed: int, rng: np.random.Generator) -> tuple[np.ndarray, W
     """A chain's start: every cube at random (the seed's layout), the arm at home; on the
     articulated scene the drawer shut or open and the light off or on, at random."""
     options: dict[str, Any] = {"cubes": list(scene.CUBE_NAMES)}
-    if env.scene != scene.DEFAULT_SCENE:
+    if scenes.get(env.scene).articulated:
         options["drawer"] = float(rng.choice([0.0, scene.DRAWER_TRAVEL]))
         options["light"] = bool(rng.random() < 0.5)
     env.reset(seed=seed, options=options)

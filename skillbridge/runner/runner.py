@@ -174,13 +174,14 @@ class Runner:
                 c.cubes = check_cubes(c.cubes)
             except ValueError as e:
                 raise UserError(str(e), EXIT_INPUT) from None
+        from sim import scenes
         from sim.scene import SCENE_NAMES
 
         if c.scene not in SCENE_NAMES:
             raise UserError(
                 f"unknown scene {c.scene!r}; choose one of {', '.join(SCENE_NAMES)}", EXIT_INPUT
             )
-        if c.scene == "tabletop" and (c.drawer is not None or c.light is not None):
+        if not scenes.get(c.scene).articulated and (c.drawer is not None or c.light is not None):
             raise UserError("drawer and light are options of the articulated scene", EXIT_INPUT)
         if self.planner is None:
             from planner.errors import PlannerError
