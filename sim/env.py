@@ -34,7 +34,7 @@ from gymnasium import spaces
 from sim import physics, scene, scenes
 from sim import scene as S
 from sim.controller import ArmController, doubles_view
-from sim.cubes import cube_pose
+from sim.cubes import cube_pose, spawn_xy
 from sim.objects import spec as object_spec
 from sim.world import WorldState, extract_world_state
 
@@ -366,11 +366,7 @@ class TabletopEnv(gym.Env):
 
     @staticmethod
     def _sample_xy(rng: np.random.Generator, placed: list[np.ndarray]) -> np.ndarray:
-        for _ in range(1000):
-            xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
-            if all(np.linalg.norm(xy - p) >= scene.SPAWN_MIN_DIST for p in placed):
-                return xy
-        raise RuntimeError("could not place cubes without overlap")
+        return spawn_xy(rng, placed)
 
     def observe(self) -> dict[str, np.ndarray]:
         """The observation of the current state (what ``reset`` and ``step`` return).
