@@ -145,7 +145,7 @@ def scene_world(seed: int, world_file: Path | None):
         from sim.world import WorldState
 
         try:  # a regular file only: a FIFO would hang, /dev/zero would never end
-            return WorldState.model_validate_json(read_regular(world_file, 16 * MiB))
+            world = WorldState.model_validate_json(read_regular(world_file, 16 * MiB))
         except UnsafeFile as e:
             raise UserError(f"world file {e}", 2) from None
         except OSError as e:
@@ -153,6 +153,14 @@ def scene_world(seed: int, world_file: Path | None):
         except (ValidationError, ValueError) as e:
             first = str(e).splitlines()[0]
             raise UserError(f"{world_file} is not a world state: {first}", 2) from None
+        from sim import objects
+
+        for o in world.objects:  # geometry comes from the objects' specs
+            try:
+                objects.spec(o.name)
+            except KeyError as e:
+                raise UserError(f"{world_file}: {e.args[0]}", 2) from None
+        return world
     return reset_world(seed)
 
 

@@ -86,6 +86,16 @@ def test_bad_world_file_exit_2(monkeypatch, capsys, tmp_path):
     assert code == 2 and "not a world state" in err
 
 
+def test_world_file_with_an_unknown_object_exit_2(monkeypatch, capsys, tmp_path):
+    """An object no spec describes has no geometry to check a plan with: one line, exit 2."""
+    w = WORLDS["fresh"].model_dump(mode="json")
+    w["objects"][0]["name"] = "purple_block"
+    bad = tmp_path / "w.json"
+    bad.write_text(json.dumps(w))
+    code, _, err = cli(monkeypatch, capsys, "validate", "-", "--world", str(bad), stdin=GOOD)
+    assert code == 2 and "no object 'purple_block'" in err and len(err.strip().splitlines()) == 1
+
+
 def test_refusal_exit_1(monkeypatch, capsys, world_file):
     code, out, _ = cli(
         monkeypatch,
