@@ -38,6 +38,9 @@ def scope() -> Iterator[None]:
         _MEMO.reset(token)
 
 
+_NUMBER = (float, int)
+
+
 def key(*values: Any) -> tuple[Any, ...]:
     """A hashable key of strings, None and numbers (floats by their bits; arrays and
     sequences of numbers as their float64 bits)."""
@@ -45,10 +48,14 @@ def key(*values: Any) -> tuple[Any, ...]:
     for v in values:
         if v is None or isinstance(v, str):
             out.append(v)
-        elif isinstance(v, float | int):
+        elif isinstance(v, _NUMBER):
             out.append(array("d", (v,)).tobytes())
         else:
-            out.append((len(v), array("d", [float(x) for x in v]).tobytes()))
+            try:  # each item converted as float() converts it
+                bits = array("d", v).tobytes()
+            except TypeError:  # (an item that is no number: as float() has it say)
+                bits = array("d", [float(x) for x in v]).tobytes()
+            out.append((len(v), bits))
     return tuple(out)
 
 

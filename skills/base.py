@@ -305,10 +305,37 @@ def in_workspace(xy: Sequence[float] | np.ndarray) -> bool:
     return reachable_xy(x, y)
 
 
+_M = TypeVar("_M", bound=BaseModel)
+_setattr = object.__setattr__
+
+
+def _copy_with(m: _M, update: dict[str, Any]) -> _M:
+    """``m.model_copy(update=update)``, the same object built without its generic steps:
+    pydantic's shallow copy (the instance dict copied, then updated; the fields set joined
+    by the updated names; no extra and no private values on these models) is four
+    attribute stores, and a step's effect makes two such copies (issue 25: the bridge
+    simulates every step). A model with extra or private values takes ``model_copy``."""
+    if (
+        m.model_config.get("extra") == "allow"
+        or m.__pydantic_extra__ is not None
+        or getattr(m, "__pydantic_private__", None) is not None
+    ):
+        return m.model_copy(update=update)
+    cls = type(m)
+    new = cls.__new__(cls)
+    d = m.__dict__.copy()
+    d.update(update)
+    _setattr(new, "__dict__", d)
+    _setattr(new, "__pydantic_extra__", None)
+    _setattr(new, "__pydantic_fields_set__", m.__pydantic_fields_set__ | update.keys())
+    _setattr(new, "__pydantic_private__", None)
+    return new
+
+
 def moved(o: ObjectState, **changes: Any) -> ObjectState:
     base = dict(held=False, on_table=False, in_bin=None, on=None, fallen=False, reachable=True)
     base.update(changes)
-    return o.model_copy(update=base)
+    return _copy_with(o, base)
 
 
 def replace_object(
@@ -323,7 +350,7 @@ def replace_object(
     update: dict[str, Any] = {"objects": objs, "held_object": held}
     if grip is not None:
         update["grip_pos"] = tuple(float(v) for v in grip)
-    return world.model_copy(update=update)
+    return _copy_with(world, update)
 
 
 # ---------------------------------------------------------------------- execution side

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -280,16 +281,26 @@ def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
     # the spots the expert tries, in its order (sim.scripted.landing_spots: each side, every
     # back), and where it comes down (sim.scripted.push_landing): only the spots at that
     # one count
-    spots = _landing_spots(r0, r1, u0, u1)
+    behind = _behind(r0, r1, u0, u1)
     others = [o.pos[:2] for o in world.objects if o.name not in chain and o.pos[2] < OBSTACLE_MAX_Z]
-    chosen = _push_landing(spots, others)
-    if chosen is not None:
-        k0, k1 = chosen
+    # the spots made as the expert's search reaches them: it usually takes the first
+    chosen = _landing_choice(_spots_of(behind, u0, u1, _SIDE_LIST), others)
+    if chosen is None:
+        spots = list(_spots_of(behind, u0, u1, _SIDE_LIST))
+    else:
+        k0, k1, side = chosen
         if math.isfinite(k0) and math.isfinite(k1):  # (_close, unrolled for the usual case)
+            # spots on another side lie at least the sides' spacing (6 mm) across the push
+            # line from this one, far beyond _close's tolerance (a micrometre here): only
+            # the spots on its side can be close to it (in their order among all spots)
             t0, t1 = 1e-08 + 1e-05 * abs(k0), 1e-08 + 1e-05 * abs(k1)
-            spots = [sp for sp in spots if abs(sp[0] - k0) <= t0 and abs(sp[1] - k1) <= t1]
+            spots = [
+                sp
+                for sp in _spots_of(behind, u0, u1, (side,))
+                if abs(sp[0] - k0) <= t0 and abs(sp[1] - k1) <= t1
+            ]
         else:
-            spots = [sp for sp in spots if _close(sp, chosen)]
+            spots = [sp for sp in _spots_of(behind, u0, u1, _SIDE_LIST) if _close(sp, (k0, k1))]
     # at each spot tried the fingers come down, then slide along u up to the row's rear
     # face: the footprints at 8 points on the way (start + f * (end - start), with end =
     # (rear - u * (CUBE_HALF + h)) + perp * side)
@@ -338,9 +349,23 @@ def _landing_spots(r0: float, r1: float, u0: float, u1: float) -> list[tuple[flo
     (u0, u1), as (x, y, side) in its order: the same IEEE operations on the same values,
     ((rear - u * back) + perp * side), so the same bits (``tests/bridge/test_push_geometry.py``
     holds them to the generator's)."""
+    return list(_spots_of(_behind(r0, r1, u0, u1), u0, u1, _SIDE_LIST))
+
+
+def _behind(r0: float, r1: float, u0: float, u1: float) -> list[tuple[float, float]]:
+    """The points ``rear - u * back`` of :func:`_landing_spots`, one per back, in order."""
     nearest = (scripted.FINGERS_HALF + scene.CUBE_HALF) * (abs(u0) + abs(u1)) + 0.004
-    behind = [(r0 - u0 * b, r1 - u1 * b) for b in (max(b, nearest) for b in _BACKS)]
-    return [(bx + -u1 * side, by + u0 * side, side) for side in _SIDE_LIST for bx, by in behind]
+    return [(r0 - u0 * b, r1 - u1 * b) for b in (max(b, nearest) for b in _BACKS)]
+
+
+def _spots_of(
+    behind: list[tuple[float, float]], u0: float, u1: float, sides: tuple[float, ...]
+) -> Iterator[tuple[float, float, float]]:
+    """:func:`_landing_spots` for these ``sides`` (each side's backs in order), one by one."""
+    for side in sides:
+        o0, o1 = -u1 * side, u0 * side
+        for bx, by in behind:
+            yield bx + o0, by + o1, side
 
 
 def _push_landing(
@@ -350,20 +375,33 @@ def _push_landing(
     workspace with ``LANDING_ROOM`` beside every obstacle, else the one with the most room
     of at least ``LANDING_MIN_ROOM`` (the last of equals), else None; the same tests on the
     same values as ``sim.scripted._room`` (``tests/bridge/test_push_geometry.py``)."""
+    chosen = _landing_choice(spots, obstacles)
+    return None if chosen is None else (chosen[0], chosen[1])
+
+
+def _landing_choice(
+    spots: Iterable[tuple[float, float, float]], obstacles: list
+) -> tuple[float, float, float] | None:
+    """:func:`_push_landing`'s spot with its side, taking the spots one at a time (the
+    search stops at the first with the full room)."""
     (wx0, wy0), (wx1, wy1) = _LOW_XY, _HIGH_XY
     best, best_room = None, scripted.LANDING_MIN_ROOM
-    for x, y, _ in spots:
+    full, off = scripted.LANDING_ROOM, _ROOM_OFF
+    for spot in spots:
+        x, y = spot[0], spot[1]
         if x < wx0 or y < wy0 or x > wx1 or y > wy1:
             continue
-        gaps = []
+        least = None  # min() of the gaps: the first, replaced by each smaller one
         for o in obstacles:
             dx, dy = abs(o[0] - x), abs(o[1] - y)
-            gaps.append(dx if dx >= dy or dx != dx else dy)
-        room = min(gaps, default=math.inf) - _ROOM_OFF
-        if room >= scripted.LANDING_ROOM:
-            return x, y
+            gap = dx if dx >= dy or dx != dx else dy
+            if least is None or gap < least:
+                least = gap
+        room = (math.inf if least is None else least) - off
+        if room >= full:
+            return spot
         if room >= best_room:
-            best, best_room = (x, y), room
+            best, best_room = spot, room
     return best
 
 
@@ -391,6 +429,12 @@ def _walls_of(world: WorldState) -> BinWalls:
     """Every bin wall of ``world`` by bin, in bin order, with the boxes (:func:`_box_of`).
     Bins do not move, so these are remembered, keyed by the exact bits of what
     ``bin_walls`` reads (names, centres, inner halves)."""
+    # one validate call's worlds share one bins list (a step's effect copies the world
+    # shallowly): within a call_memo scope the list itself keys the answer
+    return call_memo.remembered("bin_walls", world.bins, (), lambda: _walls_by_bits(world))
+
+
+def _walls_by_bits(world: WorldState) -> BinWalls:
     flat = [v for b in world.bins for v in (b.pos[0], b.pos[1], b.inner_half)]
     key = "\0".join(b.name for b in world.bins).encode() + array("d", flat).tobytes()
     got = _WALLS.get(key)

@@ -113,21 +113,30 @@ def _obstacles(world: WorldState, name: str | list[str], top_above: float) -> np
 
 
 class _Block(NamedTuple):
-    """One obstacle's edge points as contiguous x and y rows, and their box (min x, max x,
-    min y, max y; NaN where a point is not finite: such a block is never passed over)."""
+    """One obstacle's edge points as one (2, n) array of contiguous x and y rows, and their
+    box (min x, max x, min y, max y; NaN where a point is not finite: such a block is never
+    passed over)."""
 
-    xs: np.ndarray
-    ys: np.ndarray
+    xy: np.ndarray
     box: tuple[float, float, float, float]
+
+    @property
+    def xs(self) -> np.ndarray:
+        return self.xy[0]
+
+    @property
+    def ys(self) -> np.ndarray:
+        return self.xy[1]
 
 
 def _block(pts: np.ndarray) -> _Block:
-    xs, ys = np.ascontiguousarray(pts.T)
+    xy = np.ascontiguousarray(pts.T)
     if len(pts) and bool(np.isfinite(pts).all()):
+        xs, ys = xy
         box = (float(xs.min()), float(xs.max()), float(ys.min()), float(ys.max()))
     else:
         box = (math.nan,) * 4
-    return _Block(xs, ys, box)
+    return _Block(xy, box)
 
 
 _CUBE_BLOCKS: dict[bytes, _Block] = {}
@@ -173,7 +182,8 @@ def nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> l
     CAP * 2 is another point's; above it, the answer is CAP * 2 either way)."""
     qx = [p[0] for p in points]
     qy = [p[1] for p in points]
-    if all(math.isfinite(v) for v in (*qx, *qy)):
+    # a finite sum means every coordinate is finite (an overflow only keeps every block)
+    if math.isfinite(sum(qx) + sum(qy)):
         x0, x1, y0, y1 = min(qx) - _FAR, max(qx) + _FAR, min(qy) - _FAR, max(qy) + _FAR
         blocks = [
             b
@@ -182,12 +192,8 @@ def nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> l
         ]
     if not blocks:
         return [CAP * 2] * len(points)
-    if len(blocks) == 1:
-        xs, ys = blocks[0].xs, blocks[0].ys
-    else:
-        xs = np.concatenate([b.xs for b in blocks])
-        ys = np.concatenate([b.ys for b in blocks])
-    return _distances(xs, ys, points)
+    xy = blocks[0].xy if len(blocks) == 1 else np.concatenate([b.xy for b in blocks], axis=1)
+    return _distances(xy, points)
 
 
 def finger_gaps(world: WorldState, name: str, axis: str = "y") -> tuple[float, float]:
@@ -226,22 +232,27 @@ def _nearest_many(pts: np.ndarray, points: list[tuple[float, float]]) -> list[fl
     """``nearest(world, name, p, pts)`` for each of ``points``, in one pass over ``pts``."""
     if not len(pts):
         return [CAP * 2] * len(points)
-    xs, ys = np.ascontiguousarray(pts.T)
-    return _distances(xs, ys, points)
+    return _distances(np.ascontiguousarray(pts.T), points)
 
 
-def _distances(xs: np.ndarray, ys: np.ndarray, points: list[tuple[float, float]]) -> list[float]:
-    """Per point, min(CAP * 2, the distance to the nearest of the points (xs, ys)).
+def _distances(xy: np.ndarray, points: list[tuple[float, float]]) -> list[float]:
+    """Per point, min(CAP * 2, the distance to the nearest of the points ``xy`` (a (2, n)
+    array: the x row, then the y row)).
 
     The squared distances are ``dx * dx + dy * dy`` on the coordinates as separate
     contiguous rows: the values ``np.einsum("ij,ij->i", d, d)`` gives (two products and one
     sum, rounded as written; ``tests/bridge/test_push_geometry.py`` holds them equal) at a
-    fifth of its time on the few hundred edge points of a scene."""
-    q = np.asarray(points, dtype=np.float64)
-    dx = xs[None, :] - q[:, 0:1]
-    dy = ys[None, :] - q[:, 1:2]
-    sq = dx * dx + dy * dy
-    return [min(CAP * 2, v) for v in np.sqrt(sq.min(axis=1)).tolist()]
+    fifth of its time on the few hundred edge points of a scene. Both coordinates'
+    differences come from one subtraction and their squares from one product (the same
+    operations element by element), in place; the square root is taken of the minima
+    alone (``math.sqrt`` is IEEE's correctly rounded root, as ``np.sqrt`` is, and the root
+    is monotone: the root of the least square is the least root)."""
+    q = np.asarray(points, dtype=np.float64).T[:, :, None]  # (2, k, 1)
+    d = xy[:, None, :] - q  # (2, k, n): d[0] = dx, d[1] = dy
+    np.multiply(d, d, out=d)
+    sq = np.add(d[0], d[1], out=d[0])
+    cap, sqrt = CAP * 2, math.sqrt
+    return [min(cap, sqrt(v)) for v in sq.min(axis=1).tolist()]
 
 
 def reach_features(x: float, y: float) -> list[float]:
