@@ -23,7 +23,9 @@ from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sim import scene
+import numpy as np
+
+from sim import scene, scenes
 from sim.objects import spec as object_spec
 from sim.world import FINGER_X_HALF, REACH_MAX_R, REACH_MIN_R, REGION_BESIDE, reachable_xy
 
@@ -215,8 +217,8 @@ def _free_spot(
     c: XY, radius: float, rest: list[XY], ref: XY, band: tuple[float, float] | None
 ) -> XY | None:
     def free(p: XY) -> bool:
-        if not reachable_xy(p[0], p[1]):
-            return False
+        # the other cubes first: in a crowded region they rule out most candidates, and
+        # the answer (all tests pass) does not depend on the order they are asked in
         for q in rest:
             if not math.dist(p, q) >= SPOT_CLEAR:
                 return False
@@ -224,7 +226,7 @@ def _free_spot(
                 abs(p[0] - q[0]) >= band[0] or abs(p[1] - q[1]) >= band[1]
             ):
                 return False
-        return True
+        return reachable_xy(p[0], p[1])
 
     if free(c):
         return c
@@ -333,7 +335,8 @@ def place_cubes(
         raise ValueError(f"unknown cube(s) {', '.join(bad)}; known: {', '.join(scene.CUBE_NAMES)}")
     places = {n: w for n, w in raw.items() if isinstance(w, str)}
     posed = isinstance(spec, dict)  # a mapping's value may be a pose instead
-    kinds = {n: _where_kind(w, scene_name == "articulated", posed) for n, w in places.items()}
+    has_drawer = scenes.get(scene_name).has("drawer")
+    kinds = {n: _where_kind(w, has_drawer, posed) for n, w in places.items()}
     for n, w in places.items():
         if kinds[n] == "cube":
             places[n] = w = cube_name(w)
@@ -406,7 +409,7 @@ def _fill_stacks(
     for n in bottoms:
         if out.get(n) is None:
             taken = [np.asarray(p[:2]) for p in out.values() if p is not None]
-            xy = _spawn_xy(rng, taken)
+            xy = spawn_xy(rng, taken)
             out[n] = [float(xy[0]), float(xy[1]), object_spec(n).half_height, 0.0]
     done = set(bottoms)
     while len(done) < len(bottoms) + len(below):
@@ -423,10 +426,14 @@ def _fill_stacks(
             done.add(n)
 
 
-def _spawn_xy(rng: Any, taken: list[Any]) -> Any:
-    from sim.env import TabletopEnv  # the env's own draw, so a stack stands where cubes spawn
-
-    return TabletopEnv._sample_xy(rng, taken)
+def spawn_xy(rng: np.random.Generator, placed: list[np.ndarray]) -> np.ndarray:
+    """A table point in the spawn area at least ``SPAWN_MIN_DIST`` from each of ``placed``,
+    drawn as the env's reset draws its cubes (so a stack stands where cubes spawn)."""
+    for _ in range(1000):
+        xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
+        if all(np.linalg.norm(xy - p) >= scene.SPAWN_MIN_DIST for p in placed):
+            return xy
+    raise RuntimeError("could not place cubes without overlap")
 
 
 _FIXTURES: dict[str, XY] = {}
