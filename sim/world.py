@@ -92,6 +92,9 @@ class ObjectState(BaseModel):
     on: str | None = None
     reachable: bool = True
     fallen: bool = False
+    #: Its kind (``sim.objects``: cube, cylinder, sphere); left out of the JSON for a cube,
+    #: so a world of cubes reads as it always has.
+    kind: str = "cube"
 
 
 class BinState(BaseModel):
@@ -163,6 +166,9 @@ class WorldState(BaseModel):
             for k in ARTICULATED_FIELDS:
                 if k in out and out[k] is None:
                     del out[k]
+            for o in out.get("objects") or ():
+                if isinstance(o, dict) and o.get("kind") == "cube":
+                    del o["kind"]
         return out
 
     # ---------------------------------------------------------------- lookup
@@ -363,7 +369,8 @@ class WorldState(BaseModel):
                 blockers = self.blocked_by(o.name)
                 if blockers:
                     extra = f", not graspable (blocked by {', '.join(blockers)})"
-            lines.append(f"- {o.name}: {where}{extra}")
+            kind = "" if o.kind == "cube" else f" ({o.kind})"
+            lines.append(f"- {o.name}{kind}: {where}{extra}")
         lines.append("bins: " + ", ".join(self.bin_names))
         lines.append("table regions: " + ", ".join(self.region_names))
         lines.append(f"gripper: {'holding ' + self.held_object if self.held_object else 'empty'}")
@@ -825,7 +832,8 @@ def world_from_poses(
         objects.append(
             ObjectState(
                 name=n,
-                color=scene.cube_color(n),
+                color=specs[n].color,
+                kind=specs[n].kind,
                 pos=(float(p[0]), float(p[1]), float(p[2])),
                 yaw=yaw_of(q),
                 held=is_held,

@@ -200,11 +200,16 @@ def test_predicates_read_each_objects_height():
             "yellow_block": _pose(0.1, 0.0, 0.022 + 0.022 + 0.02),
         }
         w = world_from_poses(raw, None, (0.0, 0.0, 0.3), 0.08, [])
+        assert "- blue_ball (sphere): on the table" in w.describe()
     assert w.object("big_block").on_table
     assert w.object("green_block").on == "big_block"
     assert not w.object("green_block").on_table
     assert w.object("blue_ball").on_table
     assert w.object("yellow_block").on is None  # a ball carries nothing
+    assert [o.kind for o in w.objects] == ["cube", "cube", "sphere", "cube"]
+    dumped = w.model_dump(mode="json")["objects"]
+    assert dumped[2]["kind"] == "sphere" and "kind" not in dumped[0]  # cubes read as before
+    assert type(w).model_validate_json(w.model_dump_json()).object("blue_ball").kind == "sphere"
     assert small.half_height == 0.02
     with pytest.raises(KeyError, match="no object 'big_block'"):
         objects.spec("big_block")  # known only inside the block
