@@ -192,7 +192,7 @@ def check(task: str, steps: list[dict[str, Any]], world: WorldState) -> list[Rea
     def colour_of(name: str) -> str:
         return name.split("_", 1)[0]
 
-    related = _related(words, named, world)
+    related = _related(words, named, world) | _kinds_named(words, world)
     for i, step in enumerate(steps):
         skill = step.get("skill")
         obj = step.get("object")
@@ -239,6 +239,20 @@ def check(task: str, steps: list[dict[str, Any]], world: WorldState) -> list[Rea
                         "push to a region the instruction names",
                     )
                 )
+    return out
+
+
+def _kinds_named(words: list[str], world: WorldState) -> set[str]:
+    """The objects the words name by their kind ("the ball", "the cylinders"): an object of
+    any kind but cube, whose words ("block", "cube") stand for every object."""
+    from sim.objects import KINDS
+
+    stems = {_stem(w) for w in words}
+    out = set()
+    for o in getattr(world, "objects", None) or ():
+        cls = KINDS.get(getattr(o, "kind", "cube"))
+        if cls is not None and o.kind != "cube" and stems & set(cls.kind_words):
+            out.add(o.name)
     return out
 
 

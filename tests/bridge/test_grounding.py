@@ -224,3 +224,19 @@ def test_a_drawer_the_text_never_names_is_not(drawer_world, task):
     reasons = check(task, DRAWER_PLAN, drawer_world)
     assert [r.path for r in reasons] == ["/steps/1/target"]
     assert "never asks about drawer" in reasons[0].message
+
+
+def test_a_kind_word_grounds_the_objects_of_that_kind():
+    """ "the ball" names the one ball whatever its colour; "block" names no cube in
+    particular, and a ball's word does not ground a cube."""
+    w = make_world()
+    w = w.model_copy(
+        update={"objects": [w.objects[0].model_copy(update={"kind": "sphere"}), *w.objects[1:]]}
+    )
+    ball = w.objects[0].name
+    plan = [{"skill": "pick", "object": ball}, {"skill": "place", "target": "green_bin"}]
+    assert check("put the ball in the green bin", plan, w) == []
+    assert check("put the balls in the green bin", plan, w) == []
+    other = [{"skill": "pick", "object": w.objects[1].name}, plan[1]]
+    assert [r.path for r in check("put the ball in the green bin", other, w)] == ["/steps/0/object"]
+    assert [r.path for r in check("put the block in the green bin", plan, w)] == ["/steps/0/object"]
