@@ -255,11 +255,31 @@ def _distances(xy: np.ndarray, points: list[tuple[float, float]]) -> list[float]
     return [min(cap, sqrt(v)) for v in sq.min(axis=1).tolist()]
 
 
+#: The arm's base and the workspace's bounds as Python floats (the same doubles as the
+#: scene's arrays; arithmetic on numpy scalars costs several times that on floats).
+_BASE_X, _BASE_Y = (float(v) for v in _BASE)
+_LO_X, _LO_Y = (float(v) for v in scene.WORKSPACE_LOW[:2])
+_HI_X, _HI_Y = (float(v) for v in scene.WORKSPACE_HIGH[:2])
+
+
 def reach_features(x: float, y: float) -> list[float]:
-    r = math.hypot(x - _BASE[0], y - _BASE[1])
-    lo, hi = scene.WORKSPACE_LOW, scene.WORKSPACE_HIGH
-    box = min(x - lo[0], hi[0] - x, y - lo[1], hi[1] - y)
-    return [r, min(box, 0.1), min(0.70 - r, 0.1)]
+    """The distance from the arm's base, the margin inside the workspace's box (at most
+    0.1) and inside the reach (at most 0.1). The minima are ``min()``'s, written out: the
+    first value, replaced by each later one that is smaller (so the same value, NaN and
+    ties included)."""
+    r = math.hypot(x - _BASE_X, y - _BASE_Y)
+    box = x - _LO_X
+    v = _HI_X - x
+    if v < box:
+        box = v
+    v = y - _LO_Y
+    if v < box:
+        box = v
+    v = _HI_Y - y
+    if v < box:
+        box = v
+    reach = 0.70 - r
+    return [r, 0.1 if 0.1 < box else box, 0.1 if 0.1 < reach else reach]
 
 
 #: What each skill's predictor reads: its feature names and the function computing them
