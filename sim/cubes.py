@@ -17,6 +17,7 @@ chooses where a block goes in a region that already holds one (a region is an ar
 
 from __future__ import annotations
 
+import heapq
 import math
 import numbers
 from array import array
@@ -244,17 +245,17 @@ def _free_spot(
         group = inner if kind == "inner" else _beside(members)
         if ordered:
             # the nearest free candidate, ties in candidate order: what min() over the free
-            # ones gives, without testing the farther ones. The keyed candidates are taken
-            # nearest first by min() (the first of equal keys, as a stable sort orders them)
-            # and dropped while not free: most often the first one is free, and no sort of
-            # them all is needed
+            # ones gives, without testing the farther ones. The candidates come off a heap
+            # nearest first, each keyed by key(p) and then its place in the group (so equal
+            # keys come off in candidate order, as a stable sort orders them): no sort of
+            # them all, and no scan of them all per candidate that is not free
             dist = math.dist
-            keyed = [(round(dist(p, ref), 9), p) for p in group]  # key(p), inline
+            keyed = [(round(dist(p, ref), 9), p, i) for i, p in enumerate(group)]
+            heapq.heapify(keyed)
             while keyed:
-                k = min(keyed)
-                if free(k[1]):
-                    return k[1]
-                keyed.remove(k)  # (the first equal to k: the one min() gave)
+                p = heapq.heappop(keyed)[1]
+                if free(p):
+                    return p
             continue
         ok = [p for p in group if free(p)]
         if ok:
