@@ -166,7 +166,12 @@ class TabletopEnv(gym.Env):
         camera: str = "front",
         scene: str = S.DEFAULT_SCENE,
     ):
-        scenes.get(scene)  # ValueError naming the known scenes
+        spec = scenes.get(scene)  # ValueError naming the known scenes
+        if len(spec.objects) != N_CUBES:
+            raise ValueError(
+                f"scene {scene} holds {len(spec.objects)} objects; the skills' observation "
+                f"has rows for {N_CUBES}"
+            )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         if _headless():  # "human" is not a mode of this instance (gymnasium's check_env)
@@ -182,13 +187,17 @@ class TabletopEnv(gym.Env):
         self.model = physics.load_model(scene)
         self.data = mujoco.MjData(self.model)
         self.controller = ArmController(self.model)
+        #: The scene's objects, in the order of the observation's rows (``scene.CUBE_NAMES``
+        #: in the tabletop; an object keeps its row in every scene, ``sim.scenes.row``).
+        self.object_names: tuple[str, ...] = tuple(o.name for o in spec.objects)
+        names = self.object_names
         self._cube_qadr = {
-            n: self.model.jnt_qposadr[self.model.joint(f"{n}_joint").id] for n in S.CUBE_NAMES
+            n: self.model.jnt_qposadr[self.model.joint(f"{n}_joint").id] for n in names
         }
         self._cube_dadr = {
-            n: self.model.jnt_dofadr[self.model.joint(f"{n}_joint").id] for n in S.CUBE_NAMES
+            n: self.model.jnt_dofadr[self.model.joint(f"{n}_joint").id] for n in names
         }
-        self._cube_body = [self.model.body(n).id for n in S.CUBE_NAMES]
+        self._cube_body = [self.model.body(n).id for n in names]
         self._finger_qadr = [
             self.model.jnt_qposadr[self.model.joint(j).id] for j in S.FINGER_JOINTS
         ]
@@ -203,9 +212,9 @@ class TabletopEnv(gym.Env):
         self._present_of: tuple[Any, np.ndarray] = (None, np.zeros(N_CUBES))
         self._renderer: mujoco.Renderer | None = None
         self._viewer = None
-        self.present: tuple[str, ...] = S.CUBE_NAMES
+        self.present: tuple[str, ...] = names
         #: The drawer, button and light (None in the default scene).
-        self.articulation = Articulation(self.model) if scenes.get(scene).articulated else None
+        self.articulation = Articulation(self.model) if spec.articulated else None
         #: Seconds spent in ``physics`` (:meth:`step_physics`) and ``world``
         #: (:meth:`world_state`), added up when a caller sets a dict here (the runner's
         #: timing breakdown); ``None`` (the default) times nothing.
@@ -326,20 +335,21 @@ class TabletopEnv(gym.Env):
 
     def _place_cubes(self, spec) -> None:
         rng = self.np_random
+        names = self.object_names
         if spec is None:
-            spec = {n: None for n in scene.CUBE_NAMES}
+            spec = {n: None for n in names}
         elif isinstance(spec, (list, tuple)):
             spec = {n: None for n in spec}
-        unknown = [n for n in spec if n not in scene.CUBE_NAMES]
+        unknown = [n for n in spec if n not in names]
         if unknown:
-            raise ValueError(f"unknown cube(s) {unknown}; known: {list(scene.CUBE_NAMES)}")
-        self.present = tuple(n for n in scene.CUBE_NAMES if n in spec)
+            raise ValueError(f"unknown cube(s) {unknown}; known: {list(names)}")
+        self.present = tuple(n for n in names if n in spec)
         placed: list[np.ndarray] = []
         fixed = {n: v for n, v in spec.items() if v is not None}
         for v in fixed.values():
             placed.append(np.asarray(v[:2], dtype=np.float64))
         poses: dict[str, tuple[float, float, float, float]] = {}
-        for n in scene.CUBE_NAMES:
+        for n in names:
             if n not in spec:
                 continue
             v = spec[n]
@@ -349,11 +359,11 @@ class TabletopEnv(gym.Env):
                 poses[n] = (xy[0], xy[1], object_spec(n).half_height, rng.uniform(-0.35, 0.35))
             else:
                 poses[n] = cube_pose(n, v)
-        for i, n in enumerate(scene.CUBE_NAMES):
+        for i, n in enumerate(names):
             if n in poses:
                 x, y, z, yaw = poses[n]
             else:  # parked on the floor far from the table, out of the scene
-                x, y, z, yaw = 2.0 + 0.2 * i, 2.0, -0.75 + scene.CUBE_HALF, 0.0
+                x, y, z, yaw = 2.0 + 0.2 * i, 2.0, -0.75 + object_spec(n).half_height, 0.0
             self.put_cube(n, (x, y, z), (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)))
 
     def put_cube(self, name: str, pos, quat) -> None:
@@ -375,7 +385,7 @@ class TabletopEnv(gym.Env):
         |------------------|--------------|--------------------------------------------------|
         | ``proprio``      | (14,)        | [0:3] grip-site position, [3:6] its linear       |
         |                  |              | velocity, [6:8] finger joints, [8:14] arm joints |
-        | ``object_pos``   | (N_CUBES, 3) | cube centres, in ``scene.CUBE_NAMES`` order      |
+        | ``object_pos``   | (N_CUBES, 3) | centres, in ``object_names`` order             |
         | ``object_quat``  | (N_CUBES, 4) | cube orientations (w, x, y, z)                   |
         | ``object_present`` | (N_CUBES,) | 1.0 for a cube in the scene, 0.0 if parked       |
         | ``articulation`` | (3,)         | articulated scene only: drawer opening (m),      |
@@ -431,7 +441,7 @@ class TabletopEnv(gym.Env):
         tuple than last time (callers may set it, e.g. a perturbation)."""
         key, arr = self._present_of
         if key is not self.present or not isinstance(key, tuple):
-            arr = np.array([1.0 if n in self.present else 0.0 for n in scene.CUBE_NAMES])
+            arr = np.array([1.0 if n in self.present else 0.0 for n in self.object_names])
             self._present_of = (self.present, arr)
         return arr.copy()
 

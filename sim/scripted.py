@@ -36,28 +36,42 @@ def _move(grip: np.ndarray, target: np.ndarray, g: float, speed: float = 1.0) ->
     return np.array([a[0], a[1], a[2], g])
 
 
-def grasp_width(yaw: float) -> float:
-    """Width of a cube across the fingers (world y) when it is turned by ``yaw``."""
+def grasp_width(yaw: float, half: float = scene.CUBE_HALF) -> float:
+    """Width across the fingers (world y) of a cube of half side ``half`` turned by ``yaw``
+    (a round object of radius ``half`` is never wider)."""
     phi = abs(float(yaw)) % (np.pi / 2)
-    return 2 * scene.CUBE_HALF * (np.cos(phi) + np.sin(phi))
+    return 2 * half * (np.cos(phi) + np.sin(phi))
 
 
-def is_grasped(grip: np.ndarray, opening: float, cube: np.ndarray, yaw: float = 0.0) -> bool:
+def is_grasped(
+    grip: np.ndarray,
+    opening: float,
+    cube: np.ndarray,
+    yaw: float = 0.0,
+    half: float = scene.CUBE_HALF,
+) -> bool:
     """Cube between fingers closed on it: a geometric test the experts use to choose a phase.
 
     The threshold follows the cube's yaw: a cube squeezed at an angle keeps the fingers
     wider apart than one squeezed square, and a fixed threshold would call it "not held".
+    ``half``: the object's half width (a larger cube keeps the fingers further apart).
     """
-    return opening < grasp_width(yaw) + GRASP_MARGIN and bool(
+    return opening < grasp_width(yaw, half) + GRASP_MARGIN and bool(
         np.all(np.abs(cube - grip) < [0.02, 0.02, 0.025])
     )
 
 
 def pick_action(
-    grip: np.ndarray, opening: float, cube: np.ndarray, yaw: float = 0.0, lift_z: float = 0.12
+    grip: np.ndarray,
+    opening: float,
+    cube: np.ndarray,
+    yaw: float = 0.0,
+    lift_z: float = 0.12,
+    half: float = scene.CUBE_HALF,
 ):
-    """Approach above the cube, descend open, close, lift to ``lift_z``."""
-    if is_grasped(grip, opening, cube, yaw):
+    """Approach above the cube, descend open, close, lift to ``lift_z`` (``half``: the
+    object's half width, for :func:`is_grasped`)."""
+    if is_grasped(grip, opening, cube, yaw, half):
         return _move(grip, np.array([grip[0], grip[1], lift_z]), CLOSE)
     dxy = np.linalg.norm(cube[:2] - grip[:2])
     # travel high enough that the fingertips clear a two-cube stack on the way, coming down
@@ -279,7 +293,7 @@ def push_action(grip: np.ndarray, cube: np.ndarray, goal_xy: np.ndarray, obstacl
 
 def run_pick_place(env, cube: str, target: str, max_steps: int = 250) -> bool:
     """Pick ``cube`` and place it on ``target`` with the experts; True on success."""
-    idx = scene.CUBE_NAMES.index(cube)
+    idx = env.unwrapped.object_names.index(cube)
     for phase in ("pick", "place", "retreat"):
         for _ in range(max_steps):
             obs = env.unwrapped.observe()

@@ -16,7 +16,7 @@ import mujoco
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
-from sim import call_memo, scene
+from sim import call_memo, scene, scenes
 from sim.geometry import square_footprint as square_footprint  # (re-exported)
 from sim.objects import spec as object_spec
 
@@ -390,8 +390,10 @@ class _SceneIndex:
     """Ids resolved once per model so extraction is a few array reads."""
 
     def __init__(self, model: mujoco.MjModel):
-        self.cube_bodies = {n: model.body(n).id for n in scene.CUBE_NAMES}
-        self.cube_geoms = {model.geom(f"{n}_geom").id: n for n in scene.CUBE_NAMES}
+        # the objects of whichever scene the model is, in their rows' order
+        names = _objects_of(model)
+        self.cube_bodies = {n: model.body(n).id for n in names}
+        self.cube_geoms = {model.geom(f"{n}_geom").id: n for n in names}
         self.left = {model.geom(g).id for g in ("finger_left_geom", "finger_left_pad")}
         self.right = {model.geom(g).id for g in ("finger_right_geom", "finger_right_pad")}
         # the bins the scene has (a scene without the bins fixture has none)
@@ -399,6 +401,13 @@ class _SceneIndex:
         self.site = model.site("grip_site").id
         self.finger_q = [model.jnt_qposadr[model.joint(j).id] for j in scene.FINGER_JOINTS]
         self.drawer = _ArticulatedIndex(model) if _has_joint(model, scene.DRAWER_JOINT) else None
+
+
+def _objects_of(model: mujoco.MjModel) -> list[str]:
+    """The names of the scene objects ``model`` has a body for, by their row (every scene's
+    objects are candidates: the model does not say which scene it is)."""
+    known = {o.name for s in scenes.SCENES.values() for o in s.objects}
+    return sorted((n for n in known if _body_id(model, n) >= 0), key=scenes.row)
 
 
 def _body_id(model: mujoco.MjModel, name: str) -> int:

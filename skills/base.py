@@ -560,10 +560,31 @@ def sample_arm_start(rng: np.random.Generator) -> np.ndarray | None:
     return np.array([xy[0], xy[1], rng.uniform(0.07, 0.22)])
 
 
-def random_cubes(rng: np.random.Generator) -> list[str]:
-    """A random non-empty subset of the cubes, in random order (the first is the subject)."""
-    k = int(rng.integers(1, len(scene.CUBE_NAMES) + 1))
-    return [str(n) for n in rng.choice(scene.CUBE_NAMES, size=k, replace=False)]
+def random_cubes(rng: np.random.Generator, env: TabletopEnv | None = None) -> list[str]:
+    """A random non-empty subset of the scene's objects (``env``'s; the tabletop's without
+    one), in random order (the first is the subject). Where ``env.subjects`` names some
+    objects (``eval-skill --kind``), the subject is one of them: the draw is the same, then
+    the first of them drawn comes first, or, none drawn, one of them (by a further draw)
+    takes the first place."""
+    names = scene.CUBE_NAMES if env is None else env.object_names
+    k = int(rng.integers(1, len(names) + 1))
+    out = [str(n) for n in rng.choice(names, size=k, replace=False)]
+    subjects = getattr(env, "subjects", None)
+    if subjects:
+        have = [n for n in out if n in subjects]
+        if have:
+            out.remove(have[0])
+            out.insert(0, have[0])
+        else:
+            out[0] = str(subjects[int(rng.integers(len(subjects)))])
+    return out
+
+
+def of_subjects(env: TabletopEnv, names: list[str]) -> list[str]:
+    """``names`` less those that are not among ``env.subjects`` where it names some (the
+    objects a run is restricted to, ``eval-skill --kind``); ``names`` itself without."""
+    subjects = getattr(env, "subjects", None)
+    return [n for n in names if n in subjects] if subjects else names
 
 
 def run_expert_until(

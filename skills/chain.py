@@ -26,7 +26,7 @@ def evaluate_chain(
     rng = np.random.default_rng(seed)
     ok_count, steps = 0, []
     for ep in range(episodes):
-        names = random_cubes(rng)
+        names = random_cubes(rng, env)
         env.reset(seed=int(rng.integers(2**31)), options={"cubes": names})
         cube, target = names[0], str(rng.choice(scene.BIN_NAMES))
         a = executor.run(env, {"skill": "pick", "object": cube})

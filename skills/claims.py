@@ -83,11 +83,10 @@ def claim_unsure(sim, skill: str, binding, before=None, params=None) -> list[str
     cube (a held one is confirmed by the fingers' own joints), the drawer or the light;
     with ``before`` and ``params``, also its cube where the success test fails for the
     cube's estimate moved by perception's error (``Perception.worlds_near``)."""
-    from sim import scene
     from skills.registry import get
 
     unsure = set(sim.perception.report()["uncertain"])
-    names = [] if binding.cube is None else [scene.CUBE_NAMES[binding.cube]]
+    names = [] if binding.cube is None else [sim.object_names[binding.cube]]
     out = [n for n in (*names, *get(skill).success_rests_on) if n in unsure]
     if before is not None and names and not out:
         s = get(skill)

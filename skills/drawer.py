@@ -188,7 +188,7 @@ def _drawer_start(
     shut_inside, shut_knob = shut_geometry(env)
     inside = shut_inside - [opening, 0.0, 0.0]
     knob = shut_knob - [opening, 0.0, 0.0]
-    names = random_cubes(rng)
+    names = random_cubes(rng, env)
     cubes: dict[str, Any] = {n: None for n in names}
     if rng.random() < 0.3:
         hx, hy = scene.DRAWER_INNER_HALF

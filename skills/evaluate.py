@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from sim import scene
+from sim.objects import spec as object_spec
 from sim.util import wilson
 from skills.claims import SETTLE_STEPS, confirm, run_retreat
 from skills.policy import MLPPolicy
@@ -36,6 +38,7 @@ def evaluate_policy(
         env.smoothing = policy.smoothing
     successes, steps = 0, []
     kinds: dict[str, list[int]] = {}  # target kind -> [successes, episodes]
+    subjects: dict[str, list[int]] = {}  # the object acted on -> [successes, episodes]
     for ep in range(episodes):
         obs, _ = env.reset(seed=seed * 100_003 + ep)
         true_before = env.sim.true_world_state() if camera else None
@@ -78,6 +81,7 @@ def evaluate_policy(
         k = kinds.setdefault(env.binding.target_kind or "-", [0, 0])
         k[0] += ok
         k[1] += 1
+        _count(subjects, env.sim.object_names, env.binding.cube, ok)
         if ok:
             steps.append(env.steps)
         if progress:
@@ -109,12 +113,36 @@ def evaluate_policy(
             "max": round(float(e.max()) * 1e3, 2),
             "steps": len(errors),
         }
+    if env.sim.object_names != scene.CUBE_NAMES:  # objects of several kinds: each one's rate
+        out["scene"] = env.sim.scene
+        out["by_object"] = _by_object(subjects)
     if len(kinds) > 1:  # e.g. place into bins vs onto cubes vs onto regions
         out["by_target"] = {
             k: {"episodes": n, "success_rate": s / n, "ci95": [round(v, 4) for v in wilson(s, n)]}
             for k, (s, n) in sorted(kinds.items())
         }
     return out
+
+
+def _count(tally: dict[str, list[int]], names: tuple[str, ...], row: int | None, ok: bool) -> None:
+    """Add one episode on the object at ``row`` (none: the skill acted on no object)."""
+    if row is not None:
+        t = tally.setdefault(names[row], [0, 0])
+        t[0] += ok
+        t[1] += 1
+
+
+def _by_object(tally: dict[str, list[int]]) -> dict[str, dict]:
+    """Each object's kind, episodes, rate and its interval, from [successes, episodes]."""
+    return {
+        n: {
+            "kind": object_spec(n).kind,
+            "episodes": t,
+            "success_rate": s / t,
+            "ci95": [round(v, 4) for v in wilson(s, t)],
+        }
+        for n, (s, t) in sorted(tally.items())
+    }
 
 
 def attach_perception(env: SkillEnv) -> None:

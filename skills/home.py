@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sim import scene, scripted
+from sim import scene, scenes, scripted
 from sim.objects import spec as object_spec
 from sim.world import WorldState
 from skills.base import (
@@ -102,13 +102,13 @@ class Home(Skill):
 
     def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> HomeParams | None:
         """Wherever a skill may end: anywhere above the table, sometimes holding a cube."""
-        names = random_cubes(rng)
+        names = random_cubes(rng, env)
         arm = sample_arm_start(rng)
         if arm is None:
             arm = np.array([*rng.uniform([-0.2, -0.28], [0.2, 0.28]), rng.uniform(0.05, 0.25)])
         env.reset(seed=int(rng.integers(2**31)), options={"cubes": names, "arm": arm})
         if rng.random() < 0.3:
-            held = scene.CUBE_NAMES.index(names[0])
+            held = scenes.row(names[0])
 
             def act(obs: dict) -> np.ndarray:
                 return scripted.pick_action(

@@ -550,7 +550,7 @@ def rollout(
     goes on), and each claim is judged on the truth."""
     c = env.cond
     b = skill.bind(before, params)
-    cube = scene.CUBE_NAMES[b.cube] if b.cube is not None else None
+    cube = env.object_names[b.cube] if b.cube is not None else None
     target = getattr(params, "target", None)
     event = Event(c.event, cube, target if isinstance(target, str) else None, rng)
     sensing = Sensing(c, np.random.default_rng(rng.integers(2**63)))
@@ -749,7 +749,7 @@ def evaluate_chain_condition(
     for ep in range(episodes):
         rng = np.random.default_rng([seed, index, ep])
         env.layout_rng = np.random.default_rng(rng.integers(2**63))
-        names = random_cubes(rng)
+        names = random_cubes(rng, env)
         env.reset(seed=int(rng.integers(2**31)), options={"cubes": names})
         cube, target = names[0], str(rng.choice(scene.BIN_NAMES))
         if cond.layout in ("wall_y", "wall_x"):

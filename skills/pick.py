@@ -9,7 +9,8 @@ import numpy as np
 from pydantic import Field
 
 import skills.success_model as success_model
-from sim import scene, scripted
+from sim import scene, scenes, scripted
+from sim.objects import spec as object_spec
 from sim.world import WorldState
 from skills.base import (
     ALIGN_FROM,
@@ -31,6 +32,7 @@ from skills.base import (
     lost,
     lowered,
     moved,
+    of_subjects,
     opening_of,
     proprio_features,
     random_cubes,
@@ -231,7 +233,7 @@ class Pick(Skill[PickParams]):
             align = 0.0  # (square, or the fingers square to it would meet something)
         yaw = turn + align
         return Binding(
-            cube=scene.CUBE_NAMES.index(params.object),
+            cube=scenes.row(params.object),
             grip_yaw=yaw,
             pivot=(float(o.pos[0]), float(o.pos[1])) if yaw and o is not None else (0.0, 0.0),
             lower=float(z - TRAINED_TOP_Z) if z >= LOWER_FROM else 0.0,
@@ -262,13 +264,19 @@ class Pick(Skill[PickParams]):
 
     def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> PickParams | None:
         """Cubes at random (sometimes one stacked on another); the arm where others left it."""
-        names = random_cubes(rng)
+        names = random_cubes(rng, env)
         k = len(names)
         cubes: dict = {n: None for n in names}
         if k >= 2 and rng.random() < 0.2:
             xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
             cubes[names[1]] = [xy[0], xy[1], rng.uniform(-0.3, 0.3)]
-            cubes[names[0]] = [xy[0], xy[1], 3 * scene.CUBE_HALF + 0.001, rng.uniform(-0.3, 0.3)]
+            below, top = object_spec(names[1]).half_height, object_spec(names[0]).half_height
+            z = (
+                3 * scene.CUBE_HALF + 0.001
+                if below == top == scene.CUBE_HALF
+                else 2 * below + top + 0.001  # objects of other heights (the mixed scene)
+            )
+            cubes[names[0]] = [xy[0], xy[1], z, rng.uniform(-0.3, 0.3)]
         env.reset(
             seed=int(rng.integers(2**31)), options={"cubes": cubes, "arm": sample_arm_start(rng)}
         )
@@ -278,6 +286,7 @@ class Pick(Skill[PickParams]):
             for o in w.objects
             if w.under(o.name) is None and o.reachable and (o.on_table or o.on is not None)
         ]
+        free = of_subjects(env, free)
         if not free:
             return None
         return PickParams(object=str(rng.choice(free)))

@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import Field
 
 import skills.success_model as success_model
-from sim import scene, scripted
+from sim import scene, scenes, scripted
 from sim.cubes import RELEASE_BAND, region_spot
 from sim.objects import spec as object_spec
 from sim.world import ObjectState, WorldState
@@ -100,17 +100,21 @@ def grasp_and_carry(env: TabletopEnv, held: int, carry: np.ndarray, steps: int =
     how a place start (and an affordance start) gets a cube into the hand. True once it is
     held there within ``steps`` control steps."""
 
+    # the object's half width across the fingers (a cube's half side, a round one's radius)
+    spec = object_spec(env.object_names[held])
+    half = float(getattr(spec, "half", getattr(spec, "radius", scene.CUBE_HALF)))
+
     def act(obs: dict) -> np.ndarray:
         grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
         yaw = cube_yaw(obs, held)
-        if scripted.is_grasped(grip, op, cube, yaw) and cube[2] > 0.07:
+        if scripted.is_grasped(grip, op, cube, yaw, half) and cube[2] > 0.07:
             return scripted._move(grip, carry, scripted.CLOSE)
-        return scripted.pick_action(grip, op, cube, yaw)
+        return scripted.pick_action(grip, op, cube, yaw, half=half)
 
     def done(obs: dict) -> bool:
         grip = grip_of(obs)
         return scripted.is_grasped(
-            grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held)
+            grip, opening_of(obs), obs["object_pos"][held], cube_yaw(obs, held), half
         ) and bool(np.linalg.norm(grip - carry) < 0.02)
 
     return run_expert_until(env, act, done, steps)
@@ -332,6 +336,15 @@ class Place(Skill[PlaceParams]):
                     "target",
                 )
             ]
+        if not object_spec(t).stackable:
+            return [
+                Violation(
+                    PRECONDITION,
+                    f"nothing stays on top of {t}: a {object_spec(t).kind} cannot carry another",
+                    "choose a bin, a region or an object with a flat top",
+                    "target",
+                )
+            ]
         return tower_violations(world, t)
 
     def effect(self, world: WorldState, params: PlaceParams) -> WorldState:
@@ -405,7 +418,7 @@ class Place(Skill[PlaceParams]):
 
     def bind(self, world: WorldState, params: PlaceParams) -> Binding:
         assert world.held_object is not None  # the preconditions: the gripper holds a cube
-        cube = scene.CUBE_NAMES.index(world.held_object)
+        cube = scenes.row(world.held_object)
         t = params.target
         if world.bin(t) is not None or world.region(t) is not None:
             kind = "bin" if world.bin(t) is not None else "region"
@@ -421,7 +434,7 @@ class Place(Skill[PlaceParams]):
         return Binding(
             cube=cube,
             target_kind="cube",
-            target_cube=scene.CUBE_NAMES.index(t),
+            target_cube=scenes.row(t),
             lower=lower,
             keep_turn=True,
         )
@@ -469,12 +482,12 @@ class Place(Skill[PlaceParams]):
     def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> PlaceParams | None:
         """A cube in a grasp the pick skill produced, carried somewhere above the table;
         sometimes a tower earlier places built stands there, and the cube goes on top."""
-        names = random_cubes(rng)
+        names = random_cubes(rng, env)
         # the split's (and training's) ``tower`` layout: always the tallest tower, three
         # cubes with the held one going fourth, which the nominal mix seldom draws
         tall = getattr(getattr(env, "cond", None), "layout", None) == "tower"
         if tall:
-            names = [str(n) for n in rng.permutation(scene.CUBE_NAMES)]
+            names = [str(n) for n in rng.permutation(env.object_names)]
         k = len(names)
         cubes: dict = {n: None for n in names}
         filled: str | None = None
@@ -482,8 +495,15 @@ class Place(Skill[PlaceParams]):
         if tall or (k >= 3 and side_draw(rng) < TOWER_START):
             tower = names[1:4] if tall else names[1 : 1 + int(rng.integers(2, k))]
             xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
+            alike = all(object_spec(n).half_height == scene.CUBE_HALF for n in tower)
+            top = 0.0
             for i, n in enumerate(tower):
-                z = scene.CUBE_HALF + i * (2 * scene.CUBE_HALF + 0.001)
+                half = object_spec(n).half_height
+                if alike:  # the tabletop's cubes, as ever
+                    z = scene.CUBE_HALF + i * (2 * scene.CUBE_HALF + 0.001)
+                else:  # objects of other heights (the mixed scene): each on the one below
+                    z = top + half + (0.001 if i else 0.0)
+                    top = z + half
                 cubes[n] = [xy[0], xy[1], z, rng.uniform(-0.2, 0.2)]
         elif k >= 2 and rng.random() < 0.3:
             # earlier places left cubes in a bin: this one must find room beside them
@@ -497,7 +517,7 @@ class Place(Skill[PlaceParams]):
             seed=int(rng.integers(2**31)),
             options={"cubes": cubes, "arm": sample_arm_start(rng)},
         )
-        held = scene.CUBE_NAMES.index(names[0])
+        held = scenes.row(names[0])
         carry = np.array([*rng.uniform([-0.2, -0.25], [0.2, 0.25]), rng.uniform(0.08, 0.2)])
 
         if not grasp_and_carry(env, held, carry):
@@ -516,6 +536,7 @@ class Place(Skill[PlaceParams]):
                 and o.on_table
                 and w.under(o.name) is None
                 and o.reachable
+                and object_spec(o.name).stackable
             ]
         elif kind == "region":
             options = [

@@ -190,7 +190,7 @@ class PressButton(Skill[PressButtonParams]):
         """Where the other skills leave the world: the arm at home or above the table (now
         and then still over the button after a press), open or closed fingers, cubes at
         random, the drawer shut, open or part way, the light on or off."""
-        names = random_cubes(rng)
+        names = random_cubes(rng, env)
         u = rng.random()
         drawer = 0.0 if u < 0.4 else scene.DRAWER_TRAVEL if u < 0.7 else rng.uniform(0, 0.15)
         over_button = rng.random() < 0.1

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from pydantic import Field, field_validator
 
-from sim import call_memo, scene, scripted
+from sim import call_memo, scene, scenes, scripted
 from sim.cubes import PUSH_BESIDE, region_spot
 from sim.world import WorldState, bin_walls, polygons_overlap, square_footprint
 from skills import registry, success_model
@@ -649,7 +649,7 @@ class Push(Skill[PushParams]):
         assert goal is not None, f"no table region {params.target}"
         kind = "region" if isinstance(params.target, str) else "point"
         return Binding(
-            cube=scene.CUBE_NAMES.index(params.object),
+            cube=scenes.row(params.object),
             target_kind=kind,
             target_xyz=(float(goal[0]), float(goal[1]), scene.CUBE_HALF),
         )
@@ -683,7 +683,7 @@ class Push(Skill[PushParams]):
 
     def sample_start(self, env: TabletopEnv, rng: np.random.Generator) -> PushParams | None:
         """A free cube on the table and a region (or a point) it is not already at."""
-        names = random_cubes(rng)
+        names = random_cubes(rng, env)
         env.reset(
             seed=int(rng.integers(2**31)), options={"cubes": names, "arm": sample_arm_start(rng)}
         )

@@ -107,7 +107,7 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
             target = getattr(params, "target", None)
             self._event = Event(
                 self._cond.event,
-                None if cube is None else scene.CUBE_NAMES[cube],
+                None if cube is None else self.sim.object_names[cube],
                 target if isinstance(target, str) else None,
                 self._rng,
             )

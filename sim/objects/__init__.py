@@ -18,6 +18,7 @@ from sim.objects.sphere import Sphere
 
 __all__ = [
     "KINDS",
+    "MIXED_OBJECTS",
     "TABLETOP_OBJECTS",
     "Cube",
     "Cylinder",
@@ -39,7 +40,23 @@ TABLETOP_OBJECTS: tuple[ObjectSpec, ...] = (
     Cube(name="yellow_block", color="yellow", rgba=(0.95, 0.82, 0.1, 1.0)),
 )
 
-_BY_NAME: dict[str, ObjectSpec] = {o.name: o for o in TABLETOP_OBJECTS}
+#: The mixed scene's objects: a 4 cm cube, a 5 cm cube, an upright cylinder and a ball, one
+#: of each colour. Each takes the row of the tabletop's object of its colour (the scene's
+#: order; ``sim.scenes.row``), so the skills' observation keeps its shape and meaning.
+MIXED_OBJECTS: tuple[ObjectSpec, ...] = (
+    TABLETOP_OBJECTS[0],
+    Cube(name="green_big_block", color="green", rgba=(0.12, 0.7, 0.2, 1.0), half=0.025, mass=0.08),
+    Cylinder(
+        name="blue_cylinder",
+        color="blue",
+        rgba=(0.12, 0.3, 0.9, 1.0),
+        radius=0.02,
+        half_length=0.02,
+    ),
+    Sphere(name="yellow_ball", color="yellow", rgba=(0.95, 0.82, 0.1, 1.0), radius=0.02),
+)
+
+_BY_NAME: dict[str, ObjectSpec] = {o.name: o for o in (*TABLETOP_OBJECTS, *MIXED_OBJECTS)}
 
 
 def register_object(obj: ObjectSpec) -> ObjectSpec:

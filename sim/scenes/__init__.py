@@ -1,11 +1,12 @@
-"""The scenes, one module each (``tabletop``, ``articulated``), by name.
+"""The scenes, one module each (``tabletop``, ``articulated``, ``mixed``), by name.
 
 A new scene is a module here that registers a :class:`SceneSpec`, and its import below.
 """
 
 from sim.scenes.articulated import ARTICULATED
 from sim.scenes.base import FIXTURES, SceneSpec
-from sim.scenes.registry import SCENES, get, register_scene
+from sim.scenes.mixed import MIXED
+from sim.scenes.registry import SCENES, get, register_scene, row
 from sim.scenes.tabletop import TABLETOP
 
 #: The scene used where none is named.
@@ -17,10 +18,12 @@ __all__ = [
     "ARTICULATED",
     "DEFAULT",
     "FIXTURES",
+    "MIXED",
     "NAMES",
     "SCENES",
     "TABLETOP",
     "SceneSpec",
     "get",
     "register_scene",
+    "row",
 ]

@@ -192,7 +192,10 @@ CUBES_HELP = (
     "numbers (x, y, yaw or x, y, z, yaw), a place, or null for a random place. "
     "Default: all four cubes at random. More in docs/CLI_SCENES.md."
 )
-SCENE_HELP = "Scene: tabletop (default), or articulated (adds a drawer, a button and a lamp)."
+SCENE_HELP = (
+    "Scene: tabletop (default), articulated (adds a drawer, a button and a lamp) or mixed "
+    "(two cube sizes, a cylinder and a ball)."
+)
 DRAWER_HELP = (
     "Articulated scene: the drawer at the start: open, shut (default) or how far it is "
     "pulled out in metres (0 to 0.15, open from 0.12)."

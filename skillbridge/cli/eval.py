@@ -99,7 +99,7 @@ def eval_suite(
         "reset (CALVIN's protocol); reports the average completed length.",
     ),
     scene: str = typer.Option(
-        None, "--scene", help="Scene of --chains: tabletop (default) or articulated."
+        None, "--scene", help="Scene of --chains: tabletop (default), articulated or mixed."
     ),
     video: bool = typer.Option(
         False,

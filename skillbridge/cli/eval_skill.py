@@ -73,11 +73,17 @@ def eval_skill(
         "(skills/perturb.py), policy and scripted expert paired on the same starts; "
         "-n episodes per condition.",
     ),
-    scene_name: str = typer.Option(
+    scene_name: str | None = typer.Option(
         None,
         "--scene",
-        help="Run in this scene instead of the skill's own (tabletop or articulated): "
+        help="Run in this scene instead of the skill's own (tabletop, articulated or mixed): "
         "e.g. a tabletop skill beside the articulated scene's drawer and button.",
+    ),
+    kind: str = typer.Option(
+        None,
+        "--kind",
+        help="Act on objects of this kind only (cube, cylinder, sphere): in the mixed scene "
+        "unless --scene names another that holds one; the result gives each object's rate.",
     ),
     perception: str = typer.Option(
         "state",
@@ -95,6 +101,7 @@ def eval_skill(
 
     _check_expert(skill, expert, split)
     _check_scene(skill, scene_name, split)
+    subjects, scene_name = _kind_subjects(skill, kind, scene_name, split)
     if split is not None:
         _check_split(split, expert, record)
         _eval_split(skill, split, episodes, seed, policy_dir, as_json, perception)
@@ -147,6 +154,8 @@ def eval_skill(
             result = evaluate_chain(ex, episodes, seed=seed, progress=hook)
         else:
             env = SkillEnv(skill, scene_name=scene_name) if scene_name else None
+            if env is not None and subjects:
+                env.sim.subjects = subjects
             result = evaluate_policy(
                 skill, policy, episodes, seed=seed, env=env, progress=hook, perception=perception
             )
@@ -220,6 +229,32 @@ def _check_scene(skill: str, scene_name: str | None, split: str | None) -> None:
     own = get(skill).scene
     if own != DEFAULT_SCENE and scene_name != own:
         raise UserError(f"{skill} needs the {own} scene (its {own} parts), not {scene_name}")
+
+
+def _kind_subjects(
+    skill: str, kind: str | None, scene_name: str | None, split: str | None
+) -> tuple[tuple[str, ...], str | None]:
+    """``--kind``: the objects of that kind in the scene the run uses (the mixed one where
+    none is named), for a single skill that acts on an object, and that scene; no objects
+    and ``scene_name`` as given without ``--kind``."""
+    if kind is None:
+        return (), scene_name
+    from sim import objects, scenes
+    from skills.chain import CHAIN
+    from skills.registry import get
+
+    if kind not in objects.KINDS:
+        raise UserError(f"--kind must be one of {', '.join(objects.KINDS)}, not {kind!r}")
+    if skill == CHAIN or split is not None:
+        raise UserError("--kind applies to a single skill's nominal rate (no --split, no chain)")
+    s = get(skill)
+    if not (s.moves_object or s.grasps or s.releases):
+        raise UserError(f"--kind: {skill} does not act on an object")
+    where = scenes.get(scene_name or "mixed")
+    names = tuple(o.name for o in where.objects if o.kind == kind)
+    if not names:
+        raise UserError(f"the {where.name} scene holds no {kind}")
+    return names, where.name
 
 
 def _check_split(split: str, expert: bool, record: bool) -> None:

@@ -68,7 +68,7 @@ from bridge.goals import (  # noqa: F401  (re-exported: the suite's goals use th
     parse_literal,
     unmet,
 )
-from sim import safeyaml, scene
+from sim import safeyaml, scene, scenes
 from sim.cubes import check_cubes, cube_pose
 from sim.world import WorldState
 
@@ -127,15 +127,20 @@ class SceneSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     cubes: list[str] | dict[str, list[float] | None] | None = None
-    #: the scene model; "articulated" adds a drawer, a button and a lamp
-    model: Literal["tabletop", "articulated"] = "tabletop"
+    #: the scene model (``sim.scenes``): "articulated" adds a drawer, a button and a lamp;
+    #: "mixed" holds objects of several kinds
+    model: str = "tabletop"
     #: articulated scene: how far the drawer is pulled out at the start (m), light on/off
     drawer: float | None = Field(default=None, ge=0.0, le=scene.DRAWER_TRAVEL)
     light: bool | None = None
 
     @model_validator(mode="after")
     def _devices_need_their_scene(self):
-        if self.model == "tabletop" and (self.drawer is not None or self.light is not None):
+        if self.model not in scene.SCENE_NAMES:
+            raise ValueError(f"unknown scene {self.model!r}; known: {', '.join(scene.SCENE_NAMES)}")
+        if not scenes.get(self.model).articulated and (
+            self.drawer is not None or self.light is not None
+        ):
             raise ValueError("drawer and light are options of the articulated scene (model)")
         return self
 

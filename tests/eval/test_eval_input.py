@@ -76,6 +76,10 @@ def test_eval_skill_rejects_a_negative_seed(monkeypatch, capsys):
         (["pick", "--scene", "kitchen"], "--scene must be one of"),
         (["press_button", "--scene", "tabletop"], "needs the articulated scene"),
         (["pick", "--scene", "articulated", "--split", "nominal"], "single skill's nominal"),
+        (["pick", "--kind", "pyramid"], "--kind must be one of"),
+        (["pick", "--kind", "sphere", "--scene", "tabletop"], "tabletop scene holds no sphere"),
+        (["home", "--kind", "cube"], "home does not act on an object"),
+        (["pick", "--kind", "cube", "--split", "nominal"], "single skill's nominal"),
     ],
 )
 def test_eval_skill_rejects_a_scene_it_cannot_use(monkeypatch, capsys, args, words):
@@ -89,6 +93,16 @@ def test_eval_skill_runs_a_tabletop_skill_in_the_articulated_scene(monkeypatch, 
     )
     assert code == 0, err
     assert json.loads(stdout)["episodes"] == 2
+
+
+def test_eval_skill_by_kind_reports_each_object(monkeypatch, capsys):
+    code, stdout, err = run_cli(
+        monkeypatch, capsys, "eval-skill", "push", "--kind", "sphere", "-n", "2", "--json"
+    )
+    assert code == 0, err
+    got = json.loads(stdout)
+    assert got["scene"] == "mixed" and list(got["by_object"]) == ["yellow_ball"]
+    assert got["by_object"]["yellow_ball"]["episodes"] == 2
 
 
 def test_skill_env_takes_another_scene():

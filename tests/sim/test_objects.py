@@ -11,7 +11,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from sim import objects, physics, scene
+from sim import objects, physics, scene, scenes
 from sim.objects import KINDS, Cube, Cylinder, ObjectSpec, Sphere, from_dict, to_dict
 from sim.objects.registry import register_kind
 
@@ -41,9 +41,10 @@ def _geom(model: mujoco.MjModel, name: str) -> dict:
 
 @pytest.mark.parametrize("scene_name", scene.SCENE_NAMES)
 def test_scene_bodies_are_the_specs(scene_name):
+    held = scenes.get(scene_name).objects
     model = physics.load_model(scene_name)
-    own = _compile("".join(o.body_xml() for o in objects.TABLETOP_OBJECTS))
-    for o in objects.TABLETOP_OBJECTS:
+    own = _compile("".join(o.body_xml() for o in held))
+    for o in held:
         got, want = _geom(model, f"{o.name}_geom"), _geom(own, f"{o.name}_geom")
         for f in GEOM_FIELDS:
             assert got[f] == want[f], (o.name, f, got[f], want[f])

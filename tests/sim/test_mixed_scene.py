@@ -1,0 +1,96 @@
+"""The mixed scene: objects of several kinds (a 4 cm and a 5 cm cube, an upright cylinder, a
+ball) on the tabletop's arena, run by the same env, world state and skills as the others."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bridge import validate
+from sim import objects, scenes
+from sim.env import TabletopEnv
+from sim.scenes import SceneSpec
+from sim.scenes.base import ASSETS
+
+KINDS = {
+    "red_block": "cube",
+    "green_big_block": "cube",
+    "blue_cylinder": "cylinder",
+    "yellow_ball": "sphere",
+}
+
+
+@pytest.fixture(scope="module")
+def env():
+    e = TabletopEnv(scene="mixed")
+    yield e
+    e.close()
+
+
+def test_the_mixed_scene_holds_four_kinds_of_object(env):
+    assert env.object_names == tuple(KINDS)
+    obs, _ = env.reset(seed=3)
+    for _ in range(10):
+        obs, *_ = env.step(np.zeros(4, dtype=np.float32))
+    assert obs["object_pos"].shape == (4, 3)  # the skills' observation keeps its shape
+    w = env.world_state()
+    assert {o.name: o.kind for o in w.objects} == KINDS
+    for o in w.objects:  # each rests on the table at its own half height
+        assert o.on_table, o.name
+        assert abs(o.pos[2] - objects.spec(o.name).half_height) < 0.002, o.name
+    assert "yellow_ball (sphere)" in w.describe()
+
+
+def test_objects_keep_their_row_in_every_scene():
+    tabletop = scenes.TABLETOP.objects
+    for i, o in enumerate(scenes.MIXED.objects):
+        assert scenes.row(o.name) == i
+        assert tabletop[i].color == o.color  # the row of the tabletop cube of its colour
+    with pytest.raises(ValueError, match="keeps its place"):
+        scenes.register_scene(
+            SceneSpec(
+                "swapped",
+                "",
+                ASSETS / "mixed.xml",
+                tuple(reversed(scenes.MIXED.objects)),
+                ("bins",),
+                "skillbridge/TestSwapped-v0",
+            )
+        )
+    assert "swapped" not in scenes.SCENES
+    with pytest.raises(ValueError, match="no scene holds"):
+        scenes.row("purple_block")
+
+
+def test_nothing_is_placed_on_the_ball(env):
+    env.reset(seed=0)
+    w = env.world_state()
+    held = w.model_copy(
+        update={
+            "held_object": "red_block",
+            "objects": [
+                o.model_copy(update={"held": True, "on_table": False})
+                if o.name == "red_block"
+                else o
+                for o in w.objects
+            ],
+        }
+    )
+    ball = validate('[{"skill": "place", "target": "yellow_ball"}]', held)
+    assert not ball.accepted
+    assert any("sphere cannot carry" in r.message for r in ball.reasons)
+    cylinder = validate('[{"skill": "place", "target": "blue_cylinder"}]', held)
+    assert "sphere cannot carry" not in " ".join(r.message for r in cylinder.reasons)
+
+
+def test_a_kind_restricts_the_start_states_to_its_objects():
+    from skills.evaluate import evaluate_policy, expert_policy
+    from skills.skill_env import SkillEnv
+
+    se = SkillEnv("pick", scene_name="mixed")
+    se.sim.subjects = ("yellow_ball",)
+    got = evaluate_policy("pick", expert_policy, 3, seed=0, env=se)
+    assert got["scene"] == "mixed"
+    assert set(got["by_object"]) == {"yellow_ball"}
+    assert got["by_object"]["yellow_ball"]["kind"] == "sphere"
+    assert got["success_rate"] == 1.0  # the scripted grasp lifts the ball: real physics
