@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from planner import kinds
 from planner.errors import PlannerError
 from planner.llm import LLMProposer, Usage
 from planner.rules import NOTHING_TO_DO, RulesPlanner, RulesResult
@@ -53,7 +54,7 @@ class RulesProposer:
         from bridge.policy import Proposal
 
         t0 = time.monotonic()
-        r = self.planner.parse(request.task, request.world)
+        r = self.planner.parse(request.task, kinds.colour_view(request.world))
         if r.confident:
             raw = r.to_json()
         elif self.as_fallback:
@@ -101,6 +102,8 @@ class _Counted:
                 }
             )
             raise
+        if isinstance(p.raw, str):  # the layer's colour names as the scene's (planner.kinds)
+            p.raw = kinds.scene_names(p.raw, request.world)
         retries = (p.meta or {}).get("retries", 0) if isinstance(p.meta, dict) else 0
         self._usage.add(self.name, p.tokens_in, p.tokens_out, p.latency_s, retries)
         self._log.append(
@@ -336,7 +339,7 @@ class HybridPlanner:
 
     def choose(self, task: str, world: WorldState) -> tuple[str, list[Proposer], RulesResult]:
         """(route taken, proposers in order, the rules parse)."""
-        r = self.rules.parse(task, world)
+        r = self.rules.parse(task, kinds.colour_view(world))
         # (the model route without a model is refused when the planner is built)
         if self.llm is None or self.route == "rules" or (self.route == "hybrid" and r.confident):
             if self.llm is None and not r.confident and self.no_model_hint:
@@ -352,10 +355,23 @@ class HybridPlanner:
         reading falls back to planning the words as they are, with a note."""
         if not self.understanding:
             return None
+        # a scene of several kinds: "the cube" beside two cubes is asked about, "the ball"
+        # read as the colour phrase the layer knows ("the yellow block"; planner.kinds)
+        question = kinds.ambiguous(task, world)
+        if question is not None:
+            why = "the words fit more than one object"
+            return Understanding("clarify", task, task, question=question, reason=why)
+        said = kinds.spoken(task, world)
         try:
-            return understand(task, world)
+            u = understand(said, kinds.colour_view(world))
         except Exception as e:  # noqa: BLE001 - the planner must still answer
-            return Understanding(PLAN, task, task, notes=[f"not understood ({e!r})"])
+            u = Understanding(PLAN, said, said, notes=[f"not understood ({e!r})"])
+        u.original = task
+        if u.answer is not None:
+            u.answer = kinds.in_scene_words(u.answer, world)
+        if u.question is not None:
+            u.question = kinds.in_scene_words(u.question, world)
+        return u
 
     def plan(
         self,
@@ -374,7 +390,7 @@ class HybridPlanner:
         u = understood if understood is not None else self.understand(task, world)
         if u is not None and u.kind != PLAN:
             return _not_a_plan(u, trace_id)
-        text = u.text if u is not None else task
+        text = u.text if u is not None else kinds.spoken(task, world)
         route, proposers, r = self.choose(text, world)
         usage = Usage()
         log: list[dict] = []

@@ -25,7 +25,7 @@ import numpy as np
 
 from bridge.goals import goal_holds, unmet
 from bridge.validate import validate
-from planner import rules
+from planner import kinds, rules
 from planner.hybrid import HybridPlanner
 from sim import scene, scenes
 from sim.env import TabletopEnv
@@ -63,18 +63,14 @@ def candidates(world: WorldState) -> list[Instruction]:
     out: list[Instruction] = []
     cubes = [o.name for o in world.objects if not o.fallen]
     for c in cubes:
-        col = _color(c)
+        it = kinds.phrase(c, world)  # "the red block" (in the mixed scene "the yellow ball")
         for b in world.bin_names:
-            out.append(
-                Instruction(
-                    f"put the {col} block in the {_color(b)} bin", (f"in({c}, {b})",), "bin"
-                )
-            )
+            out.append(Instruction(f"put {it} in the {_color(b)} bin", (f"in({c}, {b})",), "bin"))
         for d in cubes:
             if d != c:
                 out.append(
                     Instruction(
-                        f"stack the {col} block on the {_color(d)} block",
+                        f"stack {it} on {kinds.phrase(d, world)}",
                         (f"on({c}, {d})",),
                         "stack",
                     )
@@ -82,14 +78,12 @@ def candidates(world: WorldState) -> list[Instruction]:
         for r in world.region_names:
             where = r.replace("table_", "")
             out.append(
-                Instruction(
-                    f"push the {col} block to the {where} of the table", (f"at({c}, {r})",), "push"
-                )
+                Instruction(f"push {it} to the {where} of the table", (f"at({c}, {r})",), "push")
             )
         if world.drawer is not None:
             out.append(
                 Instruction(
-                    f"put the {col} block in the drawer",
+                    f"put {it} in the drawer",
                     (f"in({c}, {world.drawer.name})",),
                     "drawer_place",
                 )
@@ -108,10 +102,11 @@ def doable(inst: Instruction, world: WorldState) -> WorldState | None:
     """The world the instruction is predicted to leave, when the rules planner plans it with
     certainty and the bridge accepts that plan with its goal met; else None."""
 
-    r = rules.parse(inst.text, world)
+    # (read as the planner reads it: kind words by colour, the scene's names put back)
+    r = rules.parse(kinds.spoken(inst.text, world), kinds.colour_view(world))
     if not r.confident or r.refuse or not r.steps:
         return None
-    res = validate(r.to_json(), world)
+    res = validate(kinds.scene_names(r.to_json(), world), world)
     if not res.accepted or res.predicted is None or not goal_holds(inst.goal, res.predicted):
         return None
     return res.predicted
@@ -283,7 +278,7 @@ def write_report(path: Path, config: dict, results: list[ChainResult], summary: 
 def start_world(env, seed: int, rng: np.random.Generator) -> tuple[np.ndarray, WorldState]:
     """A chain's start: every cube at random (the seed's layout), the arm at home; on the
     articulated scene the drawer shut or open and the light off or on, at random."""
-    options: dict[str, Any] = {"cubes": list(scene.CUBE_NAMES)}
+    options: dict[str, Any] = {"cubes": list(env.object_names)}
     if scenes.get(env.scene).articulated:
         options["drawer"] = float(rng.choice([0.0, scene.DRAWER_TRAVEL]))
         options["light"] = bool(rng.random() < 0.5)

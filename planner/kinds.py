@@ -1,0 +1,225 @@
+"""Objects of several kinds and sizes in the words the language layer reads.
+
+The language layer (``planner.understand``, ``planner.rules``, the embedded model's
+training) names an object by its colour: "the red block" is ``red_block``. In a scene whose
+objects differ in kind and size (the mixed scene: ``red_block``, ``green_big_block``,
+``blue_cylinder``, ``yellow_ball``) people name them by kind and size as well: "the ball",
+"the big cube", "the blue cylinder", "the small one". This module stands between the two:
+
+- :func:`spoken` rewrites each phrase that names one object by kind or size ("the ball",
+  "the big cube") into the colour phrase the layer reads ("the yellow block"); a phrase
+  that fits several objects ("the cube" beside two cubes) is left to :func:`ambiguous`,
+  which asks which one is meant instead of guessing.
+- :func:`scene_names` turns the layer's ``<colour>_block`` names in a proposed plan into
+  the scene's own names (``yellow_block`` -> ``yellow_ball``) where the scene has no
+  ``<colour>_block`` and exactly one object of that colour.
+
+Both leave a scene of colour-named cubes alone (the tabletop, the articulated scene): their
+output is then exactly their input.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bridge.lexicon import COLOURS
+from sim.objects import KINDS, ObjectSpec
+from sim.objects import spec as object_spec
+from sim.world import WorldState
+
+#: Size words, by which end of the size order they pick.
+BIG = ("big", "bigger", "biggest", "large", "larger", "largest")
+SMALL = ("small", "smaller", "smallest", "little", "tiny")
+
+
+def _kind_of_word() -> dict[str, str]:
+    """Every kind word and its plural ("ball", "balls") -> the kind ("sphere")."""
+    out: dict[str, str] = {}
+    for kind, cls in KINDS.items():
+        for w in cls.kind_words:
+            out[w] = kind
+            out[w + ("es" if w.endswith(("x", "s")) else "s")] = kind
+    out.pop("can", None)  # "can you ...": never a kind here
+    out.pop("cans", None)
+    out.update({"brick": "cube", "bricks": "cube"})
+    return out
+
+
+_KIND_OF = _kind_of_word()
+_COLOURS = "|".join(sorted(COLOURS, key=len, reverse=True))
+_SIZES = "|".join((*BIG, *SMALL))
+_WORDS = "|".join(sorted(_KIND_OF, key=len, reverse=True))
+#: "[the] [size] [colour] [size] kind" (or "the big one"): one phrase about objects.
+_PHRASE = re.compile(
+    rf"\b(?P<det>the|a|an)?\s*(?P<size>{_SIZES})?\s*(?P<colour>{_COLOURS})?\s*"
+    rf"(?P<size2>{_SIZES})?\s*(?P<noun>{_WORDS}|one)\b",
+    re.IGNORECASE,
+)
+
+
+def is_mixed(world: WorldState) -> bool:
+    """Whether ``world`` holds an object that is not a colour-named cube of the usual size
+    (only then do kind and size words tell its objects apart)."""
+    return any(_unusual(o.name) for o in world.objects)
+
+
+def _unusual(name: str) -> bool:
+    try:
+        s = object_spec(name)
+    except KeyError:
+        return False
+    return s.kind != "cube" or name != f"{s.color}_block"
+
+
+def _matches(
+    world: WorldState, kind: str | None, colour: str | None, size: str | None
+) -> list[ObjectSpec]:
+    """The objects of ``world`` a phrase fits: of ``kind`` (None: any), of ``colour``, and
+    with a size word, the biggest (or smallest) of those, where their sizes differ."""
+    objs = [object_spec(o.name) for o in world.objects]
+    if kind is not None:
+        objs = [s for s in objs if s.kind == kind]
+    if colour is not None:
+        objs = [s for s in objs if s.color == colour]
+    if size is not None and len(objs) > 1:
+        heights = [s.height for s in objs]
+        if len(set(heights)) > 1:
+            want = max(heights) if size.lower() in BIG else min(heights)
+            objs = [s for s in objs if s.height == want]
+    return objs
+
+
+def _read(m: re.Match) -> tuple[str | None, str | None, str | None, bool]:
+    """(kind, colour, size word, plural) of one phrase."""
+    noun = m["noun"].lower()
+    kind = None if noun == "one" else _KIND_OF[noun]
+    colour = m["colour"].lower() if m["colour"] else None
+    size = (m["size"] or m["size2"] or None) and (m["size"] or m["size2"]).lower()
+    plural = noun != "one" and noun not in {w for c in KINDS.values() for w in c.kind_words}
+    return kind, colour, size, plural
+
+
+def spoken(text: str, world: WorldState) -> str:
+    """``text`` with each phrase that names exactly one object by its kind or size put as
+    that object's colour phrase ("put the ball in the red bin" -> "put the yellow block in
+    the red bin"); phrases that fit no object or several are left as they are (the layer
+    refuses the first, :func:`ambiguous` asks about the second)."""
+    if not is_mixed(world):
+        return text
+
+    def swap(m: re.Match) -> str:
+        kind, colour, size, plural = _read(m)
+        if plural or (kind in (None, "cube") and size is None):
+            return m[0]  # "the red one", "the green block": the colour names it already
+        found = _matches(world, kind, colour, size)
+        if len(found) != 1:
+            return m[0]
+        det = f"{m['det']} " if m["det"] else ""
+        lead = " " if m[0][:1].isspace() else ""
+        return f"{lead}{det}{found[0].color} block"
+
+    return _PHRASE.sub(swap, text)
+
+
+def ambiguous(text: str, world: WorldState) -> str | None:
+    """The question to ask where a phrase of ``text`` that names one object by kind, size
+    or colour fits several ("the cube" beside a 4 cm and a 5 cm cube), else None."""
+    if not is_mixed(world):
+        return None
+    for m in _PHRASE.finditer(text):
+        kind, colour, size, plural = _read(m)
+        if plural or (kind is None and colour is None) or m["det"] in (None, "a", "an"):
+            continue
+        found = _matches(world, kind, colour, size)
+        if len(found) > 1:
+            options = " or ".join(f"the {_describe(s)}" for s in found)
+            return f"Which one do you mean: {options}?"
+    return None
+
+
+def _describe(s: ObjectSpec) -> str:
+    word = {"sphere": "ball"}.get(s.kind, s.kind)
+    return f"{s.color} {word} ({s.height * 100:.0f} cm)"
+
+
+def colour_view(world: WorldState) -> WorldState:
+    """``world`` as the language layer reads it: in a scene of several kinds whose objects
+    differ in colour, each object named ``<colour>_block`` (``yellow_ball`` ->
+    ``yellow_block``, and so in what rests on what, the hand and the drawer); the real
+    world itself otherwise. The bridge still checks every plan on the real world (its
+    ``<colour>_block`` names put back by :func:`scene_names`)."""
+    if not is_mixed(world):
+        return world
+    rename = {o.name: f"{object_spec(o.name).color}_block" for o in world.objects}
+    if len(set(rename.values())) != len(rename):
+        return world  # two objects of one colour: colour names would not tell them apart
+
+    def new(n: str | None) -> str | None:
+        return rename.get(n, n) if n is not None else None
+
+    objs = [o.model_copy(update={"name": rename[o.name], "on": new(o.on)}) for o in world.objects]
+    update: dict = {"objects": objs, "held_object": new(world.held_object)}
+    if world.drawer is not None:
+        contents = [rename.get(n, n) for n in world.drawer.contents]
+        update["drawer"] = world.drawer.model_copy(update={"contents": contents})
+    return world.model_copy(update=update)
+
+
+def in_scene_words(text: str, world: WorldState) -> str:
+    """An answer or a question the layer wrote in colour phrases ("the yellow block") in
+    the words of the scene's objects ("the yellow ball", "the big green cube")."""
+    if not is_mixed(world) or colour_view(world) is world:
+        return text
+    for o in world.objects:
+        s = object_spec(o.name)
+        if not _unusual(o.name):
+            continue
+        said = _words(s, world)
+        text = re.sub(rf"\b{s.color} (?:block|cube)\b", said, text)
+        text = re.sub(rf"\b{s.color.capitalize()} (?:block|cube)\b", said.capitalize(), text)
+    return text
+
+
+def phrase(name: str, world: WorldState) -> str:
+    """How an instruction names object ``name`` of ``world``: "the red block", and in a
+    scene of several kinds by kind and size ("the yellow ball", "the big green cube")."""
+    s = object_spec(name)
+    if not is_mixed(world) or not _unusual(name):
+        return f"the {s.color} block"
+    return f"the {_words(s, world)}"
+
+
+def _words(s: ObjectSpec, world: WorldState) -> str:
+    """What people call object ``s`` here: "yellow ball", "blue cylinder", and for a cube
+    among cubes of other sizes "big green cube" (or "small ...")."""
+    if s.kind != "cube":
+        return f"{s.color} {'ball' if s.kind == 'sphere' else s.kind}"
+    cubes = [object_spec(o.name).height for o in world.objects if o.kind == "cube"]
+    if len(set(cubes)) > 1:
+        return f"{'big' if s.height == max(cubes) else 'small'} {s.color} cube"
+    return f"{s.color} cube"
+
+
+_BLOCK_NAME = re.compile(r"\b(?P<colour>[a-z]+)_block\b")
+
+
+def scene_names(raw: str, world: WorldState) -> str:
+    """A proposed plan (its raw text: steps and goal literals) with each ``<colour>_block``
+    the scene lacks named as the one object of that colour it has (``yellow_block`` ->
+    ``yellow_ball``); a colour that no object, or several, have is left for the bridge to
+    reject."""
+    if not is_mixed(world):
+        return raw
+    have = set(world.object_names)
+    by_colour: dict[str, list[str]] = {}
+    for o in world.objects:
+        by_colour.setdefault(object_spec(o.name).color, []).append(o.name)
+
+    def swap(m: re.Match) -> str:
+        name = f"{m['colour']}_block"
+        found = by_colour.get(m["colour"], [])
+        if name in have or len(found) != 1:
+            return m[0]
+        return found[0]
+
+    return _BLOCK_NAME.sub(swap, raw)
