@@ -54,7 +54,8 @@ class RulesProposer:
         from bridge.policy import Proposal
 
         t0 = time.monotonic()
-        r = self.planner.parse(request.task, kinds.colour_view(request.world))
+        world = request.world
+        r = kinds.named_back(self.planner.parse(request.task, kinds.colour_view(world)), world)
         if r.confident:
             raw = r.to_json()
         elif self.as_fallback:
@@ -339,7 +340,7 @@ class HybridPlanner:
 
     def choose(self, task: str, world: WorldState) -> tuple[str, list[Proposer], RulesResult]:
         """(route taken, proposers in order, the rules parse)."""
-        r = self.rules.parse(task, kinds.colour_view(world))
+        r = kinds.named_back(self.rules.parse(task, kinds.colour_view(world)), world)
         # (the model route without a model is refused when the planner is built)
         if self.llm is None or self.route == "rules" or (self.route == "hybrid" and r.confident):
             if self.llm is None and not r.confident and self.no_model_hint:

@@ -20,9 +20,12 @@ output is then exactly their input.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 
 from bridge.lexicon import COLOURS
+from planner.rules.result import RulesResult
 from sim.objects import KINDS, ObjectSpec
 from sim.objects import spec as object_spec
 from sim.world import WorldState
@@ -223,3 +226,19 @@ def scene_names(raw: str, world: WorldState) -> str:
         return found[0]
 
     return _BLOCK_NAME.sub(swap, raw)
+
+
+def named_back(r: RulesResult, world: WorldState) -> RulesResult:
+    """A rules parse made on :func:`colour_view` with its steps and goal in the scene's
+    names, and its steps repaired on the real world (the view's objects are all cubes: a
+    push of the ball becomes a pick and a place, as the push skill's repair says)."""
+    if not is_mixed(world):
+        return r
+    from planner.rules.repairs import repair_steps  # (the rules package reads this module)
+
+    steps = json.loads(scene_names(json.dumps(r.steps), world))
+    notes = list(r.notes)
+    if steps:  # what the view could not see (a ball rolls: carry it instead of a push)
+        steps = repair_steps(steps, world, notes)
+    goal = [scene_names(g, world) for g in r.goal] if r.goal is not None else None
+    return dataclasses.replace(r, steps=steps, goal=goal, notes=notes)

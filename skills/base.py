@@ -383,6 +383,10 @@ class Binding:
     cube: int | None = None  # index in scene.CUBE_NAMES of the cube acted on
     target_kind: str | None = None  # "bin" | "cube" | "region" | "point" | "home"
     target_cube: int | None = None  # index of a cube target (stacking)
+    #: How much higher than on a 4 cm cube a stacked object is let go (m): the held and
+    #: the target object's heights less two of the tabletop's (0 there; the mixed scene's
+    #: 5 cm cube, for one, takes 5 mm more).
+    release_dz: float = 0.0
     target_xyz: tuple[float, float, float] | None = None  # fixed target point
     #: The hand's turn about world z for this subgoal (rad; 0: fingers along world y). A
     #: skill that turns it runs its policy in a frame turned with the hand, about ``pivot``

@@ -38,6 +38,7 @@ import numpy as np
 
 from sim import scene, scripted
 from sim.env import TabletopEnv
+from sim.objects import spec as object_spec
 from sim.util import mcnemar_exact, wilson
 from sim.world import WorldState
 from skills.base import Binding, Skill, SkillParams, cube_yaw, grip_of, opening_of
@@ -180,13 +181,17 @@ class PerturbedEnv(TabletopEnv):
     cubes (yaw band, spawn-area edges) before the arm moves, so a skill's own
     ``sample_start`` (a place start picks the cube up first) runs on the perturbed layout."""
 
-    def __init__(self, cond: Condition):
+    def __init__(
+        self, cond: Condition, scene_name: str = scene.DEFAULT_SCENE, subjects: tuple = ()
+    ):
         self._sensing: Sensing | None = None  # see sense(); set before the env, which may
-        super().__init__()  # observe while it is built
+        super().__init__(scene=scene_name)  # observe while it is built
         self.cond = cond
+        #: The objects a start's subject is drawn among (``eval-skill --kind``; all: empty).
+        self.subjects = subjects
         self.layout_rng = np.random.default_rng(0)
         m = self.model
-        for n in scene.CUBE_NAMES:
+        for n in self.object_names:
             m.body_mass[m.body(n).id] *= cond.mass
             m.body_inertia[m.body(n).id] *= cond.mass
             m.geom_friction[m.geom(f"{n}_geom").id, 0] *= cond.friction
@@ -281,12 +286,20 @@ def _to_edges(env: PerturbedEnv, rng: np.random.Generator) -> None:
                 break
 
 
+def _tabletop(env: TabletopEnv) -> bool:
+    """Whether ``env`` holds the tabletop's cubes (their layouts are as they always were)."""
+    return env.object_names == scene.CUBE_NAMES
+
+
 def _cluster(env: PerturbedEnv, subject: str, kind: str, rng: np.random.Generator) -> bool:
     """Bring the other cubes (absent ones too) into touch with ``subject`` on the table:
     ``row`` puts neighbours along x (across the finger axis), ``block`` makes a 2x2 square
     (one neighbour along the finger axis, y). False if there is no room."""
-    gap = 2 * scene.CUBE_HALF + 0.001
-    others = [n for n in scene.CUBE_NAMES if n != subject]
+    others = [n for n in env.object_names if n != subject]
+    # (half widths: the tabletop's cubes, 2 cm each, are 4.1 cm apart as they always were)
+    widest = max(object_spec(n).width_across(0.0) / 2 for n in others)
+    near = object_spec(subject).width_across(0.0) / 2 + widest
+    gap = (2 * scene.CUBE_HALF if _tabletop(env) else near) + 0.001
     if kind == "row":
         offsets = [(gap, 0.0), (-gap, 0.0)]
     else:
@@ -300,7 +313,7 @@ def _cluster(env: PerturbedEnv, subject: str, kind: str, rng: np.random.Generato
     grip = env.grip_pos
     if any(np.hypot(*(p - grip[:2])) < 0.05 and grip[2] < 0.1 for p in pts):
         return False
-    env.present = scene.CUBE_NAMES  # a cluster needs its neighbours on the table
+    env.present = env.object_names  # a cluster needs its neighbours on the table
     movers = others[: len(pts)]
     spare = [n for n in others if n not in movers]
     env.move_cube(subject, base, yaw=0.0)  # squared up: turned cubes this close would overlap
@@ -624,12 +637,15 @@ def evaluate_condition(
     seed: int = 0,
     progress: Callable[[int], None] | None = None,
     perception: str = "state",
+    scene_name: str = scene.DEFAULT_SCENE,
+    subjects: tuple = (),
 ) -> dict:
-    """Every actor on the same ``episodes`` starts of ``cond`` (paired). ``perception=
+    """Every actor on the same ``episodes`` starts of ``cond`` (paired), in ``scene_name``
+    with the subject among ``subjects`` where it names some. ``perception=
     "camera"``: the actors see, and the success test reads, the cameras' estimate; each
     actor starts from the belief the start left, and each claim is judged on the truth."""
     skill = get(skill_name)
-    env = PerturbedEnv(cond)
+    env = PerturbedEnv(cond, scene_name, subjects)
     if perception == "camera":
         from sim.perception import Perception
 
@@ -644,6 +660,15 @@ def evaluate_condition(
             if start is not None:
                 break
         else:
+            if subjects:  # a layout these objects cannot have (a ball is never pushed)
+                env.close()
+                return {
+                    "condition": cond.name,
+                    "description": cond.description,
+                    "feasible": False,
+                    "no_start": f"no start of {skill_name} on {', '.join(subjects)}",
+                    **{k: _rate([]) for k in actors},
+                }
             raise RuntimeError(f"no start of {skill_name} under condition {cond.name}")
         params, before = start
         state, present = env.get_state(), env.present
@@ -688,14 +713,23 @@ def evaluate_split(
     seed: int = 0,
     progress: Callable[[str, int], None] | None = None,
     perception: str = "state",
+    scene_name: str = scene.DEFAULT_SCENE,
+    subjects: tuple = (),
 ) -> dict:
-    """Each condition of ``split`` for ``skill_name``, every actor paired on its starts."""
+    """Each condition of ``split`` for ``skill_name``, every actor paired on its starts (in
+    ``scene_name``, on ``subjects`` where it names some: ``eval-skill --kind``)."""
     conds = conditions_for(skill_name, split)
     rows = []
     for c in conds:
         hook = (lambda ep, c=c: progress(c.name, ep)) if progress else None
-        rows.append(evaluate_condition(skill_name, c, actors, episodes, seed, hook, perception))
+        rows.append(
+            evaluate_condition(
+                skill_name, c, actors, episodes, seed, hook, perception, scene_name, subjects
+            )
+        )
+    extra = {"scene": scene_name, "subjects": list(subjects)} if subjects else {}
     return {
+        **extra,
         "skill": skill_name,
         "split": split,
         "perception": perception,

@@ -11,7 +11,7 @@ from pydantic import Field
 import skills.success_model as success_model
 from sim import scene, scenes, scripted
 from sim.objects import spec as object_spec
-from sim.world import WorldState
+from sim.world import ObjectState, WorldState
 from skills.base import (
     ALIGN_FROM,
     DOMAIN_OBJECT,
@@ -229,7 +229,9 @@ class Pick(Skill[PickParams]):
         z = o.pos[2] if o is not None else 0.0
         align = square_to(o.yaw) if o is not None else 0.0
         on_cube = o is not None and o.on is not None
-        if abs(align) < ALIGN_FROM or on_cube or world.grasp_blockers(params.object, axis, align):
+        # square enough (or round) for the fingers as the hand is
+        square = abs(align) < ALIGN_FROM if _usual(params.object) else not _wide(params.object, o)
+        if square or on_cube or world.grasp_blockers(params.object, axis, align):
             align = 0.0  # (square, or the fingers square to it would meet something)
         yaw = turn + align
         return Binding(
@@ -290,6 +292,24 @@ class Pick(Skill[PickParams]):
         if not free:
             return None
         return PickParams(object=str(rng.choice(free)))
+
+
+#: The width across the fingers from which the hand turns square to an object: a 4 cm
+#: cube's at ``ALIGN_FROM`` (5.1 cm). The tabletop's cubes keep the turn they always had;
+#: a larger cube turned less is already this wide (a 5 cm cube from 0.03 rad), and a round
+#: object never is turned to.
+ALIGN_WIDTH = float(scripted.grasp_width(ALIGN_FROM))
+
+
+def _usual(name: str) -> bool:
+    """Whether ``name`` is a cube of the tabletop's size (its turn is decided as ever)."""
+    s = object_spec(name)
+    return s.kind == "cube" and s.half_height == scene.CUBE_HALF
+
+
+def _wide(name: str, o: ObjectState | None) -> bool:
+    """Whether object ``name`` at its yaw is wider across the fingers than ``ALIGN_WIDTH``."""
+    return o is not None and object_spec(name).width_across(o.yaw) > ALIGN_WIDTH
 
 
 #: What the pick skill's success predictor reads (fitted by ``scripts/affordance.py``).

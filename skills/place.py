@@ -336,6 +336,16 @@ class Place(Skill[PlaceParams]):
                     "target",
                 )
             ]
+        if object_spec(world.held_object).rolls:
+            return [
+                Violation(
+                    PRECONDITION,
+                    f"{world.held_object} would roll off {t}: a "
+                    f"{object_spec(world.held_object).kind} does not stay on another object",
+                    "put it in a bin or on a table region",
+                    "target",
+                )
+            ]
         if not object_spec(t).stackable:
             return [
                 Violation(
@@ -431,18 +441,21 @@ class Place(Skill[PlaceParams]):
             return Binding(cube=cube, target_kind="drawer", target_xyz=xyz)
         z = cube_of(world, t).pos[2]
         lower = float(z - scene.CUBE_HALF) if z > TOWER_FROM else 0.0
+        halves = object_spec(t).half_height + object_spec(world.held_object).half_height
         return Binding(
             cube=cube,
             target_kind="cube",
             target_cube=scenes.row(t),
             lower=lower,
             keep_turn=True,
+            release_dz=float(halves - 2 * scene.CUBE_HALF),
         )
 
     @staticmethod
     def release(obs: dict, b: Binding) -> np.ndarray:
         if b.target_cube is not None:
-            return obs["object_pos"][b.target_cube] + np.array([0, 0, scripted.STACK_RELEASE_DZ])
+            at = obs["object_pos"][b.target_cube] + np.array([0, 0, scripted.STACK_RELEASE_DZ])
+            return at if not b.release_dz else at + np.array([0.0, 0.0, b.release_dz])
         assert b.target_xyz is not None  # a bin or region target binds its point
         return np.asarray(b.target_xyz)
 
@@ -525,8 +538,9 @@ class Place(Skill[PlaceParams]):
         w = env.world_state()
         if w.held_object != names[0]:
             return None
-        if tower:  # unless the carry knocked it over, or askew
-            return PlaceParams(target=tower[-1]) if upright(w, tower) else None
+        if tower:  # unless the carry knocked it over, or askew (or a ball is in it)
+            stands = upright(w, tower) and all(object_spec(n).stackable for n in tower)
+            return PlaceParams(target=tower[-1]) if stands else None
         kind = rng.choice(KINDS, p=[0.5, 0.3, 0.2])
         if kind == "cube":
             options = [
@@ -537,6 +551,7 @@ class Place(Skill[PlaceParams]):
                 and w.under(o.name) is None
                 and o.reachable
                 and object_spec(o.name).stackable
+                and not object_spec(w.held_object).rolls
             ]
         elif kind == "region":
             options = [

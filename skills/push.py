@@ -12,6 +12,7 @@ from pydantic import Field, field_validator
 
 from sim import call_memo, scene, scenes, scripted
 from sim.cubes import PUSH_BESIDE, region_spot
+from sim.objects import spec as object_spec
 from sim.world import WorldState, bin_walls, polygons_overlap, square_footprint
 from skills import registry, success_model
 from skills.base import (
@@ -586,6 +587,15 @@ class Push(Skill[PushParams]):
             )
         if not out and isinstance(params.target, str):
             out += region_full(world, params.target, o.name)
+        if not out and object_spec(o.name).rolls:
+            out.append(
+                Violation(
+                    PRECONDITION,
+                    f"{o.name} rolls: a push cannot stop it where asked",
+                    f"pick {o.name} and place it there instead",
+                    "object",
+                )
+            )
         if not out and goal is not None:
             wall = landing_wall(world, o.name, goal)
             if wall is not None:
@@ -774,7 +784,9 @@ def _carry_instead(world: WorldState, obj: str, region: str) -> Repair | None:
     r, moved_cube = world.region(region), world.object(obj)
     if r is None or moved_cube is None or moved_cube.held:
         return None
-    if moved_cube.on_table:
+    if moved_cube.on_table and object_spec(obj).rolls:
+        why = f"{obj} rolls: a push cannot stop it where asked"
+    elif moved_cube.on_table:
         if landing_wall(world, obj, np.asarray(r.pos[:2])) is None:
             return None
         # the fingers cannot come down behind it (a bin wall there): carry it instead

@@ -10,6 +10,7 @@ from planner.rules.plan import Plan, arm_at_home, is_drawer, tower_limit
 from planner.rules.references import objects_of, target_of
 from planner.rules.result import Infeasible, Refuse, Unsure
 from planner.rules.vocabulary import HOME, MOVE, PICK, PICK_LIKE, PUSH, SORT
+from sim.objects import KINDS
 
 
 def emit(c: ParsedClause, plan: Plan) -> list[str]:
@@ -154,6 +155,11 @@ def emit_move(c: ParsedClause, t: Phrase, plan: Plan) -> list[str]:
         why = tower_limit(plan, target, objs)
         if why is not None:
             raise Infeasible(why)
+        moved_obj = world.object(objs[0])
+        if moved_obj is not None and KINDS[moved_obj.kind].rolls:  # (the mixed scene's ball)
+            col = objs[0].split("_", 1)[0]
+            why = f"the {col} ball would roll off another object: put it in a bin or on the table"
+            raise Refuse(why)
     if objs == [target]:  # "stack the red block on the red block": clear, and impossible
         raise Infeasible(f"{target} cannot be stacked on itself")
     if target in objs:

@@ -8,6 +8,7 @@ from planner.rules.clauses import ParsedClause, is_container_prep, missing_messa
 from planner.rules.lexing import Phrase
 from planner.rules.plan import Plan, drawer_target
 from planner.rules.result import Refuse, Unsure
+from sim.objects import KINDS
 from sim.world import WorldState
 
 
@@ -104,5 +105,11 @@ def target_of(t: Phrase, c: ParsedClause, plan: Plan) -> str:
     if noun == "block":
         if not t.colors:
             raise Unsure("which block?")
-        return f"{t.colors[0]}_block"
+        name = f"{t.colors[0]}_block"
+        o = world.object(name)
+        if o is not None and not KINDS[o.kind].stackable and not is_container_prep(c):
+            # (the mixed scene: nothing stays on a ball)
+            word = {"sphere": "ball"}.get(o.kind, o.kind)
+            raise Refuse(f"nothing stays on top of the {t.colors[0]} {word}: it is round")
+        return name
     raise Unsure("no destination understood")

@@ -306,7 +306,8 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     if amb is not None:
         return _clarify(out, amb[1], amb[0], amb[2], reading.constraints)
     done = re.fullmatch(rf"(?:please\s+)?put\s+the\s+({_C})\s+block\s+on\s+the\s+table\s+center", t)
-    if done:
+    # (only where "the table" was said: "on the table center" asks for the centre region)
+    if done and not re.search(r"\b(?:cent(?:er|re)|middle)\b", out(PLAN).original, re.I):
         o = world.object(f"{done[1]}_block")
         if o is not None and o.on_table and not o.held:
             # "put the red block on the table" with it there already: nothing to do

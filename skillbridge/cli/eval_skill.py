@@ -101,10 +101,13 @@ def eval_skill(
 
     _check_expert(skill, expert, split)
     _check_scene(skill, scene_name, split)
-    subjects, scene_name = _kind_subjects(skill, kind, scene_name, split)
+    subjects, kind_scene = _kind_subjects(skill, kind, scene_name, split)
+    scene_name = scene_name if not subjects else kind_scene
     if split is not None:
         _check_split(split, expert, record)
-        _eval_split(skill, split, episodes, seed, policy_dir, as_json, perception)
+        _eval_split(
+            skill, split, episodes, seed, policy_dir, as_json, perception, subjects, scene_name
+        )
         return
 
     if skill == CHAIN and policy_dir is not None:
@@ -245,8 +248,8 @@ def _kind_subjects(
 
     if kind not in objects.KINDS:
         raise UserError(f"--kind must be one of {', '.join(objects.KINDS)}, not {kind!r}")
-    if skill == CHAIN or split is not None:
-        raise UserError("--kind applies to a single skill's nominal rate (no --split, no chain)")
+    if skill == CHAIN:
+        raise UserError("--kind applies to a single skill (not the chain)")
     s = get(skill)
     if not (s.moves_object or s.grasps or s.releases):
         raise UserError(f"--kind: {skill} does not act on an object")
@@ -278,13 +281,17 @@ def _eval_split(
     policy_dir: Path | None,
     as_json: bool,
     perception: str = "state",
+    subjects: tuple[str, ...] = (),
+    scene_name: str | None = None,
 ) -> None:
-    """``eval-skill SKILL --split ...``: a table of conditions, policy beside expert. For
+    """``eval-skill SKILL --split ...``: a table of conditions, policy beside expert (with
+    ``--kind``, in the mixed scene on objects of that kind). For
     the pick-place chain, ``-f DIR`` is a folder holding ``pick/`` and ``place/``. With
     ``--perception camera`` the policy alone, from images (false claims counted)."""
     import torch
 
     import sim  # noqa: F401
+    from sim import scene
     from skills import perturb
     from skills.chain import CHAIN
     from skills.policy import PolicyError, load_policy, pretrained_dir
@@ -319,7 +326,15 @@ def _eval_split(
             result = perturb.evaluate_chain_split(split, actors, episodes, seed, progress=hook)
         else:
             result = perturb.evaluate_split(
-                skill, split, actors, episodes, seed, progress=hook, perception=perception
+                skill,
+                split,
+                actors,
+                episodes,
+                seed,
+                progress=hook,
+                perception=perception,
+                scene_name=scene_name if subjects and scene_name else scene.DEFAULT_SCENE,
+                subjects=subjects,
             )
     if as_json:
         typer.echo(json.dumps(result))

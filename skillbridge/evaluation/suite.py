@@ -69,7 +69,7 @@ from bridge.goals import (  # noqa: F401  (re-exported: the suite's goals use th
     unmet,
 )
 from sim import safeyaml, scene, scenes
-from sim.cubes import check_cubes, cube_pose
+from sim.cubes import check_cubes, cube_pose, known_objects
 from sim.world import WorldState
 
 #: Where the shipped suite lives (a folder of YAML files).
@@ -105,6 +105,9 @@ Category = Literal[
     "drawer",
     "light",
     "towers",
+    # the mixed scene (issue 26): objects named by kind and by size
+    "kinds",
+    "sizes",
 ]
 CATEGORIES: tuple[str, ...] = get_args(Category)
 #: Categories the rules planner is not expected to plan (free phrasing, for a model).
@@ -138,6 +141,9 @@ class SceneSpec(BaseModel):
     def _devices_need_their_scene(self):
         if self.model not in scene.SCENE_NAMES:
             raise ValueError(f"unknown scene {self.model!r}; known: {', '.join(scene.SCENE_NAMES)}")
+        held = {o.name for o in scenes.get(self.model).objects}
+        if self.cubes is not None and (bad := [n for n in self.cubes if n not in held]):
+            raise ValueError(f"the {self.model} scene has no {', '.join(bad)}")
         if not scenes.get(self.model).articulated and (
             self.drawer is not None or self.light is not None
         ):
@@ -152,9 +158,9 @@ class SceneSpec(BaseModel):
         names = list(v)
         if not names:
             raise ValueError("at least one cube")
-        bad = [n for n in names if n not in scene.CUBE_NAMES]
+        bad = [n for n in names if n not in known_objects()]
         if bad:
-            raise ValueError(f"unknown cube(s) {bad}; known: {', '.join(scene.CUBE_NAMES)}")
+            raise ValueError(f"unknown cube(s) {bad}; known: {', '.join(known_objects())}")
         if len(set(names)) != len(names):
             raise ValueError("a cube is listed twice")
         if isinstance(v, dict):
@@ -168,7 +174,9 @@ class SceneSpec(BaseModel):
 
     @property
     def names(self) -> list[str]:
-        return list(self.cubes) if self.cubes is not None else list(scene.CUBE_NAMES)
+        if self.cubes is not None:
+            return list(self.cubes)
+        return [o.name for o in scenes.get(self.model).objects]
 
     @property
     def poses(self) -> dict[str, list[float] | None] | None:

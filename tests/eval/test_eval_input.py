@@ -79,7 +79,7 @@ def test_eval_skill_rejects_a_negative_seed(monkeypatch, capsys):
         (["pick", "--kind", "pyramid"], "--kind must be one of"),
         (["pick", "--kind", "sphere", "--scene", "tabletop"], "tabletop scene holds no sphere"),
         (["home", "--kind", "cube"], "home does not act on an object"),
-        (["pick", "--kind", "cube", "--split", "nominal"], "single skill's nominal"),
+        (["pick-place", "--kind", "cube"], "not the chain"),
     ],
 )
 def test_eval_skill_rejects_a_scene_it_cannot_use(monkeypatch, capsys, args, words):

@@ -94,3 +94,24 @@ def test_a_kind_restricts_the_start_states_to_its_objects():
     assert set(got["by_object"]) == {"yellow_ball"}
     assert got["by_object"]["yellow_ball"]["kind"] == "sphere"
     assert got["success_rate"] == 1.0  # the scripted grasp lifts the ball: real physics
+
+
+def test_a_ball_is_not_put_on_another_object_or_pushed(env):
+    env.reset(seed=1)
+    w = env.world_state()
+    held = w.model_copy(
+        update={
+            "held_object": "yellow_ball",
+            "objects": [
+                o.model_copy(update={"held": True, "on_table": False})
+                if o.name == "yellow_ball"
+                else o
+                for o in w.objects
+            ],
+        }
+    )
+    on_cube = validate('[{"skill": "place", "target": "red_block"}]', held)
+    assert not on_cube.accepted and any("roll off" in r.message for r in on_cube.reasons)
+    assert validate('[{"skill": "place", "target": "red_bin"}]', held).accepted
+    push = validate('[{"skill": "push", "object": "yellow_ball", "target": "table_left"}]', w)
+    assert not push.accepted and any("rolls" in r.message for r in push.reasons)
