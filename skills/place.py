@@ -540,6 +540,7 @@ class Place(Skill[PlaceParams]):
             return None
         if tower:  # unless the carry knocked it over, or askew (or a ball is in it)
             stands = upright(w, tower) and all(object_spec(n).stackable for n in tower)
+            stands = stands and not object_spec(names[0]).rolls  # (a ball rolls off)
             return PlaceParams(target=tower[-1]) if stands else None
         kind = rng.choice(KINDS, p=[0.5, 0.3, 0.2])
         if kind == "cube":
