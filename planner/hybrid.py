@@ -9,6 +9,7 @@ The regenerate/fallback loop itself is the bridge's (``bridge.policy.negotiate``
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from dataclasses import dataclass, field
@@ -91,8 +92,13 @@ class _Counted:
 
     def propose(self, request: PlanRequest) -> Proposal:
         t0 = time.monotonic()
+        asked = request
+        if not isinstance(self.inner, RulesProposer):  # (the rules proposer views it itself)
+            # a model reads the scene as the language layer does: objects by colour
+            view = kinds.colour_view(request.world)
+            asked = request if view is request.world else dataclasses.replace(request, world=view)
         try:
-            p = self.inner.propose(request)
+            p = self.inner.propose(asked)
         except Exception as e:
             self._usage.add(self.name, 0, 0, time.monotonic() - t0)
             self._log.append(

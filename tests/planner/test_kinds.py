@@ -180,3 +180,27 @@ def test_on_the_table_center_is_a_place_not_already_done(tabletop):
 def test_the_rules_refuse_to_stack_the_ball(mixed):
     out, got = _plan("put the ball on the big cube", mixed)
     assert got is None and "would roll off" in out.negotiation.plan.refusal
+
+
+def test_a_model_sees_the_colour_view_and_its_names_are_put_back(mixed, tabletop):
+    """Any proposer but the rules one (a chat model) is asked about the colour-named view of
+    a mixed world; its plan reaches the bridge in the scene's names."""
+    from bridge.policy import PlanRequest, Proposal
+    from planner.hybrid import _Counted
+    from planner.llm import Usage
+
+    seen = []
+
+    class Model:
+        name = "model"
+
+        def propose(self, request):
+            seen.append(request.world.object_names)
+            raw = '{"steps": [{"skill": "pick", "object": "yellow_block"}]}'
+            return Proposal(raw=raw)
+
+    got = _Counted(Model(), Usage(), []).propose(PlanRequest(task="pick up the ball", world=mixed))
+    assert seen[-1] == ["red_block", "green_block", "blue_block", "yellow_block"]
+    assert json.loads(got.raw)["steps"][0]["object"] == "yellow_ball"
+    same = _Counted(Model(), Usage(), []).propose(PlanRequest(task="x", world=tabletop))
+    assert seen[-1] == tabletop.object_names and "yellow_block" in same.raw
