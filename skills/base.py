@@ -380,7 +380,7 @@ class Binding:
     through these indices, so a target cube that moves is tracked, not remembered.
     """
 
-    cube: int | None = None  # index in scene.CUBE_NAMES of the cube acted on
+    cube: int | None = None  # the row of the object acted on (sim.scenes.row)
     target_kind: str | None = None  # "bin" | "cube" | "region" | "point" | "home"
     target_cube: int | None = None  # index of a cube target (stacking)
     #: How much higher than on a 4 cm cube a stacked object is let go (m): the held and

@@ -360,7 +360,7 @@ def _after_push(env: PerturbedEnv, subject: str, rng: np.random.Generator) -> bo
     target = (float(goal[0]), float(goal[1]))
     if push.preconditions(env.world_state(), PushParams(object=subject, target=target)):
         return False  # a cube the push skill refuses (stacked, under another): no push left it
-    b = Binding(cube=scene.CUBE_NAMES.index(subject), target_kind="point")
+    b = Binding(cube=env.object_names.index(subject), target_kind="point")
     b.target_xyz = (float(goal[0]), float(goal[1]), scene.CUBE_HALF)
     for _ in range(push.step_budget):
         obs = env.observe()
