@@ -115,3 +115,26 @@ def test_a_ball_is_not_put_on_another_object_or_pushed(env):
     assert validate('[{"skill": "place", "target": "red_bin"}]', held).accepted
     push = validate('[{"skill": "push", "object": "yellow_ball", "target": "table_left"}]', w)
     assert not push.accepted and any("rolls" in r.message for r in push.reasons)
+
+
+@pytest.mark.parametrize("skill, subject", [("pick", "blue_cylinder"), ("push", "green_big_block")])
+def test_the_split_runs_on_one_kind(skill, subject):
+    """``eval-skill --kind K --split``: layouts that move the subject (a push first, a row of
+    neighbours) bind it in the mixed scene, and a layout the object cannot have (the ball is
+    never pushed) is a row without a start, not a crash."""
+    from skills import perturb
+    from skills.registry import get
+
+    s = get(skill)
+    actors = {"expert": perturb.expert_actor(s)}
+    for name in ("after_push", "row"):
+        cond = next(c for c in perturb.CONDITIONS if c.name == name)
+        row = perturb.evaluate_condition(
+            skill, cond, actors, 1, scene_name="mixed", subjects=(subject,)
+        )
+        assert row["expert"]["episodes"] == 1, row
+    ball = next(c for c in perturb.CONDITIONS if c.name == "after_push")
+    row = perturb.evaluate_condition(
+        "pick", ball, actors, 1, scene_name="mixed", subjects=("yellow_ball",)
+    )
+    assert "no_start" in row and row["expert"]["episodes"] == 0
