@@ -204,3 +204,22 @@ def test_a_model_sees_the_colour_view_and_its_names_are_put_back(mixed, tabletop
     assert json.loads(got.raw)["steps"][0]["object"] == "yellow_ball"
     same = _Counted(Model(), Usage(), []).propose(PlanRequest(task="x", world=tabletop))
     assert seen[-1] == tabletop.object_names and "yellow_block" in same.raw
+
+
+def test_a_colour_that_fits_two_objects_is_asked_about(mixed):
+    """A red ball beside the red cube: "the red one" is a question, "the red ball" is not."""
+    from sim import objects
+    from sim.objects import Sphere
+
+    red_ball = Sphere(name="red_ball", color="red", rgba=(0.85, 0.12, 0.12, 1.0), radius=0.02)
+    with objects.defined(red_ball):
+        ball = next(o for o in mixed.objects if o.name == "yellow_ball")
+        objs = [o for o in mixed.objects if o is not ball]
+        objs.append(ball.model_copy(update={"name": "red_ball", "color": "red"}))
+        w = mixed.model_copy(update={"objects": objs})
+        q = kinds.ambiguous("put the red one in the green bin", w)
+        assert q is not None and "red cube (4 cm)" in q and "red ball (4 cm)" in q
+        assert kinds.ambiguous("put the red ball in the green bin", w) is None
+        assert kinds.colour_view(w) is w  # colours no longer tell the objects apart
+        out, got = _plan("put the red one in the green bin", w)
+        assert got is None and out.understanding.kind == "clarify"
