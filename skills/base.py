@@ -387,6 +387,10 @@ class Binding:
     #: the target object's heights less two of the tabletop's (0 there; the mixed scene's
     #: 5 cm cube, for one, takes 5 mm more).
     release_dz: float = 0.0
+    #: How much further open each finger stands holding the object than holding a 4 cm
+    #: cube (m): the policy sees the fingers as the tabletop's cubes left them
+    #: (:func:`as_trained`; 0 there, 5 mm for the mixed scene's 5 cm cube).
+    finger_offset: float = 0.0
     target_xyz: tuple[float, float, float] | None = None  # fixed target point
     #: The hand's turn about world z for this subgoal (rad; 0: fingers along world y). A
     #: skill that turns it runs its policy in a frame turned with the hand, about ``pivot``
@@ -418,6 +422,17 @@ def lowered(obs: dict, b: Binding) -> dict:
     pos = np.array(obs["object_pos"], dtype=np.float64)
     pos[:, 2] -= b.lower
     return {**obs, "proprio": proprio, "object_pos": pos}
+
+
+def as_trained(obs: dict, b: Binding) -> dict:
+    """``obs`` with the fingers' joints less the binding's ``finger_offset``: an object wider
+    or narrower than the 4 cm cubes the policies learned on keeps the fingers elsewhere, and
+    a policy that reads "not closed on it yet" there never lets it go."""
+    if b.finger_offset == 0.0:
+        return obs
+    proprio = np.array(obs["proprio"], dtype=np.float64)
+    proprio[6:8] -= b.finger_offset
+    return {**obs, "proprio": proprio}
 
 
 def bound_cube(b: Binding) -> int:

@@ -23,6 +23,7 @@ from skills.base import (
     Skill,
     SkillParams,
     Violation,
+    as_trained,
     bound_cube,
     cube_of,
     cube_yaw,
@@ -100,9 +101,7 @@ def grasp_and_carry(env: TabletopEnv, held: int, carry: np.ndarray, steps: int =
     how a place start (and an affordance start) gets a cube into the hand. True once it is
     held there within ``steps`` control steps."""
 
-    # the object's half width across the fingers (a cube's half side, a round one's radius)
-    spec = object_spec(env.object_names[held])
-    half = float(getattr(spec, "half", getattr(spec, "radius", scene.CUBE_HALF)))
+    half = object_spec(env.object_names[held]).half_width  # (across the fingers)
 
     def act(obs: dict) -> np.ndarray:
         grip, op, cube = grip_of(obs), opening_of(obs), obs["object_pos"][held]
@@ -429,16 +428,17 @@ class Place(Skill[PlaceParams]):
     def bind(self, world: WorldState, params: PlaceParams) -> Binding:
         assert world.held_object is not None  # the preconditions: the gripper holds a cube
         cube = scenes.row(world.held_object)
+        off = float(object_spec(world.held_object).half_width - scene.CUBE_HALF)
         t = params.target
         if world.bin(t) is not None or world.region(t) is not None:
             kind = "bin" if world.bin(t) is not None else "region"
             x, y, z = (float(v) for v in scripted.release_point(world, t))
-            return Binding(cube=cube, target_kind=kind, target_xyz=(x, y, z))
+            return Binding(cube=cube, target_kind=kind, target_xyz=(x, y, z), finger_offset=off)
         if t == scene.DRAWER_NAME:
             spot = drawer_spot(world)
             assert spot is not None  # the preconditions: an open drawer with room
             xyz = (float(spot[0]), float(spot[1]), DRAWER_RELEASE_Z)
-            return Binding(cube=cube, target_kind="drawer", target_xyz=xyz)
+            return Binding(cube=cube, target_kind="drawer", target_xyz=xyz, finger_offset=off)
         z = cube_of(world, t).pos[2]
         lower = float(z - scene.CUBE_HALF) if z > TOWER_FROM else 0.0
         halves = object_spec(t).half_height + object_spec(world.held_object).half_height
@@ -449,6 +449,7 @@ class Place(Skill[PlaceParams]):
             lower=lower,
             keep_turn=True,
             release_dz=float(halves - 2 * scene.CUBE_HALF),
+            finger_offset=off,
         )
 
     @staticmethod
@@ -460,7 +461,7 @@ class Place(Skill[PlaceParams]):
         return np.asarray(b.target_xyz)
 
     def observe(self, obs: dict, b: Binding) -> np.ndarray:
-        obs = lowered(obs, b)
+        obs = as_trained(lowered(obs, b), b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
         seen = OBSERVED_KIND.get(b.target_kind or "", b.target_kind)
@@ -476,7 +477,7 @@ class Place(Skill[PlaceParams]):
         )
 
     def expert(self, obs: dict, b: Binding) -> np.ndarray:
-        obs = lowered(obs, b)
+        obs = as_trained(lowered(obs, b), b)
         c = bound_cube(b)
         grip, cube = grip_of(obs), obs["object_pos"][c]
         return scripted.place_action(

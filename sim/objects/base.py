@@ -96,6 +96,12 @@ class ObjectSpec(ABC):
     def height(self) -> float:
         return 2.0 * self.half_height
 
+    @property
+    def half_width(self) -> float:
+        """Half the gap the fingers keep holding it square (a cube's half side, a round
+        object's radius)."""
+        return self.width_across(0.0) / 2.0
+
     def top(self, z: float) -> float:
         """The height of its top with its centre at ``z``."""
         return z + self.half_height

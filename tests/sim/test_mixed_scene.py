@@ -138,3 +138,29 @@ def test_the_split_runs_on_one_kind(skill, subject):
         "pick", ball, actors, 1, scene_name="mixed", subjects=("yellow_ball",)
     )
     assert "no_start" in row and row["expert"]["episodes"] == 0
+
+
+def test_the_place_policy_sees_the_fingers_as_around_a_4cm_cube(env):
+    from skills.base import as_trained
+    from skills.registry import get
+
+    place = get("place")
+    env.reset(seed=0)
+    w = env.world_state()
+
+    def holding(name):
+        objs = [
+            o.model_copy(update={"held": True, "on_table": False}) if o.name == name else o
+            for o in w.objects
+        ]
+        return w.model_copy(update={"held_object": name, "objects": objs})
+
+    big = place.bind(holding("green_big_block"), place.Params(target="red_bin"))
+    small = place.bind(holding("red_block"), place.Params(target="red_bin"))
+    assert big.finger_offset == pytest.approx(0.005) and small.finger_offset == 0.0
+    obs = env.observe()
+    seen = as_trained(obs, big)
+    assert np.allclose(seen["proprio"][6:8], obs["proprio"][6:8] - 0.005)
+    assert as_trained(obs, small) is obs  # the tabletop's cubes: the observation itself
+    assert objects.spec("green_big_block").half_width == 0.025
+    assert objects.spec("yellow_ball").half_width == objects.spec("red_block").half_width
