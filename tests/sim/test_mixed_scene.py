@@ -20,6 +20,15 @@ KINDS = {
 }
 
 
+def _holding(world, name):
+    """``world`` with ``name`` in the hand (a place's start, stated without physics)."""
+    objs = [
+        o.model_copy(update={"held": True, "on_table": False}) if o.name == name else o
+        for o in world.objects
+    ]
+    return world.model_copy(update={"held_object": name, "objects": objs})
+
+
 @pytest.fixture(scope="module")
 def env():
     e = TabletopEnv(scene="mixed")
@@ -64,18 +73,7 @@ def test_objects_keep_their_row_in_every_scene():
 
 def test_nothing_is_placed_on_the_ball(env):
     env.reset(seed=0)
-    w = env.world_state()
-    held = w.model_copy(
-        update={
-            "held_object": "red_block",
-            "objects": [
-                o.model_copy(update={"held": True, "on_table": False})
-                if o.name == "red_block"
-                else o
-                for o in w.objects
-            ],
-        }
-    )
+    held = _holding(env.world_state(), "red_block")
     ball = validate('[{"skill": "place", "target": "yellow_ball"}]', held)
     assert not ball.accepted
     assert any("sphere cannot carry" in r.message for r in ball.reasons)
@@ -99,17 +97,7 @@ def test_a_kind_restricts_the_start_states_to_its_objects():
 def test_a_ball_is_not_put_on_another_object_or_pushed(env):
     env.reset(seed=1)
     w = env.world_state()
-    held = w.model_copy(
-        update={
-            "held_object": "yellow_ball",
-            "objects": [
-                o.model_copy(update={"held": True, "on_table": False})
-                if o.name == "yellow_ball"
-                else o
-                for o in w.objects
-            ],
-        }
-    )
+    held = _holding(w, "yellow_ball")
     on_cube = validate('[{"skill": "place", "target": "red_block"}]', held)
     assert not on_cube.accepted and any("roll off" in r.message for r in on_cube.reasons)
     assert validate('[{"skill": "place", "target": "red_bin"}]', held).accepted
@@ -148,15 +136,8 @@ def test_the_place_policy_sees_the_fingers_as_around_a_4cm_cube(env):
     env.reset(seed=0)
     w = env.world_state()
 
-    def holding(name):
-        objs = [
-            o.model_copy(update={"held": True, "on_table": False}) if o.name == name else o
-            for o in w.objects
-        ]
-        return w.model_copy(update={"held_object": name, "objects": objs})
-
-    big = place.bind(holding("green_big_block"), place.Params(target="red_bin"))
-    small = place.bind(holding("red_block"), place.Params(target="red_bin"))
+    big = place.bind(_holding(w, "green_big_block"), place.Params(target="red_bin"))
+    small = place.bind(_holding(w, "red_block"), place.Params(target="red_bin"))
     assert big.finger_offset == pytest.approx(0.005) and small.finger_offset == 0.0
     obs = env.observe()
     seen = as_trained(obs, big)
