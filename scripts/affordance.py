@@ -34,6 +34,7 @@ from skills import success_model as SM  # noqa: E402
 from skills.affordance_data import LAYOUTS, run_skill, sample_start  # noqa: E402
 from skills.policy import load_manifest, pretrained_dir  # noqa: E402
 from skills.registry import get  # noqa: E402
+from skills.success_model import brier, ece  # noqa: E402
 
 DATA = ROOT / "runs" / "affordance"
 #: Share of each layout in the collected starts (the rest of the weight is nominal).
@@ -137,21 +138,6 @@ def load_data(skill: str, path: Path | None = None):
 
 
 # ----------------------------------------------------------------------------- metrics
-def ece(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
-    """Expected calibration error, equal-width bins, weighted by bin size."""
-    idx = np.minimum((p * bins).astype(int), bins - 1)
-    total = 0.0
-    for b in range(bins):
-        m = idx == b
-        if m.any():
-            total += m.sum() / len(p) * abs(float(p[m].mean()) - float(y[m].mean()))
-    return total
-
-
-def brier(p: np.ndarray, y: np.ndarray) -> float:
-    return float(np.mean((p - y) ** 2))
-
-
 def auc(p: np.ndarray, y: np.ndarray) -> float | None:
     pos, neg = p[y == 1], p[y == 0]
     if not len(pos) or not len(neg):

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+import skills.success_model as success_model
 from sim import scene
 from sim.objects import spec as object_spec
 from sim.util import wilson
@@ -39,6 +40,7 @@ def evaluate_policy(
     successes, steps = 0, []
     kinds: dict[str, list[int]] = {}  # target kind -> [successes, episodes]
     subjects: dict[str, list[int]] = {}  # the object acted on -> [successes, episodes]
+    rated: dict[str, list[tuple[float, bool]]] = {}  # object -> (predicted p, outcome)
     for ep in range(episodes):
         obs, _ = env.reset(seed=seed * 100_003 + ep)
         true_before = env.sim.true_world_state() if camera else None
@@ -82,6 +84,7 @@ def evaluate_policy(
         k[0] += ok
         k[1] += 1
         _count(subjects, env.sim.object_names, env.binding.cube, ok)
+        _predicted(rated, env, ok)
         if ok:
             steps.append(env.steps)
         if progress:
@@ -115,7 +118,7 @@ def evaluate_policy(
         }
     if env.sim.object_names != scene.CUBE_NAMES:  # objects of several kinds: each one's rate
         out["scene"] = env.sim.scene
-        out["by_object"] = _by_object(subjects)
+        out["by_object"] = _by_object(subjects, rated)
     if len(kinds) > 1:  # e.g. place into bins vs onto cubes vs onto regions
         out["by_target"] = {
             k: {"episodes": n, "success_rate": s / n, "ci95": [round(v, 4) for v in wilson(s, n)]}
@@ -132,17 +135,39 @@ def _count(tally: dict[str, list[int]], names: tuple[str, ...], row: int | None,
         t[1] += 1
 
 
-def _by_object(tally: dict[str, list[int]]) -> dict[str, dict]:
-    """Each object's kind, episodes, rate and its interval, from [successes, episodes]."""
-    return {
-        n: {
+def _predicted(rated: dict[str, list[tuple[float, bool]]], env: SkillEnv, ok: bool) -> None:
+    """Where the scene is not the tabletop's: the skill's shipped success predictor's
+    probability at the episode's start beside its outcome, by the object acted on."""
+    model = success_model.shipped(env.skill.name)
+    if model is None or env.binding.cube is None or env.sim.object_names == scene.CUBE_NAMES:
+        return
+    p = model.prob(env.before, env.params)
+    rated.setdefault(env.sim.object_names[env.binding.cube], []).append((p, ok))
+
+
+def _by_object(
+    tally: dict[str, list[int]], rated: dict[str, list[tuple[float, bool]]]
+) -> dict[str, dict]:
+    """Each object's kind, episodes, rate and its interval, from [successes, episodes]; and
+    how well the skill's success predictor foresaw them (its mean probability, expected
+    calibration error and Brier score over these starts)."""
+    out = {}
+    for n, (s, t) in sorted(tally.items()):
+        out[n] = {
             "kind": object_spec(n).kind,
             "episodes": t,
             "success_rate": s / t,
             "ci95": [round(v, 4) for v in wilson(s, t)],
         }
-        for n, (s, t) in sorted(tally.items())
-    }
+        if rated.get(n):
+            p = np.array([r[0] for r in rated[n]])
+            y = np.array([float(r[1]) for r in rated[n]])
+            out[n]["predictor"] = {
+                "mean_p": round(float(p.mean()), 4),
+                "ece": round(success_model.ece(p, y), 4),
+                "brier": round(success_model.brier(p, y), 4),
+            }
+    return out
 
 
 def attach_perception(env: SkillEnv) -> None:

@@ -468,6 +468,21 @@ def enabled() -> bool:
     return os.environ.get("SKILLBRIDGE_AFFORDANCE", "1") not in ("0", "off", "false")
 
 
+def ece(p: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
+    """Expected calibration error, equal-width bins, weighted by bin size."""
+    idx = np.minimum((p * bins).astype(int), bins - 1)
+    total = 0.0
+    for b in range(bins):
+        m = idx == b
+        if m.any():
+            total += m.sum() / len(p) * abs(float(p[m].mean()) - float(y[m].mean()))
+    return total
+
+
+def brier(p: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean((p - y) ** 2))
+
+
 @cache
 def shipped(skill: str) -> SuccessModel | None:
     """The shipped predictor of ``skill``, or None where there is none (home) or it cannot

@@ -92,6 +92,8 @@ def test_a_kind_restricts_the_start_states_to_its_objects():
     assert set(got["by_object"]) == {"yellow_ball"}
     assert got["by_object"]["yellow_ball"]["kind"] == "sphere"
     assert got["success_rate"] == 1.0  # the scripted grasp lifts the ball: real physics
+    rated = got["by_object"]["yellow_ball"]["predictor"]  # the pick predictor beside it
+    assert 0.0 <= rated["ece"] <= 1.0 and 0.0 <= rated["mean_p"] <= 1.0
 
 
 def test_a_ball_is_not_put_on_another_object_or_pushed(env):
