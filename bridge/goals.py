@@ -64,7 +64,7 @@ MAX_GOAL_LITERALS = 16
 MAX_LITERAL_CHARS = 120
 #: a BIN argument may also name the drawer (``in(red_block, drawer)``): a container either way
 _KNOWN = {
-    OBJ: {o.name for s in scenes.SCENES.values() for o in s.objects},  # every scene's
+    OBJ: set(scenes.object_names()),  # every scene's
     BIN: {*scene.BIN_NAMES, scene.DRAWER_NAME},
     REGION: set(scene.REGIONS),
     DRAWER: {scene.DRAWER_NAME},

@@ -53,19 +53,10 @@ def cube_pose(name: str, pose: Sequence[Any]) -> Pose:
     raise ValueError(f"pose of {name} must be {POSE_FORMS}")
 
 
-def known_objects() -> tuple[str, ...]:
-    """Every scene's objects, the tabletop's first (what a cube list may name; the env
-    checks them against its own scene)."""
-    out = dict.fromkeys(scene.CUBE_NAMES)
-    for sc in scenes.SCENES.values():
-        out.update(dict.fromkeys(o.name for o in sc.objects))
-    return tuple(out)
-
-
 def cube_name(n: object) -> str:
     """``red`` -> ``red_block``; a full name (``red_block``, ``yellow_ball``) stays."""
     s = str(n).strip()
-    return s if s.endswith("_block") or s in known_objects() else f"{s}_block"
+    return s if s.endswith("_block") or s in scenes.object_names() else f"{s}_block"
 
 
 def check_cubes(spec: object) -> list[str] | dict[str, list[float] | None]:
@@ -78,9 +69,9 @@ def check_cubes(spec: object) -> list[str] | dict[str, list[float] | None]:
         raise ValueError(
             f"cubes must be a list of names or a {{name: pose}} mapping, not {type(spec).__name__}"
         )
-    known = ", ".join(known_objects())
+    known = ", ".join(scenes.object_names())
     names = [cube_name(n) for n in spec]
-    bad = [n for n in names if n not in known_objects()]
+    bad = [n for n in names if n not in scenes.object_names()]
     if bad or not names:
         raise ValueError(f"unknown cube(s) {', '.join(bad) or '(none)'}; known: {known}")
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -297,7 +288,7 @@ def _where_kind(where: str, drawer: bool, posed: bool) -> str:
         if not drawer:
             raise ValueError("the drawer is part of the articulated scene (--scene articulated)")
         return "drawer"
-    if cube_name(where) in known_objects():
+    if cube_name(where) in scenes.object_names():
         return "cube"
     raise ValueError(
         f"unknown place {where!r}: a place is a bin ({', '.join(scene.BIN_NAMES)}), a "

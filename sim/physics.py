@@ -26,7 +26,7 @@ def scene_path(name: str = scene.DEFAULT_SCENE) -> Path:
 
 @cache
 def _xml_text(name: str = scene.DEFAULT_SCENE) -> str:
-    return scene_path(name).read_text()
+    return scenes.get(name).mjcf_text()
 
 
 @cache

@@ -406,8 +406,7 @@ class _SceneIndex:
 def _objects_of(model: mujoco.MjModel) -> list[str]:
     """The names of the scene objects ``model`` has a body for, by their row (every scene's
     objects are candidates: the model does not say which scene it is)."""
-    known = {o.name for s in scenes.SCENES.values() for o in s.objects}
-    return sorted((n for n in known if _body_id(model, n) >= 0), key=scenes.row)
+    return sorted((n for n in scenes.object_names() if _body_id(model, n) >= 0), key=scenes.row)
 
 
 def _body_id(model: mujoco.MjModel, name: str) -> int:

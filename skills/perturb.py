@@ -286,20 +286,14 @@ def _to_edges(env: PerturbedEnv, rng: np.random.Generator) -> None:
                 break
 
 
-def _tabletop(env: TabletopEnv) -> bool:
-    """Whether ``env`` holds the tabletop's cubes (their layouts are as they always were)."""
-    return env.object_names == scene.CUBE_NAMES
-
-
 def _cluster(env: PerturbedEnv, subject: str, kind: str, rng: np.random.Generator) -> bool:
     """Bring the other cubes (absent ones too) into touch with ``subject`` on the table:
     ``row`` puts neighbours along x (across the finger axis), ``block`` makes a 2x2 square
     (one neighbour along the finger axis, y). False if there is no room."""
     others = [n for n in env.object_names if n != subject]
-    # (half widths: the tabletop's cubes, 2 cm each, are 4.1 cm apart as they always were)
-    widest = max(object_spec(n).width_across(0.0) / 2 for n in others)
-    near = object_spec(subject).width_across(0.0) / 2 + widest
-    gap = (2 * scene.CUBE_HALF if _tabletop(env) else near) + 0.001
+    # the subject's half width and the widest neighbour's (the tabletop's cubes: 2 cm each)
+    widest = max(object_spec(n).half_width for n in others)
+    gap = object_spec(subject).half_width + widest + 0.001
     if kind == "row":
         offsets = [(gap, 0.0), (-gap, 0.0)]
     else:

@@ -11,7 +11,7 @@ from pydantic import Field
 import skills.success_model as success_model
 from sim import scene, scenes, scripted
 from sim.objects import spec as object_spec
-from sim.world import ObjectState, WorldState
+from sim.world import WorldState
 from skills.base import (
     ALIGN_FROM,
     DOMAIN_OBJECT,
@@ -230,7 +230,7 @@ class Pick(Skill[PickParams]):
         align = square_to(o.yaw) if o is not None else 0.0
         on_cube = o is not None and o.on is not None
         # square enough (or round) for the fingers as the hand is
-        square = abs(align) < ALIGN_FROM if _usual(params.object) else not _wide(params.object, o)
+        square = o is None or object_spec(params.object).width_across(o.yaw) <= ALIGN_WIDTH
         if square or on_cube or world.grasp_blockers(params.object, axis, align):
             align = 0.0  # (square, or the fingers square to it would meet something)
         yaw = turn + align
@@ -279,12 +279,7 @@ class Pick(Skill[PickParams]):
             xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
             cubes[names[1]] = [xy[0], xy[1], rng.uniform(-0.3, 0.3)]
             below, top = object_spec(names[1]).half_height, object_spec(names[0]).half_height
-            z = (
-                3 * scene.CUBE_HALF + 0.001
-                if below == top == scene.CUBE_HALF
-                else 2 * below + top + 0.001  # objects of other heights (the mixed scene)
-            )
-            cubes[names[0]] = [xy[0], xy[1], z, rng.uniform(-0.3, 0.3)]
+            cubes[names[0]] = [xy[0], xy[1], 2 * below + top + 0.001, rng.uniform(-0.3, 0.3)]
         env.reset(
             seed=int(rng.integers(2**31)), options={"cubes": cubes, "arm": sample_arm_start(rng)}
         )
@@ -301,21 +296,10 @@ class Pick(Skill[PickParams]):
 
 
 #: The width across the fingers from which the hand turns square to an object: a 4 cm
-#: cube's at ``ALIGN_FROM`` (5.1 cm). The tabletop's cubes keep the turn they always had;
-#: a larger cube turned less is already this wide (a 5 cm cube from 0.03 rad), and a round
-#: object never is turned to.
+#: cube's at ``ALIGN_FROM`` (5.1 cm; the tabletop's cubes turn from ``ALIGN_FROM`` as
+#: ever). A larger cube turned less is already this wide (a 5 cm cube from 0.03 rad), and a
+#: round object never is.
 ALIGN_WIDTH = float(scripted.grasp_width(ALIGN_FROM))
-
-
-def _usual(name: str) -> bool:
-    """Whether ``name`` is a cube of the tabletop's size (its turn is decided as ever)."""
-    s = object_spec(name)
-    return s.kind == "cube" and s.half_height == scene.CUBE_HALF
-
-
-def _wide(name: str, o: ObjectState | None) -> bool:
-    """Whether object ``name`` at its yaw is wider across the fingers than ``ALIGN_WIDTH``."""
-    return o is not None and object_spec(name).width_across(o.yaw) > ALIGN_WIDTH
 
 
 #: What the pick skill's success predictor reads (fitted by ``scripts/affordance.py``).

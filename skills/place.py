@@ -509,15 +509,11 @@ class Place(Skill[PlaceParams]):
         if tall or (k >= 3 and side_draw(rng) < TOWER_START):
             tower = names[1:4] if tall else names[1 : 1 + int(rng.integers(2, k))]
             xy = rng.uniform(scene.SPAWN_LOW, scene.SPAWN_HIGH)
-            alike = all(object_spec(n).half_height == scene.CUBE_HALF for n in tower)
-            top = 0.0
+            top = 0.0  # each on the one below, 1 mm apart
             for i, n in enumerate(tower):
                 half = object_spec(n).half_height
-                if alike:  # the tabletop's cubes, as ever
-                    z = scene.CUBE_HALF + i * (2 * scene.CUBE_HALF + 0.001)
-                else:  # objects of other heights (the mixed scene): each on the one below
-                    z = top + half + (0.001 if i else 0.0)
-                    top = z + half
+                z = top + half + (0.001 if i else 0.0)
+                top = z + half
                 cubes[n] = [xy[0], xy[1], z, rng.uniform(-0.2, 0.2)]
         elif k >= 2 and rng.random() < 0.3:
             # earlier places left cubes in a bin: this one must find room beside them

@@ -6,7 +6,7 @@ A new scene is a module here that registers a :class:`SceneSpec`, and its import
 from sim.scenes.articulated import ARTICULATED
 from sim.scenes.base import FIXTURES, SceneSpec
 from sim.scenes.mixed import MIXED
-from sim.scenes.registry import SCENES, get, register_scene, row
+from sim.scenes.registry import SCENES, get, object_names, register_scene, row
 from sim.scenes.tabletop import TABLETOP
 
 #: The scene used where none is named.
@@ -24,6 +24,7 @@ __all__ = [
     "TABLETOP",
     "SceneSpec",
     "get",
+    "object_names",
     "register_scene",
     "row",
 ]

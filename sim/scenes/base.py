@@ -23,6 +23,9 @@ ROBOT_XML = ASSETS / "robot.xml"
 #: ``lamp``'s light. The articulated fixtures' state is in ``WorldState`` (``drawer``,
 #: ``button``, ``light_on``).
 FIXTURES: tuple[str, ...] = ("bins", "drawer", "button", "lamp")
+#: Where an arena's object bodies begin, to the end of that world body: what
+#: ``write_objects`` replaces (the tabletop file's comment before its cubes).
+OBJECTS_MARKER = "<!-- cubes:"
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,10 @@ class SceneSpec:
     fixtures: tuple[str, ...]
     env_id: str
     includes: tuple[Path, ...] = (ROBOT_XML,)
+    #: Whether ``mjcf`` is an arena whose own object bodies are replaced by bodies written
+    #: from ``objects`` (:meth:`mjcf_text`): a scene that differs from another only in its
+    #: objects needs no MJCF file of its own.
+    write_objects: bool = False
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
@@ -49,6 +56,25 @@ class SceneSpec:
         names = [o.name for o in self.objects]
         if len(set(names)) != len(names):
             raise ValueError(f"scene {self.name}: two objects share a name")
+
+    def mjcf_text(self) -> str:
+        """The scene's MJCF: ``mjcf`` as it is, or with ``write_objects`` the arena with the
+        bodies from its ``OBJECTS_MARKER`` to the end of that world body written from
+        ``objects`` instead (``ObjectSpec.body_xml``, set apart along x; ``reset`` places
+        them)."""
+        text = self.mjcf.read_text()
+        if not self.write_objects:
+            return text
+        start = text.find(OBJECTS_MARKER)
+        end = text.find("</worldbody>", start)
+        if start < 0 or end < 0:
+            raise ValueError(f"scene {self.name}: {self.mjcf.name} has no {OBJECTS_MARKER}")
+        bodies = "".join(
+            "\n    " + o.body_xml((round(-0.15 + 0.1 * i, 3), -0.1, o.half_height))
+            for i, o in enumerate(self.objects)
+        )
+        note = "<!-- objects: written from the scene's specs (sim.scenes.base) -->"
+        return f"{text[:start]}{note}{bodies}\n  {text[end:]}"
 
     def has(self, fixture: str) -> bool:
         """Whether the scene has ``fixture`` (one of :data:`FIXTURES`)."""

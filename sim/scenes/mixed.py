@@ -9,9 +9,10 @@ MIXED = register_scene(
     SceneSpec(
         name="mixed",
         description="a table, three bins, two cubes of two sizes, a cylinder and a ball",
-        mjcf=ASSETS / "mixed.xml",
+        mjcf=ASSETS / "tabletop.xml",  # its arena, the objects written from their specs
         objects=MIXED_OBJECTS,
         fixtures=("bins",),
         env_id="skillbridge/TabletopMixed-v0",
+        write_objects=True,
     )
 )

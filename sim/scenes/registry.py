@@ -28,6 +28,12 @@ def register_scene(spec: SceneSpec) -> SceneSpec:
     return spec
 
 
+def object_names() -> tuple[str, ...]:
+    """Every registered scene's objects, each once, in the order their scenes brought them
+    (the tabletop's four first)."""
+    return tuple(_ROWS)
+
+
 def row(name: str) -> int:
     """Object ``name``'s row in the observation's object arrays, in any scene that holds it;
     ValueError for a name no scene holds."""

@@ -69,7 +69,7 @@ from bridge.goals import (  # noqa: F401  (re-exported: the suite's goals use th
     unmet,
 )
 from sim import safeyaml, scene, scenes
-from sim.cubes import check_cubes, cube_pose, known_objects
+from sim.cubes import check_cubes, cube_pose
 from sim.world import WorldState
 
 #: Where the shipped suite lives (a folder of YAML files).
@@ -158,9 +158,9 @@ class SceneSpec(BaseModel):
         names = list(v)
         if not names:
             raise ValueError("at least one cube")
-        bad = [n for n in names if n not in known_objects()]
+        bad = [n for n in names if n not in scenes.object_names()]
         if bad:
-            raise ValueError(f"unknown cube(s) {bad}; known: {', '.join(known_objects())}")
+            raise ValueError(f"unknown cube(s) {bad}; known: {', '.join(scenes.object_names())}")
         if len(set(names)) != len(names):
             raise ValueError("a cube is listed twice")
         if isinstance(v, dict):

@@ -60,7 +60,7 @@ def test_objects_keep_their_row_in_every_scene():
             SceneSpec(
                 "swapped",
                 "",
-                ASSETS / "mixed.xml",
+                ASSETS / "tabletop.xml",
                 tuple(reversed(scenes.MIXED.objects)),
                 ("bins",),
                 "skillbridge/TestSwapped-v0",
@@ -147,3 +147,18 @@ def test_the_place_policy_sees_the_fingers_as_around_a_4cm_cube(env):
     assert as_trained(obs, small) is obs  # the tabletop's cubes: the observation itself
     assert objects.spec("green_big_block").half_width == 0.025
     assert objects.spec("yellow_ball").half_width == objects.spec("red_block").half_width
+
+
+def test_the_mixed_scene_is_the_tabletop_arena_with_its_objects_written(tmp_path):
+    from dataclasses import replace
+
+    assert scenes.TABLETOP.mjcf_text() == scenes.TABLETOP.mjcf.read_text()
+    text = scenes.MIXED.mjcf_text()
+    assert scenes.MIXED.mjcf == scenes.TABLETOP.mjcf and "<!-- cubes:" not in text
+    for o in scenes.MIXED.objects:
+        assert f'<body name="{o.name}"' in text
+    assert 'name="green_block"' not in text  # the tabletop's own cubes are gone
+    bare = tmp_path / "bare.xml"
+    bare.write_text("<mujoco><worldbody></worldbody></mujoco>")
+    with pytest.raises(ValueError, match="has no <!-- cubes:"):
+        replace(scenes.MIXED, mjcf=bare).mjcf_text()
