@@ -137,7 +137,8 @@ def _filler(chunk: str) -> bool:
     """A chunk that says nothing ("oh", "ok", "please", "sorry")."""
     return bool(
         re.fullmatch(
-            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|nah|wait|actually)\s*",
+            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|nah|wait|actually|"
+            r"that's\s+it|that\s+will\s+do|that'll\s+do|alright|all\s+right)\s*",
             chunk,
         )
     )
@@ -147,7 +148,8 @@ def _stop_chunk(chunk: str) -> bool:
     b = re.sub(r"\s+", " ", _bare(chunk))
     b = re.sub(
         r"^(?:(?:no|nah|naw|nope|eh|meh|oh|oh well|hey|ok|okay|please|robot|wait|just|uh|um|"
-        r"whoa|woah|actually|hmm|well|so)\s+)+(?=\S)",
+        r"whoa|woah|actually|hmm|well|so|you\s+can|you\s+may|you\s+should|you\s+could|can\s+you|"
+        r"could\s+you|will\s+you|would\s+you|i\s+want\s+you\s+to|i\s+need\s+you\s+to)\s+)+(?=\S)",
         "",
         b,
     )

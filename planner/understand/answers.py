@@ -17,6 +17,7 @@ from planner.understand import references as refs
 from sim.world import WorldState
 
 _C = "|".join(L.COLOURS)
+_OTHER_C = "|".join(sorted(L.OTHER_COLORS))
 _BIN = refs._BIN
 _POLITE = re.compile(
     r"^(?:hey\s+|ok\s+|okay\s+|so\s+|robot,?\s+)*(?:please\s+)?(?:can|could|would|will|won't)"
@@ -197,7 +198,20 @@ def is_statement(text: str) -> bool:
         return False
     if re.search(r"\b(?:off[\s-]+limits|out\s+of\s+bounds|not\s+to\s+be)\b", t):
         return False  # a rule ("the green bin is off limits"), read as a prohibition
+    if _REPORT.match(t) and not re.search(
+        r"\b(?:can|could|would|will)\s+you\b|\bplease\b|\?|\bback\b", t
+    ):
+        return True  # "I moved the red block myself earlier": what the person did, no order
     return bool(_COPULA_STATEMENT.match(t)) or bool(re.match(r"^there\s+(?:is|are)\b", t))
+
+
+#: The person reports what they did ("I moved the red block earlier", "we already sorted
+#: the blocks"): past tense, first person, nothing asked.
+_REPORT = re.compile(
+    r"^(?:i|we)\s+(?:(?:already|just|also|have|had|'ve)\s+)*(?:moved|touched|took|pushed|picked|shifted|"
+    r"stacked|dropped|cleaned|tidied|sorted|knocked|bumped|rearranged|swapped|removed|emptied|"
+    r"nudged|turned|opened|closed|switched)\b"
+)
 
 
 # ---------------------------------------------------------------------------- answering
@@ -282,6 +296,39 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     ).strip(" ,")
     t = re.sub(r"\byour\s+(left|right)\b", r"the \1", t)
+    # the hand asked about without a cube named: "got anything in your gripper?", "is your
+    # hand empty?", "are you holding anything?"
+    if not re.search(rf"\b(?:{_C})\b", t) and (
+        re.search(
+            r"^(?:(?:have|do)\s+you\s+)?(?:got|have|holding|carrying)\s+(?:anything|something|a\s+block|"
+            r"a\s+cube)(?:\s+(?:in|inside)\s+your\s+(?:hand|hands|gripper|claw|fingers|grip))?$",
+            t,
+        )
+        or re.search(
+            r"^(?:is\s+there\s+)?(?:anything|something)\s+(?:in|inside)\s+your\s+(?:hand|hands|gripper|claw|fingers|grip)$",
+            t,
+        )
+        or re.search(
+            r"^(?:is|are)\s+your\s+(?:hand|hands|gripper|claw|fingers|grip)\s+"
+            r"(?:empty|free|full|closed)$",
+            t,
+        )
+        or re.search(r"^are\s+you\s+(?:holding|carrying)\s+(?:anything|something)$", t)
+    ):
+        t = "what are you holding"
+    # "which bin holds the yellow block?", "which bin is the red cube in?": where it is
+    t = re.sub(
+        rf"^(?:which|what)\s+(?:bin|box|container|basket)\s+(?:holds|has|contains|is\s+holding)\s+"
+        rf"(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one))?)$",
+        r"where is \g<x>",
+        t,
+    )
+    t = re.sub(
+        rf"^(?:which|what)\s+(?:bin|box|container|basket)\s+(?:is|are)\s+(?P<x>(?:the\s+)?(?:{_C})"
+        rf"(?:\s+(?:block|cube|brick|one))?)\s+(?:in|inside)$",
+        r"where is \g<x>",
+        t,
+    )
     t = re.sub(r"^wheres\b", "where is", t)
     t = re.sub(
         r"^where\s+(?:did|have)\s+you\s+(?:put|place|placed|leave|left|drop|dropped|move|moved)\s+",
@@ -547,6 +594,13 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     if m and re.search(r"\b(?:bins?|table|drawer|stacked)\b", m["rest"]):
         return _how_many(world, m["rest"])
     # how many
+    m = re.search(
+        rf"\bhow\s+many\s+(?P<c>{_C}|{_OTHER_C})\s+(?:blocks?|cubes?|bricks?|ones?|things|objects)"
+        r"(?P<rest>.*)$",
+        t,
+    )
+    if m:
+        return _how_many(world, m["rest"], colour=m["c"])
     m = re.match(r"how\s+many\s+(?:blocks|cubes|bricks|things|objects)?(?P<rest>.*)$", t)
     if m:
         return _how_many(world, m["rest"])
@@ -618,7 +672,13 @@ def _contents(world: WorldState, rel: str, x: str, noun: str | None) -> str:
     return f"On the {x} block: {_listing(tops)}"
 
 
-def _how_many(world: WorldState, rest: str) -> str:
+def _how_many(world: WorldState, rest: str, colour: str | None = None) -> str:
+    """How many blocks are where ``rest`` says (of ``colour`` only, where one is named)."""
+    mine = None
+    if colour is not None:
+        mine = {o.name for o in world.objects if o.name.split("_")[0] == colour}
+    if mine is not None and not mine:
+        return f"There are 0 {colour} blocks here"
     rest = re.sub(r"\boutside\s+(?:of\s+)?", "not in ", rest.strip())
     m = re.search(rf"\b(?P<b>{_C})\s+{_BIN}\s+(?:has|holds|contains)\b", rest)
     if m:
@@ -655,9 +715,12 @@ def _how_many(world: WorldState, rest: str) -> str:
         # "how many blocks are not in a bin?": the others
         objs = [o for o in world.objects if o not in objs]
         where = "not " + where
+    if mine is not None:
+        objs = [o for o in objs if o.name in mine]
     n = len(objs)
     names = _listing([o.name for o in objs])
-    return f"There {'is' if n == 1 else 'are'} {n} block{'s' if n != 1 else ''} {where}" + (
+    noun = "block" if colour is None else f"{colour} block"
+    return f"There {'is' if n == 1 else 'are'} {n} {noun}{'s' if n != 1 else ''} {where}" + (
         f": {names}" if n else ""
     )
 

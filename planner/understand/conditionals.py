@@ -39,6 +39,13 @@ class UnknownCondition(Exception):
 def _decide(cond: str, world: WorldState) -> bool:
     c = cond.strip().rstrip(",")
     c = re.sub(r"^(?:there's)\b", "there is", c)
+    # the state now is what is checked: "isn't in a bin yet", "is still on the table"
+    c = re.sub(
+        r"\s+(?:yet|already|still|anymore|any\s+more|by\s+now|right\s+now|at\s+the\s+moment|"
+        r"currently|now|at\s+all)\b",
+        "",
+        c,
+    ).strip()
     fact = facts.read(c, world)
     if fact is None:
         # "you are holding nothing", "the green bin has nothing in it"

@@ -141,7 +141,7 @@ def apply(text: str) -> tuple[str, list[str]]:
         if (
             word in ("actually", "rather")
             and not _has_verb(after)
-            and not re.match(rf"(?:the\s+)?(?:{_C})\b", after)
+            and not re.match(rf"(?:(?:in|into|on|onto|to)\s+)?(?:the\s+)?(?:{_C})\b", after)
             and not re.match(r"(?:just\s+)?(?:forget|skip|drop|never\s+mind|leave\s+out)\b", after)
         ):
             break  # "put it rather gently" is no correction
@@ -291,6 +291,10 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
         return after
     ref = frag.group("ref")
     rest = after[frag.end() :].strip()
+    placed = _replace_place(before, frag.group(0), ref, rest)
+    if placed is not None:
+        notes.append(f"{word!r}: {placed[1]!r} -> {frag.group(0).strip()!r}")
+        return placed[0]
     kind = _kind(ref)
     target = _last_ref(before, kind)
     col = re.search(rf"\b({_C})\b", ref)
@@ -329,6 +333,30 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
         new = new.rstrip() + " " + rest
     notes.append(f"{word!r}: {target.group(0).strip()!r} -> {ref.strip()!r}")
     return re.sub(r"\s+", " ", new).strip()
+
+
+def _replace_place(before: str, said: str, ref: str, rest: str) -> tuple[str, str] | None:
+    """ "... in the green bin. no wait, in the blue one": a fragment that opens with a
+    preposition corrects where things go, the last place said with a preposition, not the
+    last cube named. ``(text, what was replaced)``, or None for a fragment without one."""
+    if not re.match(r"(?:in|into|on|onto|to)\s", said):
+        return None
+    places = list(
+        re.finditer(
+            rf"\b(?:in|into|inside|on|onto|to|on\s+top\s+of)\s+(?P<ref>(?:the\s+)?(?:{_C})"
+            rf"(?:\s+(?:{_BLOCK}|{_BIN}))?)\b",
+            before,
+        )
+    )
+    if not places:
+        return None
+    last = places[-1]
+    said = said.strip()
+    if re.search(rf"\b{_BIN}$", last["ref"]) and re.search(r"\bone$", ref):
+        said = re.sub(r"\bone$", "bin", said)  # the place was a bin: "the blue one" is one too
+    tail = "" if rest else before[last.end() :]
+    new = before[: last.start()] + said + tail + (" " + rest if rest else "")
+    return re.sub(r"\s+", " ", new).strip(), last.group(0)
 
 
 def _drop_clause(text: str, colour: str) -> str:

@@ -27,6 +27,8 @@ from sim.world import WorldState
 TIE_M = 0.02
 
 _C = "|".join(L.COLOURS)
+#: Verbs said after the thing they move ("the block on the left goes in the green bin").
+_POSTFIX = r"(?:goes|go|should|belongs|needs|has\s+to|must|gets|can\s+go|wants)"
 _BLOCK = r"(?:block|cube|brick|one|thing|object)"
 _BIN = r"(?:bin|basket|container|bucket|tub|crate|box)"
 _SIZE = r"(?:(?:small|little|big|large|tiny)\s+)?"
@@ -501,7 +503,8 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
     (
         re.compile(
             rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?:on|at|to)\s+the\s+(?P<sup>left|right)(?:\s+(?:hand\s+)?side)?"
-            rf"(?=\s+(?:in|into|on|onto|to|inside)\b|\s*[,.!?]|\s*$|\s+(?:is|are|up|for|please)\b)"
+            rf"(?:\s+of\s+the\s+table)?"
+            rf"(?=\s+(?:in|into|on|onto|to|inside)\b|\s*[,.!?]|\s*$|\s+(?:is|are|up|for|please|{_POSTFIX})\b)"
         ),
         _side,
     ),
@@ -509,7 +512,7 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
     (
         re.compile(
             rf"{_PREFIX}{_SIZE}{_NOUN}{_THAT}\s+(?:at|on|in)\s+the\s+(?:very\s+)?(?P<sup>front|back|rear)"
-            rf"(?:\s+(?:end|edge|side))?(?:\s+of\s+the\s+table)?(?=\s+(?:in|into|on|onto|to|inside|over)\b|\s*[,.!?]|\s*$)"
+            rf"(?:\s+(?:end|edge|side))?(?:\s+of\s+the\s+table)?(?=\s+(?:in|into|on|onto|to|inside|over|{_POSTFIX})\b|\s*[,.!?]|\s*$)"
         ),
         _superlative,
     ),

@@ -24,7 +24,7 @@ _CONTAINER = rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b"
 
 def tidy(t: str) -> str:
     """``t`` with every shape below spelled out (unchanged when it is already plain)."""
-    for step in (_places, _orders_said_otherwise, _references, _verbless, _in_order):
+    for step in (_places, _orders_said_otherwise, _references, _filled, _verbless, _in_order):
         t = step(t)
     return t.strip()
 
@@ -244,6 +244,32 @@ def _references(t: str) -> str:
     return t
 
 
+def _filled(t: str) -> str:
+    """A container named first: "fill the blue bin with three blocks" -> "put three blocks
+    in the blue bin"; "take one block out of the green bin" with nowhere said -> "... and
+    put it on the table" (out of the bin is somewhere: the table, not the hand)."""
+    m = re.match(
+        rf"^(?:fill|load|pack|stock)(?:\s+up)?\s+(?P<c>{_CONTAINER})\s+(?:up\s+)?with\s+(?P<x>.+)$",
+        t,
+    )
+    if m:
+        return f"put {m['x']} in {m['c']}"
+    m = re.match(
+        rf"^(?:take|get|lift|pull|remove|grab|pick)(?:\s+up)?\s+(?P<x>.+?)\s+(?:back\s+)?out\s+of\s+"
+        rf"(?P<c>{_CONTAINER}|the\s+bin)[\s.!]*$",
+        t,
+    )
+    if m and not re.search(r"\b(?:and|then|put|place|into?|onto|on)\b", m["x"]):
+        one = re.search(r"\b(?:blocks|cubes|them|all|both|two|three|four)\b", m["x"]) is None
+        return f"take {m['x']} out of {m['c']} and put {'it' if one else 'them'} on the table"
+    return t
+
+
+#: A number or an indefinite article before a noun: "one block in the red bin", "two cubes
+#: into the blue bin", "a single block on the yellow one".
+_COUNT = r"(?:one|two|three|four|[1-4]|a|an|a\s+single|any|some|a\s+couple\s+of)"
+
+
 def _verbless(t: str) -> str:
     """A missing verb ("the red block into the green bin", "green block, blue bin", a list
     of blocks before one destination) and a fronted object ("the green block, put it ...")."""
@@ -267,7 +293,7 @@ def _verbless(t: str) -> str:
     if (
         single
         and re.match(
-            rf"^(?:(?:the|both|all(?:\s+the)?|every|each|all\s+of\s+the)\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
+            rf"^(?:(?:the|both|all(?:\s+the)?|every|each|all\s+of\s+the|{_COUNT})\s+)?(?:(?:{_C})\s+)?(?:block|cube|brick|blocks|cubes|one)s?"
             rf"\s+(?:in|into|inside|onto|on\s+top\s+of|to)\s",
             t,
         )

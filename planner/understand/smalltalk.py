@@ -140,9 +140,18 @@ def _relevant(sentence: str) -> bool:
     return bool(re.search(r"\b(?:it|them)\b", sentence) and words & set(L.ACTION_VERBS))
 
 
+_HURRY = re.compile(
+    r"(?:[\s,.;!-]+(?:go(?:[\s,!]+go)*|go\s+ahead|off\s+you\s+go|do\s+it|chop\s+chop|hurry(?:\s+up)?|"
+    r"make\s+it\s+(?:snappy|quick)|on\s+the\s+double)|[\s,]+(?<!right\s)(?<!just\s)(?<!for\s)(?:now|asap|quick(?:ly)?|right\s+away|"
+    r"straight\s+away))+[\s.!]*$"
+)
+
+
 def strip(text: str) -> str:
     """The request without the talk around it (the text itself when nothing is dropped)."""
     original = text
+    # a trailing hurry ("..., go", "... now!", "asap") asks for nothing more
+    text = _HURRY.sub("", text) or text
     m = re.match(
         r"^(?:where(?:'s|\s+is)|is\s+there|do\s+you\s+see|have\s+you\s+got)\s+(?P<np>(?:a|an|the)\s+\w+\s+"
         r"(?:block|cube|brick|one))\s*[?,;]\s*(?:and\s+|then\s+)?(?P<cmd>.+)$",

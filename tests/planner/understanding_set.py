@@ -70,7 +70,7 @@ CATEGORIES = (
     "statements",
     "verbs",
 )
-LANGS = ("zh", "es", "fr", "de", "ja")
+LANGS = ("zh", "es", "fr", "de", "ja", "it", "pt")
 
 _KEYS = {
     "id",
