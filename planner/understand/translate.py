@@ -8,7 +8,8 @@ embedded model, and it is what the bridge's grounding check then reads, so a Chi
 instruction that the model plans correctly is no longer rejected for naming no English
 colour.
 
-Word order: Spanish and French put colour adjectives after the noun (reordered here);
+Word order: Spanish, French, Italian and Portuguese put colour adjectives after the noun
+(reordered here, and Italian and Portuguese superlatives too: "il blocco più a sinistra");
 German puts the verb last after a modal and "nicht" after the object (both moved); Chinese
 把 and Japanese を put the object before the verb (moved back).
 """
@@ -45,7 +46,32 @@ _MARKERS: dict[str, frozenset[str]] = {
         blaue blauen gelb gelbe gelben ist wo wie viele dann danach staple schieb nimm
         heb nicht bitte links rechts alle außer kannst du schublade hör hört aufhören""".split()
     ),
+    # Italian and Portuguese share many words with Spanish ("la", "del", "verde", "todos",
+    # "para"): their markers are the words the other languages do not have, so a Spanish,
+    # French or German sentence scores no more than before (a tie goes to the older language)
+    "it": frozenset(
+        """il gli nel nello nella negli nelle sul sullo sulla sui sulle della dello delle
+        degli alla allo alle dal dalla metti mettete mettere sposta sposti spostare muovi
+        muovere impila impilare spingi spingere prendi prendere raccogli afferra solleva
+        tocca toccare apri chiudi accendi spegni premi blocco blocchi cubetto cubetti
+        scatola scatole contenitore cestino tavolo sinistra destra cassetto lampada
+        pulsante rosso rossa rossi rosse giallo gialla gialli gialle azzurro azzurra blu
+        verdi dov'è quanti quante cosa c'è sono tutti tutte ogni tranne eccetto poi
+        fermati annulla altrimenti scusa anzi più vicino favore puoi potresti può è
+        niente nulla luce torna""".split()
+    ),
+    "pt": frozenset(
+        """o os uma umas uns na nas nos num numa da das ao aos em coloque ponha põe bote
+        mova mexa empilhe empilha empurre empurra pegue pega apanhe feche fecha ligue
+        desligue apague aperte bloco blocos peça peças caixa caixas esquerda direita
+        gaveta lâmpada botão vermelho vermelha vermelhos vermelhas amarelo amarela amarelos
+        amarelas azuis onde quantos quantas há tem tudo exceto não senão desculpa desculpe
+        aliás pare parem chega cancele você então depois estiver estão acenda acende
+        gaveta""".split()
+    ),
 }
+#: Italian elisions written as one word ("nell'angolo", "dell'altro"): each counts as Italian.
+_IT_ELISION = re.compile(r"^(?:nell|dell|sull|all|dall|quell|dov|cos)['’]\w")
 #: Words of those languages that are English words too: they never decide the language.
 _ENGLISH = frozenset(
     """the a in on and is no not put place pose range cube block table stop die den
@@ -75,9 +101,41 @@ def detect(text: str) -> str:
         scores["de"] += 2
     if any(c in text for c in "çèêàâîôû"):
         scores["fr"] += 1
+    if any(c in text for c in "ãõ"):
+        scores["pt"] += 2
+    scores["it"] += sum(1 for w in words if _IT_ELISION.match(w))
+    for lang in _ROMANCE:
+        # a short Italian or Portuguese order has few marker words ("abra a gaveta"):
+        # every word known to that language's table counts as one more
+        if len(words) >= 2 and all(_known(w, lang) or not w.isalpha() for w in words):
+            scores[lang] += 1
     lang, best = max(scores.items(), key=lambda kv: kv[1])
+    tied = [k for k, v in scores.items() if v == best]
+    if lang not in _ROMANCE and any(k in _ROMANCE for k in tied):
+        # Spanish and Portuguese share many words ("empilhe o cubo azul sobre o cubo
+        # amarelo" scores 4 for both): the language whose table knows more words wins, the
+        # older language when they know as many
+        known = {k: sum(1 for w in words if _known(w, k)) for k in tied}
+        rival = max((k for k in tied if k in _ROMANCE), key=lambda k: known[k])
+        if known[rival] > known[lang]:
+            lang = rival
     english = sum(1 for w in words if w in _ENGLISH_COMMON)
     return lang if best >= 2 and best > english else "en"
+
+
+def _known(word: str, lang: str) -> bool:
+    """``word`` is in ``lang``'s table, as written or without its accents."""
+    table = L.FOREIGN[lang]
+    return word in table or _fold(word) in _folded(lang)
+
+
+_FOLDED: dict[str, frozenset[str]] = {}
+
+
+def _folded(lang: str) -> frozenset[str]:
+    if lang not in _FOLDED:
+        _FOLDED[lang] = frozenset(_fold(k) for k in L.FOREIGN[lang])
+    return _FOLDED[lang]
 
 
 _ENGLISH_COMMON = frozenset(
@@ -110,6 +168,8 @@ def _western(text: str, lang: str) -> str:
         s = re.sub(r"\bzu\s*\?", " closed ?", s)  # "ist die Schublade zu?"
     # multi-word entries first, longest first (before French elision splits "s'il")
     phrases = sorted((k for k in table if " " in k or "-" in k or "'" in k), key=len, reverse=True)
+    if lang in _ROMANCE:
+        return _romance(s, lang, table, folded, phrases)
     for p in phrases:
         s = re.sub(rf"(?<![\w]){re.escape(p)}(?![\w])", f" {table[p]} ", s)
     if lang == "fr":
@@ -143,6 +203,105 @@ def _western(text: str, lang: str) -> str:
 
 #: A placeholder no language's table holds, for a "no" that corrects (it stays "no").
 _NO_WAIT = "nowait_"
+
+
+# ------------------------------------------------------------ Italian and Portuguese
+_ROMANCE = ("it", "pt")
+#: Italian articles and prepositions written with an apostrophe ("nell'angolo" -> "nell angolo").
+_IT_APOSTROPHE = re.compile(r"\b(l|un|nell|dell|sull|all|dall|quell)'")
+#: Portuguese pronouns after a hyphen ("coloque-o", "pega-as").
+_PT_CLITIC_IT = re.compile(r"\b(\w+)-(?:o|a|lo|la|no|na)\b")
+_PT_CLITIC_THEM = re.compile(r"\b(\w+)-(?:os|as|los|las|nos|nas)\b")
+#: English verbs a table value may start with (what an Italian pronoun may be glued to).
+_VERB_VALUES = frozenset("put move stack push touch open close press sort go release".split()) | {
+    "pick up",
+    "turn on",
+    "turn off",
+}
+_SIDE_SUPERLATIVES = frozenset({"leftmost", "rightmost"})
+_DISTANCE = frozenset({"closest", "farthest"})
+
+
+def _romance(
+    s: str, lang: str, table: dict[str, str], folded: dict[str, str], phrases: list[str]
+) -> str:
+    """Italian and Portuguese into English: as for Spanish, with three differences. A
+    phrase's English is held apart until the end, as Portuguese "do", "no" and "a" are
+    English words too ("don't do anything" must not become "don't of the anything"); an
+    Italian pronoun glued to its verb ("mettilo") or a Portuguese one after a hyphen
+    ("coloque-o") is the object "it"; and "il blocco più a sinistra", "the block leftmost",
+    puts its superlative first as English does."""
+    held: list[str] = []
+
+    def hold(value: str) -> str:
+        held.append(value)
+        return f" {_HELD}{len(held) - 1}x "
+
+    if lang == "it":
+        s = _IT_APOSTROPHE.sub(r"\1' ", s)  # "nell'angolo" -> "nell' angolo" (phrases keep "dov'è")
+
+    def held_phrase(m: re.Match[str]) -> str:
+        return hold(table[m.group(0)])
+
+    for p in phrases:
+        s = re.sub(rf"(?<![\w']){re.escape(p)}(?![\w])", held_phrase, s)
+    if lang == "it":
+        s = re.sub(r"\b(\w+)'\s", r"\1 ", s)
+    else:
+        s = _PT_CLITIC_IT.sub(r"\1 " + hold("it").strip(), s)
+        s = _PT_CLITIC_THEM.sub(r"\1 " + hold("them").strip(), s)
+    s = re.sub(r",\s*(?:no|não|nao)\s*,", f", {_NO_WAIT} ,", s)
+    out: list[str] = []
+    for w in _WORD.findall(s):
+        if w == _NO_WAIT:
+            out.append("no wait")
+        elif m := re.fullmatch(rf"{_HELD}(\d+)x", w):
+            out.append(held[int(m.group(1))])
+        elif w in table:
+            out.append(table[w])
+        elif _fold(w) in folded:
+            out.append(folded[_fold(w)])
+        elif lang == "it" and (v := _glued_pronoun(w, table)):
+            out.append(v)
+        else:
+            out.append(w)
+    words = " ".join(x for x in out if x).split()
+    words = _adjectives_first(words)
+    words = _superlative_first(words)
+    words = _negation_first(words)
+    english = " ".join(words)
+    english = re.sub(r"\b(?:in|into) the table\b", "on the table", english)  # "na mesa"
+    english = re.sub(r"\s+([?,.!;:])", r"\1", english)
+    return re.sub(r"\s+", " ", english).strip()
+
+
+#: The mark of a held phrase (letters only, so that no table or phrase can match it).
+_HELD = "heldphrase"
+
+
+def _glued_pronoun(word: str, table: dict[str, str]) -> str | None:
+    """ "mettilo" -> "put it", "spostali" -> "move them", "metterlo" -> "put it"."""
+    if len(word) < 5 or word[-2:] not in ("lo", "la", "li", "le"):
+        return None
+    stem = word[:-2]
+    for verb in (stem, stem + "e"):
+        value = table.get(verb)
+        if value in _VERB_VALUES:
+            return f"{value} {'it' if word[-1] in 'oa' else 'them'}"
+    return None
+
+
+def _superlative_first(words: list[str]) -> list[str]:
+    """ "the block leftmost" -> "the leftmost block"; "the block closest to X" stays."""
+    out = list(words)
+    nouns = _NOUN_AFTER_COLOUR | L.ONE_WORDS
+    for i in range(len(out) - 1):
+        if out[i] not in nouns:
+            continue
+        nxt = out[i + 2] if i + 2 < len(out) else ""
+        if out[i + 1] in _SIDE_SUPERLATIVES or (out[i + 1] in _DISTANCE and nxt != "to"):
+            out[i], out[i + 1] = out[i + 1], out[i]
+    return out
 
 
 def _de_colour(word: str) -> str | None:
