@@ -110,8 +110,14 @@ def spoken(text: str, world: WorldState) -> str:
     if not is_mixed(world):
         return text
 
+    said: list[str | None] = [None]  # the kind last named: what a later "one" stands for
+
     def swap(m: re.Match) -> str:
         kind, colour, size, plural = _read(m)
+        if kind is None and m["noun"].lower() == "one":
+            kind = said[0]  # "stack the big cube on the small one": the small cube
+        elif kind is not None:
+            said[0] = kind
         if plural or (kind in (None, "cube") and size is None):
             return m[0]  # "the red one", "the green block": the colour names it already
         found = _matches(world, kind, colour, size)
@@ -129,8 +135,13 @@ def ambiguous(text: str, world: WorldState) -> str | None:
     or colour fits several ("the cube" beside a 4 cm and a 5 cm cube), else None."""
     if not is_mixed(world):
         return None
+    said: str | None = None
     for m in _PHRASE.finditer(text):
         kind, colour, size, plural = _read(m)
+        if kind is None and m["noun"].lower() == "one":
+            kind = said
+        elif kind is not None:
+            said = kind
         if plural or (kind is None and colour is None) or m["det"] in (None, "a", "an"):
             continue
         found = _matches(world, kind, colour, size)

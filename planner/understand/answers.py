@@ -57,7 +57,7 @@ _TAG = re.compile(
 _COPULA_STATEMENT = re.compile(
     rf"^{_OBSERVED}?"
     rf"(?:the\s+)?(?:(?:{_C})\s+(?:block|cube|brick|one|bin|basket)|drawer|light|lamp|"
-    rf"gripper|hand)(?:\s+(?:seems|appears|looks)\s+to\s+be|\s+(?:is|are|looks|seems|appears|feels)|'s)\s+"
+    rf"gripper|hand|table|scene|workspace|everything|room|bins|blocks|cubes)(?:\s+(?:seems|appears|looks)\s+to\s+be|\s+(?:is|are|looks|seems|appears|feels)|'s)\s+"
     r"(?!to\b|supposed\b|meant\b|going\b|gonna\b)"
 )
 
@@ -190,7 +190,8 @@ def is_statement(text: str) -> bool:
     if _did(t) is not None:
         return True
     if re.search(
-        r"[,;:-]\s*(?:and\s+|then\s+|so\s+)?(?:please\s+)?(?:put|place|move|stack|push|pick|drop|take|grab)\b",
+        r"[,;:-]\s*(?:and\s+|then\s+|so\s+)?(?:please\s+)?(?:can\s+you\s+|could\s+you\s+)?(?:put|place|move|stack|"
+        r"push|pick|drop|take|grab|clean|tidy|sort|clear|organi[sz]e|fix|empty)\b",
         t,
     ):
         return False
@@ -316,6 +317,33 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         or re.search(r"^are\s+you\s+(?:holding|carrying)\s+(?:anything|something)$", t)
     ):
         t = "what are you holding"
+    # "list the blocks that are on the table", "name the cubes in the green bin"
+    t = re.sub(
+        r"^(?:list|name|tell\s+me|give\s+me)\s+(?:all\s+)?(?:the\s+|of\s+the\s+)?(?:blocks|cubes|ones)\s+"
+        r"(?:that\s+are|that're|which\s+are|sitting|lying)?\s*(?=in\b|on\b|inside\b|stacked\b|not\b)",
+        "which blocks are ",
+        t,
+    )
+    # "what is the yellow block sitting on?": what is under it
+    t = re.sub(
+        rf"^what(?:'s|\s+is)\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one))?)\s+"
+        r"(?:sitting|standing|resting|lying|stacked|placed|sat|set)?\s*on(?:\s+top\s+of)?$",
+        r"what is under \g<x>",
+        t,
+    )
+    m = re.fullmatch(
+        rf"is\s+(?:the\s+)?(?P<o>{_C})(?:\s+(?:block|cube|brick|one))?\s+(?:stacked|sitting|resting|"
+        r"standing|lying)\s+on\s+(?:top\s+of\s+)?(?:anything|something|another\s+(?:block|cube|one)|"
+        r"a\s+(?:block|cube)|any\s+(?:block|cube))",
+        t,
+    )
+    if m:
+        o = world.object(f"{m['o']}_block")
+        if o is None:
+            return f"There is no {m['o']} block here"
+        if o.on:
+            return f"Yes, the {m['o']} block is on the {o.on.split('_')[0]} block"
+        return "No; " + _where(world, o.name)
     # "which bin holds the yellow block?", "which bin is the red cube in?": where it is
     t = re.sub(
         rf"^(?:which|what)\s+(?:bin|box|container|basket)\s+(?:holds|has|contains|is\s+holding)\s+"

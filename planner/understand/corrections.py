@@ -121,7 +121,9 @@ def apply(text: str) -> tuple[str, list[str]]:
         before, after = t[: m.start()].strip(" ,;.!-"), t[m.end() :].strip(" ,;.!-")
         before = re.sub(r"[\s,]+or$", "", before)  # "stack blue on yellow, or actually ..."
         # "... in the green bin - oh wait, I meant ...": the hesitation before the marker goes
-        before = re.sub(r"(?:[\s,;.!-]+(?:oh|ah|wait|well|hmm+|um+|uh+|er+|sorry))+$", "", before)
+        before = re.sub(
+            r"(?:[\s,;.!-]+(?:oh|ah|wait|well|hmm+|um+|uh+|er+|sorry|no|nah|nope))+$", "", before
+        )
         word = re.sub(r"\s+", " ", m.group("m"))
         paused = _pause_or_narrowing(before, after, word, notes)
         if paused is not None:
@@ -162,6 +164,12 @@ def apply(text: str) -> tuple[str, list[str]]:
             obj = re.search(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", before)
             if obj:
                 after = re.sub(r"\b(it|them)\b", f"the {obj.group(1)} block", after, count=1)
+            # "put it in the middle, no, push it there": "there" is where the first said
+            dest = re.search(r"\b(?P<p>in|into|on|onto|to|at)\s+(?P<d>the\s+[a-z ]+?)\s*$", before)
+            if dest and re.search(r"\bthere\b", after):
+                pushed = re.match(r"(?:please\s+)?(?:just\s+)?(?:push|slide|move)\b", after)
+                place = f"to {dest['d']}" if pushed else dest.group(0)
+                after = re.sub(r"\b(?:over\s+|in\s+|into\s+)?there\b", place, after, count=1)
         if _has_verb(after) and re.match(
             r"(?:please\s+)?(?:just\s+)?(?:put|place|move|stack|push|pick|drop|set|take|grab|"
             r"bring|go|open|close|shut|press|turn|switch|sort|leave|keep|don't|do\s+not|stop|"

@@ -61,7 +61,10 @@ class Reading:
     def bare(self) -> bool:
         """Only prohibitions: nothing to plan."""
         rest = re.sub(
-            r"\b(?:please|now|just|thanks|thank\s+you|ok|okay|and|but|so)\b", "", self.text
+            r"\b(?:please|now|just|thanks|thank\s+you|ok|okay|and|but|so|for\s+now|for\s+today|today|"
+            r"from\s+now\s+on|at\s+all|anymore|any\s+more|ever|again)\b",
+            "",
+            self.text,
         )
         return bool(self.negated) and not re.search(r"[a-z]", rest)
 
@@ -75,6 +78,10 @@ def _names(text: str, world: WorldState) -> tuple[set[str], set[str], bool]:
             bins.add(f"{m.group(1)}_bin")
         else:
             cubes.add(f"{m.group(1)}_block")
+    if re.search(
+        r"\b(?:the|all\s+(?:the\s+)?|any|both|every)\s*(?:bins|boxes|containers|baskets)\b", text
+    ):
+        bins |= set(world.bin_names)  # "leave the bins alone": nothing goes in any of them
     every = bool(
         re.search(
             r"\b(?:anything|everything|any\s+(?:block|cube)s?|the\s+others?|"

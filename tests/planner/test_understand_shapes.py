@@ -185,3 +185,60 @@ def test_questions_about_the_hand_bins_and_colours(text, expected):
 def test_the_block_on_a_side_of_the_table_selects_it():
     _, after = final("the cube on the right side of the table goes in the red bin", spread())
     assert in_bin(after, "red_bin") == ["blue_block"]
+
+
+# ----------------------------------------------------------- families found by set E
+
+
+def stacked():
+    return world(
+        [
+            cube("green_block", (0.05, -0.1, Z)),
+            cube("red_block", (0.05, -0.1, 0.062), on="green_block"),
+            cube("blue_block", (-0.12, 0.06, Z)),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("name the cubes that are on the table", "2 blocks on the table"),
+        ("list all the blocks in the bins", "0 blocks in the bins"),
+        ("what's the red cube resting on?", "on the green block"),
+        ("is the red one sitting on another block?", "yes"),
+        ("is the blue block resting on anything", "no"),
+    ],
+)
+def test_listing_and_resting_questions(text, expected):
+    out = HybridPlanner().plan(text, stacked())
+    assert out.kind == "answer" and out.steps() == []
+    assert expected in out.understanding.answer.lower()
+
+
+@pytest.mark.parametrize(
+    "text", ["keep away from the bins today", "leave all the bins alone from now on"]
+)
+def test_bins_protected_by_a_bare_prohibition(text):
+    out = HybridPlanner().plan(text, spread())
+    assert out.kind == "answer" and out.steps() == []
+
+
+def test_a_correction_that_says_there_means_the_place_said_first():
+    text, _ = correct("slide the green block to the left, no, actually push it there")
+    assert text == "push the green block to the left"
+
+
+@pytest.mark.parametrize(
+    "text, statement",
+    [
+        ("the workspace seems clean", True),
+        ("everything looks fine", True),
+        ("the table is a mess, tidy it up", False),
+        ("the scene looks messy, could you sort the blocks into the bins", False),
+    ],
+)
+def test_remarks_about_the_scene_are_statements(text, statement):
+    from planner.understand.answers import is_statement
+
+    assert is_statement(text) is statement

@@ -51,8 +51,8 @@ def test_size_kinds_and_categories(entries):
     ids = [e["id"] for e in entries]
     assert len(set(ids)) == len(ids)
     cats = Counter(e["category"] for e in entries)
-    # ("verbs", unusual verbs, came with set C)
-    assert set(cats) == set(CATEGORIES) - {"verbs"}, cats
+    # ("verbs", unusual verbs, came with set C; "kinds", the mixed scene's, with set E)
+    assert set(cats) == set(CATEGORIES) - {"verbs", "kinds"}, cats
     for c, n in cats.items():
         assert n >= (5 if c == "statements" else 12), (c, n)
     assert cats["languages"] >= 40
@@ -297,7 +297,7 @@ def test_the_bench_judges_by_kind(entries, worlds, bench):
 def test_the_second_set_is_well_formed_and_apart(entries, bench):
     second = load_understanding(DEFAULT_PATH.with_name("understanding_b.yaml"))
     assert len(second) >= 60
-    assert {e["category"] for e in second} == set(CATEGORIES) - {"verbs"}
+    assert {e["category"] for e in second} == set(CATEGORIES) - {"verbs", "kinds"}
     assert {e["kind"] for e in second} == set(KINDS)
     assert not {e["id"] for e in entries} & {e["id"] for e in second}
     assert not {_norm(e["instruction"]) for e in entries} & {
@@ -316,7 +316,7 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
     third = load_understanding(DEFAULT_PATH.with_name("understanding_c.yaml"))
     second = load_understanding(DEFAULT_PATH.with_name("understanding_b.yaml"))
     assert len(third) >= 80
-    assert {e["category"] for e in third} == set(CATEGORIES)
+    assert {e["category"] for e in third} == set(CATEGORIES) - {"kinds"}
     assert {e["kind"] for e in third} == set(KINDS)
     earlier = entries + second
     assert not {e["id"] for e in earlier} & {e["id"] for e in third}
@@ -324,3 +324,21 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
     worlds = bench.worlds_for(third, 0)
     _scenes_build_as_written(third, worlds)
     _plans_have_something_to_do(third, worlds)
+
+
+@pytest.mark.parametrize("name, size", [("understanding_d.yaml", 75), ("understanding_e.yaml", 45)])
+def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
+    """Sets D and E (2026-12-03): every kind of outcome, no id or instruction of an earlier
+    set, scenes that build as written and plans with something to do."""
+    order = ["understanding_b.yaml", "understanding_c.yaml", "understanding_d.yaml"]
+    earlier = list(entries)
+    for other in order[: order.index(name) if name in order else len(order)]:
+        earlier += load_understanding(DEFAULT_PATH.with_name(other))
+    later = load_understanding(DEFAULT_PATH.with_name(name))
+    assert len(later) >= size
+    assert {e["kind"] for e in later} == set(KINDS)
+    assert not {e["id"] for e in earlier} & {e["id"] for e in later}
+    assert not {_norm(e["instruction"]) for e in earlier} & {_norm(e["instruction"]) for e in later}
+    worlds = bench.worlds_for(later, 0)
+    _scenes_build_as_written(later, worlds)
+    _plans_have_something_to_do(later, worlds)

@@ -69,6 +69,7 @@ CATEGORIES = (
     "articulated",
     "statements",
     "verbs",
+    "kinds",
 )
 LANGS = ("zh", "es", "fr", "de", "ja", "it", "pt")
 
