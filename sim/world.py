@@ -282,24 +282,23 @@ class WorldState(BaseModel):
     def container_names(self) -> list[str]:
         """The names of the fixtures objects can lie in besides the bins (the drawer), where
         the scene has them."""
-        if not self.fixtures:
+        fx = self.fixtures
+        if not fx:
             return []
-        containers = fixture_registry.CONTAINERS
         return [
             f.container_name(state)
-            for name, state in self.fixtures.items()
-            if (f := containers.get(name)) is not None
+            for name, f in fixture_registry.CONTAINERS.items()
+            if (state := fx.get(name)) is not None
         ]
 
     def container_of(self, name: str) -> str | None:
         """The container fixture object ``name`` lies in (the drawer), if any: its name."""
-        if not self.fixtures:
-            return None
-        containers = fixture_registry.CONTAINERS
-        for fname, state in self.fixtures.items():
-            f = containers.get(fname)
-            if f is not None and name in f.contents(state):
-                return f.container_name(state)
+        fx = self.fixtures
+        if fx:
+            for fname, f in fixture_registry.CONTAINERS.items():
+                state = fx.get(fname)
+                if state is not None and name in f.contents(state):
+                    return f.container_name(state)
         return None
 
     @property
@@ -314,11 +313,11 @@ class WorldState(BaseModel):
         """``in(name, bin_name)``; ``bin_name`` may also be a container fixture (the
         drawer)."""
         o = self.object(name)
-        if self.fixtures:
-            containers = fixture_registry.CONTAINERS
-            for fname, state in self.fixtures.items():
-                f = containers.get(fname)
-                if f is not None and f.container_name(state) == bin_name:
+        fx = self.fixtures
+        if fx:  # (the registry's few containers, not the world's fixtures, are scanned)
+            for fname, f in fixture_registry.CONTAINERS.items():
+                state = fx.get(fname)
+                if state is not None and f.container_name(state) == bin_name:
                     return o is not None and name in f.contents(state)
         return o is not None and o.in_bin == bin_name
 
