@@ -214,12 +214,8 @@ def names_of(kind: str, world: WorldState) -> list[str]:
         return [*world.bin_names, *world.container_names]
     if kind == REGION:
         return world.region_names
-    return [
-        n
-        for name, state in world.fixtures.items()
-        if fixtures.STORED[name].kind == kind
-        for n in fixtures.STORED[name].names(state)
-    ]
+    states = world.fixtures
+    return [n for f in fixtures.of_kind(kind) if f.name in states for n in f.names(states[f.name])]
 
 
 def _home(world: WorldState) -> bool:

@@ -398,7 +398,8 @@ class WorldState(BaseModel):
         if self.fixtures:
             stored = fixture_registry.STORED
             for fname, state in self.fixtures.items():
-                furniture += stored[fname].footprints(state, WALL_MARGIN)
+                if (f := stored.get(fname)) is not None:  # (one unregistered since: none)
+                    furniture += f.footprints(state, WALL_MARGIN)
         return grasp_blockers(o, self.objects, self.bins, axis, furniture, turn)
 
     def grasp_axis(self, name: str) -> str | None:
@@ -479,7 +480,8 @@ class WorldState(BaseModel):
         lines.append(f"gripper: {'holding ' + self.held_object if self.held_object else 'empty'}")
         stored = fixture_registry.STORED
         for fname, fstate in self.fixtures.items():
-            lines += stored[fname].scene_lines(fstate)
+            if (f := stored.get(fname)) is not None:
+                lines += f.scene_lines(fstate)
         return "\n".join(lines)
 
     def compact_json(self) -> str:
