@@ -25,6 +25,10 @@ Literals are ``[not] PREDICATE(ARG, ...)`` over :class:`sim.world.WorldState`:
 ``light_on``                the lamp is lit (articulated scene)
 ==========================  ======================================================
 
+The last four are the fixtures' own (``sim.fixtures``): a fixture declares its predicates,
+the kind of argument that names it and whether objects lie in it, and the tables below are
+rebuilt whenever a fixture is registered, so a new fixture's goal words need no edit here.
+
 An argument is a scene name, ``*`` (*some* present name of that kind makes the literal
 true: ``held(*)`` is "something is held", ``not held(*)`` "nothing is held") or ``all``
 (*every* present name of that kind: ``in(all, blue_bin)``).
@@ -38,11 +42,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sim import scene, scenes
+from sim.fixtures import registry as fixtures
 from sim.world import WorldState
 
 OBJ, BIN, REGION, DRAWER = "object", "bin", "region", "drawer"
-#: predicate -> the kind of each argument
-PREDICATES: dict[str, tuple[str, ...]] = {
+#: The grammar's own predicates -> the kind of each argument.
+CORE_PREDICATES: dict[str, tuple[str, ...]] = {
     "in": (OBJ, BIN),
     "on": (OBJ, OBJ),
     "held": (OBJ,),
@@ -53,22 +58,46 @@ PREDICATES: dict[str, tuple[str, ...]] = {
     "home": (),
     "clear": (OBJ,),
     "above": (OBJ, OBJ),
-    "open": (DRAWER,),
-    "closed": (DRAWER,),
-    "light_on": (),
 }
+#: Every predicate -> the kind of each argument: the grammar's own, then the registered
+#: fixtures' (``open``, ``closed``, ``light_on``), in their order. Updated in place when a
+#: fixture is registered (modules holding this dict see it).
+PREDICATES: dict[str, tuple[str, ...]] = dict(CORE_PREDICATES)
 ANY, ALL = "*", "all"
 #: Most literals in one stated goal (a plan has at most 12 steps; goals stay short).
 MAX_GOAL_LITERALS = 16
 #: Longest literal text accepted.
 MAX_LITERAL_CHARS = 120
-#: a BIN argument may also name the drawer (``in(red_block, drawer)``): a container either way
-_KNOWN = {
-    OBJ: set(scenes.object_names()),  # every scene's
-    BIN: {*scene.BIN_NAMES, scene.DRAWER_NAME},
-    REGION: set(scene.REGIONS),
-    DRAWER: {scene.DRAWER_NAME},
-}
+#: Kind -> the names a goal may give it in any scene. A BIN argument may also name a
+#: container fixture (``in(red_block, drawer)``): a container either way. Updated with
+#: PREDICATES.
+_KNOWN: dict[str, set[str]] = {}
+
+
+def _refresh() -> None:
+    """Rebuild the fixtures' part of PREDICATES and _KNOWN from the registry."""
+    PREDICATES.clear()
+    PREDICATES.update(CORE_PREDICATES)
+    for pred, f in fixtures.PREDICATES.items():
+        PREDICATES[pred] = f.predicates[pred]
+    _KNOWN.clear()
+    _KNOWN.update(
+        {
+            OBJ: set(scenes.object_names()),  # every scene's
+            BIN: {
+                *scene.BIN_NAMES,
+                *(n for f in fixtures.CONTAINERS.values() for n in f.goal_names),
+            },
+            REGION: set(scene.REGIONS),
+        }
+    )
+    for f in fixtures.STORED.values():
+        if f.kind:
+            _KNOWN.setdefault(f.kind, set()).update(f.goal_names)
+
+
+fixtures.RESERVED_PREDICATES.update(CORE_PREDICATES)
+fixtures.on_change(_refresh)
 _LITERAL_RE = re.compile(r"^\s*(not\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*\((.*)\)\s*$", re.S)
 _BARE_RE = re.compile(r"^\s*(not\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*$")
 _NAME_RE = re.compile(r"^(?:[a-z][a-z0-9_]*|\*)$")
@@ -154,10 +183,10 @@ def parse_literal(text: str) -> Literal_:
             raise GoalSyntaxError(f"bad argument {a!r} in {text!r}")
         if a in (ANY, ALL):
             continue
-        if a not in _KNOWN[kind]:
+        if a not in _KNOWN.get(kind, ()):
             raise GoalUnknownName(
                 f"{a!r} in {text!r} is not {'an' if kind == OBJ else 'a'} {kind} of the scene; "
-                f"known: {', '.join(sorted(_KNOWN[kind]))}",
+                f"known: {', '.join(sorted(_KNOWN.get(kind, ())))}",
                 a,
                 kind,
             )
@@ -176,17 +205,17 @@ def absent_names(lit: Literal_, world: WorldState) -> list[tuple[str, str]]:
 
 
 def names_of(kind: str, world: WorldState) -> list[str]:
-    """The names of that kind (object, bin, region, drawer) present in ``world``; the
-    drawer counts as a container only where there is one, so ``in(x, *)`` on the default
-    scene still means "in some bin"."""
-    drawer = world.drawer_names
+    """The names of that kind (object, bin, region, or a fixture's kind: drawer) present in
+    ``world``; a container fixture (the drawer) counts as a container only where there is
+    one, so ``in(x, *)`` on the default scene still means "in some bin"."""
     if kind == OBJ:
         return world.object_names
     if kind == BIN:
-        return [*world.bin_names, *drawer]
-    if kind == DRAWER:
-        return drawer
-    return world.region_names
+        return [*world.bin_names, *world.container_names]
+    if kind == REGION:
+        return world.region_names
+    states = world.fixtures
+    return [n for f in fixtures.of_kind(kind) if f.name in states for n in f.names(states[f.name])]
 
 
 def _home(world: WorldState) -> bool:
@@ -214,12 +243,9 @@ def _atom(pred: str, args: tuple[str, ...], world: WorldState) -> bool:
         return world.clear(*args)
     if pred == "above":
         return world.above(*args)
-    if pred == "open":
-        return world.is_open(*args)
-    if pred == "closed":
-        return world.is_closed(*args)
-    if pred == "light_on":
-        return bool(world.light_on)
+    fixture = fixtures.PREDICATES.get(pred)
+    if fixture is not None:
+        return fixture.holds(pred, args, world.fixtures.get(fixture.name))
     raise GoalSyntaxError(f"unknown predicate {pred!r}")  # unreachable after parsing
 
 

@@ -53,7 +53,7 @@ class Vocabulary:
             tuple(world.object_names),
             tuple(world.bin_names),
             tuple(world.region_names),
-            tuple(world.drawer_names),
+            tuple(world.container_names),
             skills=scene_skills(world),
         )
 

@@ -13,6 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from sim import scenes
+from sim.fixtures import bins as _bins
+from sim.fixtures import button as _button
+from sim.fixtures import drawer as _drawer
+from sim.fixtures import lamp as _lamp
 from sim.objects import TABLETOP_OBJECTS
 
 ASSET_PATH = scenes.TABLETOP.mjcf
@@ -30,11 +34,11 @@ CUBE_HALF = TABLETOP_OBJECTS[0].half_height
 if any(o.half_height != CUBE_HALF for o in TABLETOP_OBJECTS):
     raise ValueError("the tabletop's objects must share one height")
 
-#: Open-top bins, by colour. Names are ``<colour>_bin``.
-BIN_COLORS: tuple[str, ...] = ("red", "green", "blue")
-BIN_NAMES: tuple[str, ...] = tuple(f"{c}_bin" for c in BIN_COLORS)
-BIN_INNER_HALF = 0.06  # inner half width of a bin (m)
-BIN_WALL_HEIGHT = 0.05
+#: Open-top bins, by colour. Names are ``<colour>_bin`` (``sim.fixtures.bins``).
+BIN_COLORS: tuple[str, ...] = _bins.BIN_COLORS
+BIN_NAMES: tuple[str, ...] = _bins.BIN_NAMES
+BIN_INNER_HALF = _bins.BIN_INNER_HALF  # inner half width of a bin (m)
+BIN_WALL_HEIGHT = _bins.BIN_WALL_HEIGHT
 
 ARM_JOINTS: tuple[str, ...] = (
     "j1_base_yaw",
@@ -69,11 +73,6 @@ ACTION_DIM = 4
 #: Workspace of the grip site (m). Targets outside are clipped to it.
 WORKSPACE_LOW = np.array([-0.26, -0.34, 0.012])
 WORKSPACE_HIGH = np.array([0.26, 0.34, 0.32])
-#: In the articulated scene the grip site also reaches this far along -y (m): over the whole
-#: inside of the open drawer (its centre line is at y = -0.351), so that a cube that slid to
-#: the drawer's far side when it was dropped in can still be taken out. Only cubes in the
-#: drawer are called reachable out there; on the table the tabletop's box still holds.
-DRAWER_REACH_Y = -0.38
 
 #: Area where reset() may place cubes (x range, y range), clear of the bins.
 SPAWN_LOW = np.array([-0.20, -0.26])
@@ -110,43 +109,33 @@ SCENE_NAMES: tuple[str, ...] = scenes.NAMES
 DEFAULT_SCENE = scenes.DEFAULT
 ARTICULATED_PATH = scenes.ARTICULATED.mjcf
 
-DRAWER_NAME = "drawer"
-DRAWER_JOINT = "drawer_joint"
-DRAWER_HANDLE = "drawer_handle"  # the knob's geom; ``drawer_handle_site`` is where to grasp
-#: Full travel of the drawer (m): pulled out this far its whole inside is clear of the cabinet.
-DRAWER_TRAVEL = 0.15
-#: The drawer reads ``open`` from this opening on (its inside is then uncovered but for a
-#: strip the fingers never need) and ``closed`` up to DRAWER_CLOSED_MAX.
-DRAWER_OPEN_MIN = 0.12
-DRAWER_CLOSED_MAX = 0.01
-#: Half sizes of the drawer's inside (x along its travel, y across), its floor's top and
-#: its walls' top (m), in the drawer's frame (the inside's centre at table level).
-DRAWER_INNER_HALF = (0.06, 0.046)
-DRAWER_FLOOR_Z = 0.016
-DRAWER_WALL_TOP = 0.065
-#: Thickness of the drawer's front and of its other walls (m).
-DRAWER_FRONT = 0.008
-DRAWER_WALL = 0.005
-#: The knob, relative to the inside's centre: x from the front's outer face outwards
-#: (along -x) HANDLE_OUT, y from HANDLE_Y[0] to HANDLE_Y[1], its top at HANDLE_TOP.
-HANDLE_OUT = 0.05
-HANDLE_Y = (0.0, 0.03)
-HANDLE_TOP = 0.05
-#: The cabinet's footprint (x, y low and high corners; it does not move) and its top (m).
-CABINET_LOW = (0.175, -0.41)
-CABINET_HIGH = (0.321, -0.292)
-CABINET_TOP = 0.083
+#: The drawer's, the button's and the lamp's names and geometry, as the skills and the env
+#: read them: they live with their fixtures (``sim.fixtures.drawer``, ``button``, ``lamp``).
+DRAWER_NAME = _drawer.DRAWER_NAME
+DRAWER_JOINT = _drawer.DRAWER_JOINT
+DRAWER_HANDLE = _drawer.DRAWER_HANDLE
+DRAWER_TRAVEL = _drawer.DRAWER_TRAVEL
+DRAWER_OPEN_MIN = _drawer.DRAWER_OPEN_MIN
+DRAWER_CLOSED_MAX = _drawer.DRAWER_CLOSED_MAX
+DRAWER_INNER_HALF = _drawer.DRAWER_INNER_HALF
+DRAWER_FLOOR_Z = _drawer.DRAWER_FLOOR_Z
+DRAWER_WALL_TOP = _drawer.DRAWER_WALL_TOP
+DRAWER_FRONT = _drawer.DRAWER_FRONT
+DRAWER_WALL = _drawer.DRAWER_WALL
+HANDLE_OUT = _drawer.HANDLE_OUT
+HANDLE_Y = _drawer.HANDLE_Y
+HANDLE_TOP = _drawer.HANDLE_TOP
+CABINET_LOW = _drawer.CABINET_LOW
+CABINET_HIGH = _drawer.CABINET_HIGH
+CABINET_TOP = _drawer.CABINET_TOP
+DRAWER_REACH_Y = _drawer.DRAWER_REACH_Y
 
-BUTTON_NAME = "button"
-#: Half the side of the button's square housing (m); the cap stands on it.
-BUTTON_HOUSING_HALF = 0.025
-BUTTON_JOINT = "button_joint"
-#: The button counts as pressed once pushed this far down (m; its travel is 0.01) and as
-#: released once back above BUTTON_RELEASE_DEPTH: each press-then-release flips the light.
-BUTTON_PRESS_DEPTH = 0.006
-BUTTON_RELEASE_DEPTH = 0.002
-#: Where the light's state and the button's latch live in ``data.userdata``.
-LIGHT_USERDATA = 0
-LATCH_USERDATA = 1
-LAMP_GEOM = "lamp_bulb"
-LAMP_LIGHT = "lamp_light"
+BUTTON_NAME = _button.BUTTON_NAME
+BUTTON_HOUSING_HALF = _button.BUTTON_HOUSING_HALF
+BUTTON_JOINT = _button.BUTTON_JOINT
+BUTTON_PRESS_DEPTH = _button.BUTTON_PRESS_DEPTH
+BUTTON_RELEASE_DEPTH = _button.BUTTON_RELEASE_DEPTH
+LIGHT_USERDATA = _lamp.LIGHT_USERDATA
+LATCH_USERDATA = _button.LATCH_USERDATA
+LAMP_GEOM = _lamp.LAMP_GEOM
+LAMP_LIGHT = _lamp.LAMP_LIGHT

@@ -10,13 +10,21 @@ from __future__ import annotations
 import json
 import math
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import mujoco
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from sim import call_memo, scene, scenes
+from sim.fixtures import registry as fixture_registry
+from sim.fixtures.base import Furniture as Furniture  # (re-exported)
+from sim.fixtures.base import box as _box
+from sim.fixtures.button import ButtonState as ButtonState  # (re-exported)
+from sim.fixtures.button import button_footprint as _button_footprint
+from sim.fixtures.drawer import DrawerState as DrawerState  # (re-exported)
+from sim.fixtures.drawer import furniture_footprints as _furniture_footprints
 from sim.geometry import square_footprint as square_footprint  # (re-exported)
 from sim.objects import spec as object_spec
 
@@ -114,37 +122,17 @@ class RegionState(BaseModel):
     radius: float = scene.REGION_RADIUS
 
 
-class DrawerState(BaseModel):
-    """The articulated scene's drawer: how far it is out, and what lies in it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = scene.DRAWER_NAME
-    opening: float = 0.0  # m pulled out (the joint's value; a hard push may read -0.01)
-    is_open: bool = False
-    is_closed: bool = True
-    pos: tuple[float, float, float] = (0.0, 0.0, 0.0)  # centre of its inside, table level
-    inner_half: tuple[float, float] = scene.DRAWER_INNER_HALF
-    handle_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)  # where the fingers grasp
-    contents: list[str] = Field(default_factory=list)
-
-
-class ButtonState(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    name: str = scene.BUTTON_NAME
-    pos: tuple[float, float, float] = (0.0, 0.0, 0.0)  # centre of the cap's top, at rest
-    depth: float = 0.0  # m pushed down
-    pressed: bool = False  # held past the press depth, not yet released
-
-
-#: Fields of the articulated scene, left out of the serialised form when absent so that the
-#: default scene's JSON is what it always was.
+#: The world JSON keys of the articulated scene's fixtures (``sim.fixtures``), left out of
+#: the serialised form when absent so that the default scene's JSON is what it always was.
 ARTICULATED_FIELDS = ("drawer", "button", "light_on")
 
 
 class WorldState(BaseModel):
-    """Snapshot of the scene: objects, placement targets, what the gripper holds."""
+    """Snapshot of the scene: objects, placement targets, what the gripper holds, and the
+    state of each fixture the scene has besides its bins (``fixtures``: fixture name ->
+    state, ``sim.fixtures``). A fixture's state is written in the JSON under its own key at
+    the top level (``"drawer": {...}``, ``"light_on": true``), as episodes have always had
+    it, and read back from there."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -154,22 +142,106 @@ class WorldState(BaseModel):
     held_object: str | None = None
     grip_pos: tuple[float, float, float] = (0.0, 0.0, 0.0)
     gripper_opening: float = 0.0
-    #: The articulated scene only (None elsewhere, and then not serialised).
-    drawer: DrawerState | None = None
-    button: ButtonState | None = None
-    light_on: bool | None = None
+    #: Fixture name -> its state, in the registry's order (none on the tabletop). Replace
+    #: the dict rather than change it in place: a shallow copy of the world shares it.
+    fixtures: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fixture_keys(cls, data: Any) -> Any:
+        """Each fixture's state from its top-level key (an episode's JSON, or
+        ``WorldState(drawer=...)``), into ``fixtures``; a state given as data is validated
+        as its fixture's state type."""
+        if not isinstance(data, dict):
+            return data
+        if "fixtures" not in data and fixture_registry.BY_KEY.keys().isdisjoint(data):
+            return data  # (the common case: one set test)
+        data = dict(data)
+        given = dict(data.pop("fixtures", None) or {})
+        for key, name in fixture_registry.BY_KEY.items():
+            if key in data:
+                value = data.pop(key)
+                if value is not None:
+                    given[name] = value
+        unknown = [n for n in given if n not in fixture_registry.STORED]
+        if unknown:
+            known = ", ".join(fixture_registry.STORED)
+            raise ValueError(f"unknown fixture(s) {unknown}; known: {known}")
+        data["fixtures"] = {
+            n: f.load(given[n]) for n, f in fixture_registry.STORED.items() if n in given
+        }
+        return data
 
     @model_serializer(mode="wrap")
     def _drop_absent(self, handler):
         out = handler(self)
         if isinstance(out, dict):
-            for k in ARTICULATED_FIELDS:
-                if k in out and out[k] is None:
-                    del out[k]
+            states = out.pop("fixtures", None) or {}
+            for name, f in fixture_registry.STORED.items():
+                if name in states and states[name] is not None:
+                    out[f.world_key] = states[name]
             for o in out.get("objects") or ():
                 if isinstance(o, dict) and o.get("kind") == "cube":
                     del o["kind"]
         return out
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False):
+        """pydantic's copy; a fixture's key in ``update`` (``{"drawer": d}``,
+        ``{"light_on": True}``) replaces that fixture's state (None removes it)."""
+        if update and not fixture_registry.BY_KEY.keys().isdisjoint(update):
+            update = dict(update)
+            states = dict(update.get("fixtures", self.fixtures))
+            for key, name in fixture_registry.BY_KEY.items():
+                if key in update:
+                    value = update.pop(key)
+                    if value is None:
+                        states.pop(name, None)
+                    else:
+                        states[name] = value
+            update["fixtures"] = _in_registry_order(states)
+        return super().model_copy(update=update, deep=deep)
+
+    def _set_fixture(self, name: str, state: Any) -> None:
+        """Replace (None: remove) one fixture's state, the dict copied, not changed."""
+        states = dict(self.fixtures)
+        if state is None:
+            states.pop(name, None)
+        else:
+            fresh = name not in states
+            states[name] = state
+            if fresh:
+                states = _in_registry_order(states)
+        self.fixtures = states
+
+    # ---------------------------------------------------------------- fixtures
+    # (the articulated scene's, by their old field names: plain dict reads, the skills and
+    # the planner ask them often)
+    @property
+    def drawer(self) -> DrawerState | None:
+        """The drawer's state (``fixtures["drawer"]``), None in a scene without one."""
+        return self.fixtures.get("drawer")
+
+    @drawer.setter
+    def drawer(self, state: DrawerState | None) -> None:
+        self._set_fixture("drawer", state)
+
+    @property
+    def button(self) -> ButtonState | None:
+        """The button's state (``fixtures["button"]``), None in a scene without one."""
+        return self.fixtures.get("button")
+
+    @button.setter
+    def button(self, state: ButtonState | None) -> None:
+        self._set_fixture("button", state)
+
+    @property
+    def light_on(self) -> bool | None:
+        """Whether the lamp is lit (``fixtures["lamp"]``), None in a scene without one."""
+        return self.fixtures.get("lamp")
+
+    @light_on.setter
+    def light_on(self, state: bool | None) -> None:
+        self._set_fixture("lamp", state)
 
     # ---------------------------------------------------------------- lookup
     # (plain loops: the bridge looks names up a few dozen times a step, and a generator
@@ -203,7 +275,31 @@ class WorldState(BaseModel):
     @property
     def drawer_names(self) -> list[str]:
         """The drawer's name where the scene has one (a container like a bin), else none."""
-        return [self.drawer.name] if self.drawer is not None else []
+        d = self.fixtures.get("drawer")
+        return [d.name] if d is not None else []
+
+    @property
+    def container_names(self) -> list[str]:
+        """The names of the fixtures objects can lie in besides the bins (the drawer), where
+        the scene has them."""
+        fx = self.fixtures
+        if not fx:
+            return []
+        return [
+            f.container_name(state)
+            for name, f in fixture_registry.CONTAINERS.items()
+            if (state := fx.get(name)) is not None
+        ]
+
+    def container_of(self, name: str) -> str | None:
+        """The container fixture object ``name`` lies in (the drawer), if any: its name."""
+        fx = self.fixtures
+        if fx:
+            for fname, f in fixture_registry.CONTAINERS.items():
+                state = fx.get(fname)
+                if state is not None and name in f.contents(state):
+                    return f.container_name(state)
+        return None
 
     @property
     def region_names(self) -> list[str]:
@@ -214,10 +310,15 @@ class WorldState(BaseModel):
         return self.held_object == name
 
     def in_(self, name: str, bin_name: str) -> bool:
-        """``in(name, bin_name)``; ``bin_name`` may also be the drawer."""
+        """``in(name, bin_name)``; ``bin_name`` may also be a container fixture (the
+        drawer)."""
         o = self.object(name)
-        if self.drawer is not None and bin_name == self.drawer.name:
-            return o is not None and name in self.drawer.contents
+        fx = self.fixtures
+        if fx:  # (the registry's few containers, not the world's fixtures, are scanned)
+            for fname, f in fixture_registry.CONTAINERS.items():
+                state = fx.get(fname)
+                if state is not None and f.container_name(state) == bin_name:
+                    return o is not None and name in f.contents(state)
         return o is not None and o.in_bin == bin_name
 
     def in_drawer(self, name: str) -> bool:
@@ -293,9 +394,12 @@ class WorldState(BaseModel):
         o = self.object(name)
         if o is None or o.held or o.fallen:
             return []
-        furniture = furniture_footprints(self.drawer) if self.drawer is not None else []
-        if self.button is not None:
-            furniture = [*furniture, button_footprint(self.button)]
+        furniture: list[Furniture] = []
+        if self.fixtures:
+            stored = fixture_registry.STORED
+            for fname, state in self.fixtures.items():
+                if (f := stored.get(fname)) is not None:  # (one unregistered since: none)
+                    furniture += f.footprints(state, WALL_MARGIN)
         return grasp_blockers(o, self.objects, self.bins, axis, furniture, turn)
 
     def grasp_axis(self, name: str) -> str | None:
@@ -352,8 +456,8 @@ class WorldState(BaseModel):
         for o in self.objects:
             if o.held:
                 where = "held by the gripper"
-            elif self.in_drawer(o.name):
-                where = f"in {self.drawer.name}"  # type: ignore[union-attr]
+            elif (container := self.container_of(o.name)) is not None:
+                where = f"in {container}"
             elif o.in_bin:
                 where = f"in {o.in_bin}"
             elif o.on:
@@ -374,16 +478,23 @@ class WorldState(BaseModel):
         lines.append("bins: " + ", ".join(self.bin_names))
         lines.append("table regions: " + ", ".join(self.region_names))
         lines.append(f"gripper: {'holding ' + self.held_object if self.held_object else 'empty'}")
-        if self.drawer is not None:
-            d = self.drawer
-            state = "open" if d.is_open else "closed" if d.is_closed else "part open"
-            lines.append(f"{d.name}: {state} ({d.opening:.2f} m out)")
-        if self.light_on is not None:
-            lines.append(f"light: {'on' if self.light_on else 'off'}")
+        stored = fixture_registry.STORED
+        for fname, fstate in self.fixtures.items():
+            if (f := stored.get(fname)) is not None:
+                lines += f.scene_lines(fstate)
         return "\n".join(lines)
 
     def compact_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
+
+
+# a fixture's JSON key sits beside the world's own fields: it may not be one of them
+fixture_registry.RESERVED_KEYS.update(WorldState.model_fields)
+
+
+def _in_registry_order(states: dict[str, Any]) -> dict[str, Any]:
+    """``states`` ordered as the fixtures were registered (the scene text's order)."""
+    return {n: states[n] for n in fixture_registry.STORED if n in states}
 
 
 class _SceneIndex:
@@ -397,10 +508,15 @@ class _SceneIndex:
         self.left = {model.geom(g).id for g in ("finger_left_geom", "finger_left_pad")}
         self.right = {model.geom(g).id for g in ("finger_right_geom", "finger_right_pad")}
         # the bins the scene has (a scene without the bins fixture has none)
-        self.bins = {n: i for n in scene.BIN_NAMES if (i := _body_id(model, n)) >= 0}
+        self.bins: dict[str, int] = fixture_registry.get("bins").find(model) or {}
         self.site = model.site("grip_site").id
         self.finger_q = [model.jnt_qposadr[model.joint(j).id] for j in scene.FINGER_JOINTS]
-        self.drawer = _ArticulatedIndex(model) if _has_joint(model, scene.DRAWER_JOINT) else None
+        # the other fixtures the model has, each with what it needs to read its state
+        self.fixtures = [
+            (f, idx) for f in fixture_registry.STORED.values() if (idx := f.find(model)) is not None
+        ]
+        #: the registry as this index saw it (a fixture registered later means a new index)
+        self.version = fixture_registry.version
 
 
 def _objects_of(model: mujoco.MjModel) -> list[str]:
@@ -413,24 +529,6 @@ def _body_id(model: mujoco.MjModel, name: str) -> int:
     return int(mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, name))
 
 
-def _has_joint(model: mujoco.MjModel, name: str) -> bool:
-    return mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name) >= 0
-
-
-class _ArticulatedIndex:
-    """Ids of the articulated scene's drawer, button and handle."""
-
-    def __init__(self, model: mujoco.MjModel):
-        self.drawer_q = model.jnt_qposadr[model.joint(scene.DRAWER_JOINT).id]
-        self.drawer_body = model.body(scene.DRAWER_NAME).id
-        self.handle = model.site(f"{scene.DRAWER_HANDLE}_site").id
-        self.button_q = model.jnt_qposadr[model.joint(scene.BUTTON_JOINT).id]
-        self.button_body = model.body(scene.BUTTON_NAME).id
-        self.cap_top = float(model.geom_pos[model.geom("button_cap").id][2]) + float(
-            model.geom_size[model.geom("button_cap").id][1]
-        )
-
-
 _INDEX: dict[int, tuple[weakref.ref, _SceneIndex]] = {}
 
 
@@ -439,7 +537,7 @@ def _index(model: mujoco.MjModel) -> _SceneIndex:
     # of another scene (the articulated one has more to index)
     key = id(model)
     entry = _INDEX.get(key)
-    if entry is None or entry[0]() is not model:
+    if entry is None or entry[0]() is not model or entry[1].version != fixture_registry.version:
         entry = (weakref.ref(model), _SceneIndex(model))
         _INDEX[key] = entry
     return entry[1]
@@ -461,10 +559,6 @@ def reachable_xy(x: float, y: float, low_y: float = _LOW[1]) -> bool:
     r = math.hypot(x - _BASE_X, y - _BASE_Y)
     in_box = _LOW[0] - 1e-9 <= x <= _HIGH[0] + 1e-9 and low_y - 1e-9 <= y <= _HIGH[1] + 1e-9
     return in_box and REACH_MIN_R <= r <= REACH_MAX_R
-
-
-def _box(x0: float, x1: float, y0: float, y1: float) -> list[tuple[float, float]]:
-    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
 
 def _extent(poly: list[tuple[float, float]]) -> tuple[float, float, float, float] | None:
@@ -535,47 +629,14 @@ def bin_walls(b: BinState, grow: float = 0.0) -> list[list[tuple[float, float]]]
     ]
 
 
-#: A piece of furniture for :func:`grasp_blockers`: its name, its top (m) and footprints.
-Furniture = tuple[str, float, list[list[tuple[float, float]]]]
-
-
 def furniture_footprints(d: DrawerState, grow: float = WALL_MARGIN) -> list[Furniture]:
-    """The articulated scene's cabinet, the drawer's walls and its knob as footprints (each
-    grown by ``grow``), where the drawer stands now: what fingers and palm must keep out of.
-    The floor is not among them: fingers grasping a cube in the drawer stay above it."""
-    (lx, ly), (hx_, hy_) = scene.CABINET_LOW, scene.CABINET_HIGH
-    cabinet = [_box(lx - grow, hx_ + grow, ly - grow, hy_ + grow)]
-    cx, cy = d.pos[0], d.pos[1]
-    hx, hy = d.inner_half
-    f, w, g = scene.DRAWER_FRONT, scene.DRAWER_WALL, grow
-    walls = [
-        _box(cx - hx - f - g, cx - hx + g, cy - hy - w - g, cy + hy + w + g),  # front
-        _box(cx + hx - g, cx + hx + w + g, cy - hy - w - g, cy + hy + w + g),  # back
-        _box(cx - hx - f - g, cx + hx + w + g, cy + hy - g, cy + hy + w + g),  # +y side
-        _box(cx - hx - f - g, cx + hx + w + g, cy - hy - w - g, cy - hy + g),  # -y side
-    ]
-    x0 = cx - hx - f
-    handle = [
-        _box(
-            x0 - scene.HANDLE_OUT - g,
-            x0 + g,
-            cy + scene.HANDLE_Y[0] - g,
-            cy + scene.HANDLE_Y[1] + g,
-        )
-    ]
-    return [
-        ("cabinet", scene.CABINET_TOP, cabinet),
-        (f"{d.name} wall", scene.DRAWER_WALL_TOP, walls),
-        (f"{d.name} handle", scene.HANDLE_TOP, handle),
-    ]
+    """The drawer fixture's footprints (``sim.fixtures.drawer``), grown by ``grow``."""
+    return _furniture_footprints(d, grow)
 
 
 def button_footprint(b: ButtonState, grow: float = WALL_MARGIN) -> Furniture:
-    """The button's housing (with its cap on top) as a footprint grown by ``grow``: a
-    finger coming down beside a cube just in front of it lands on it."""
-    h = scene.BUTTON_HOUSING_HALF + grow
-    x, y = b.pos[0], b.pos[1]
-    return (b.name, b.pos[2], [_box(x - h, x + h, y - h, y + h)])
+    """The button fixture's footprint (``sim.fixtures.button``), grown by ``grow``."""
+    return _button_footprint(b, grow)
 
 
 def _walls_block(fingers, palm, tip_z: float, palm_z: float, top: float, walls) -> bool:
@@ -717,41 +778,6 @@ def _support_of(
     return on
 
 
-def _over_drawer(p: list[float], centre: list[float]) -> bool:
-    """Whether a point ``p`` lies over the inside of the drawer centred at ``centre``, at
-    any height (a cube in it, or being lifted out of it): the arm reaches further there."""
-    hx, hy = scene.DRAWER_INNER_HALF
-    return abs(p[0] - centre[0]) < hx and abs(p[1] - centre[1]) < hy
-
-
-def _in_drawer(p: list[float], centre: list[float], half: float) -> bool:
-    """Whether an object of half height ``half`` centred at ``p`` lies inside the drawer
-    whose inside is centred at ``centre`` (x, y; table level): within its walls and below
-    their top."""
-    return _over_drawer(p, centre) and scene.DRAWER_FLOOR_Z < p[2] < scene.DRAWER_WALL_TOP + half
-
-
-def _drawer_state(a: _ArticulatedIndex, data: mujoco.MjData, contents: list[str]) -> DrawerState:
-    opening = float(data.qpos[a.drawer_q])
-    return DrawerState(
-        opening=opening,
-        is_open=opening >= scene.DRAWER_OPEN_MIN,
-        is_closed=opening <= scene.DRAWER_CLOSED_MAX,
-        pos=_xyz(data.xpos[a.drawer_body]),
-        handle_pos=_xyz(data.site_xpos[a.handle]),
-        contents=contents,
-    )
-
-
-def _button_state(a: _ArticulatedIndex, data: mujoco.MjData) -> ButtonState:
-    x, y, z = _xyz(data.xpos[a.button_body])
-    return ButtonState(
-        pos=(x, y, z - float(data.qpos[a.button_q]) + a.cap_top),
-        depth=-float(data.qpos[a.button_q]),
-        pressed=bool(data.userdata[scene.LATCH_USERDATA]),
-    )
-
-
 def _xyz(v) -> tuple[float, float, float]:
     return (float(v[0]), float(v[1]), float(v[2]))
 
@@ -773,20 +799,9 @@ def extract_world_state(model: mujoco.MjModel, data: mujoco.MjData) -> WorldStat
             continue
         raw[n] = (p, data.xquat[b])
 
-    art = ix.drawer
     opening = float(data.qpos[ix.finger_q[0]] + data.qpos[ix.finger_q[1]])
-    if art is None:
-        return world_from_poses(raw, held, grip, opening, bins)
-    return world_from_poses(
-        raw,
-        held,
-        grip,
-        opening,
-        bins,
-        _drawer_state(art, data, []),
-        _button_state(art, data),
-        bool(data.userdata[scene.LIGHT_USERDATA]),
-    )
+    states = {f.name: f.extract(idx, data) for f, idx in ix.fixtures}
+    return world_from_poses(raw, held, grip, opening, bins, fixtures=states)
 
 
 def world_from_poses(
@@ -798,14 +813,26 @@ def world_from_poses(
     drawer: DrawerState | None = None,
     button: ButtonState | None = None,
     light_on: bool | None = None,
+    *,
+    fixtures: Mapping[str, Any] | None = None,
 ) -> WorldState:
     """World state from the cubes' poses (``raw``: name -> (centre as a list of floats,
-    (w, x, y, z) quaternion)), what the gripper holds and where, the bins and, in the
-    articulated scene, the drawer (its contents are filled in here), the button and the
-    light: the predicates of :func:`extract_world_state`, from poses however they were
-    obtained (physics, or a camera's estimate: ``sim.perception``)."""
-    drawer_xy = list(drawer.pos) if drawer is not None else None
-    contents: list[str] = []
+    (w, x, y, z) quaternion)), what the gripper holds and where, the bins and the other
+    fixtures' states (``fixtures``: name -> state; a container's contents are filled in
+    here): the predicates of :func:`extract_world_state`, from poses however they were
+    obtained (physics, or a camera's estimate: ``sim.perception``). ``drawer``, ``button``
+    and ``light_on`` are the articulated scene's states as callers have always passed them
+    (read only with a drawer)."""
+    states = dict(fixtures) if fixtures else {}
+    if drawer is not None:
+        legacy = {"drawer": drawer, "button": button, "lamp": light_on}
+        states.update((k, v) for k, v in legacy.items() if v is not None)
+    # the container fixtures (the drawer), each with the objects found in it
+    containers: list[tuple[Any, Any, list[str]]] = [
+        (f, st, [])
+        for name, st in states.items()
+        if (f := fixture_registry.CONTAINERS.get(name)) is not None
+    ]
     objects = []
     specs = {n: object_spec(n) for n in raw}
     # half heights of the objects that can carry another (a ball cannot)
@@ -817,23 +844,27 @@ def world_from_poses(
         in_bin = None
         if not is_held and not fallen:
             in_bin = _bin_of(p, bins, half)
-        in_drawer = (
-            drawer_xy is not None
-            and not is_held
-            and not fallen
-            and in_bin is None
-            and _in_drawer(p, drawer_xy, half)
-        )
-        if in_drawer:
-            contents.append(n)
+        inside = False  # in a container fixture
+        low_y = _LOW[1]  # how far the arm reaches along -y over it
+        if containers:
+            if not is_held and not fallen and in_bin is None:
+                for f, st, contents in containers:
+                    if f.encloses(st, p, half):
+                        contents.append(n)
+                        inside = True
+                        break
+            for f, st, _ in containers:
+                if (reach := f.reach_low_y(st, p)) is not None:
+                    low_y = reach
+                    break
         on = None
-        if not is_held and not fallen and in_bin is None and not in_drawer:
+        if not is_held and not fallen and in_bin is None and not inside:
             on = _support_of(n, p, half, raw, held, carriers)
         on_table = (
             not is_held
             and not fallen
             and in_bin is None
-            and not in_drawer
+            and not inside
             and on is None
             and 0.0 < p[2] < half + ON_TABLE_ABOVE
         )
@@ -848,16 +879,7 @@ def world_from_poses(
                 on_table=bool(on_table),
                 in_bin=in_bin,
                 on=on,
-                reachable=bool(
-                    not fallen
-                    and cube_reachable(
-                        float(p[0]),
-                        float(p[1]),
-                        scene.DRAWER_REACH_Y
-                        if drawer_xy is not None and _over_drawer(p, drawer_xy)
-                        else _LOW[1],
-                    )
-                ),
+                reachable=bool(not fallen and cube_reachable(float(p[0]), float(p[1]), low_y)),
                 fallen=fallen,
             )
         )
@@ -870,9 +892,8 @@ def world_from_poses(
         grip_pos=_xyz(grip),
         gripper_opening=gripper_opening,
     )
-    if drawer is not None:
-        drawer.contents = contents
-        world.drawer = drawer
-        world.button = button
-        world.light_on = light_on
+    if states:
+        for f, st, contents in containers:
+            f.set_contents(st, contents)
+        world.fixtures = _in_registry_order(states)
     return world

@@ -391,7 +391,8 @@ def in_support(skill: str, world: WorldState, params: SkillParams) -> bool:
         n = getattr(params, f, None)
         if not isinstance(n, str):
             continue
-        if world.drawer is not None and (n == world.drawer.name or world.in_drawer(n)):
+        # a container fixture (the drawer), or an object in one: no rollout held either
+        if world.fixtures and (n in world.container_names or world.container_of(n) is not None):
             return False
         o = world.object(n)
         if o is not None and not o.held and o.pos[2] > top:

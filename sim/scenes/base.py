@@ -8,9 +8,12 @@ gymnasium ids all read the scene from here, so a scene is one module with one
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from sim import fixtures as _fixtures
+from sim.fixtures import Fixture
 from sim.objects import ObjectSpec
 
 #: Where the scenes' MJCF files live.
@@ -18,11 +21,11 @@ ASSETS = Path(__file__).resolve().parent.parent / "assets"
 #: The robot (arm, gripper, their actuators), included by every scene file.
 ROBOT_XML = ASSETS / "robot.xml"
 
-#: The fixtures a scene can have. ``bins``: open-top bins to put objects in; ``drawer``: a
-#: drawer that opens along x (its cabinet holds it); ``button``: a push button that flips
-#: ``lamp``'s light. The articulated fixtures' state is in ``WorldState`` (``drawer``,
-#: ``button``, ``light_on``).
-FIXTURES: tuple[str, ...] = ("bins", "drawer", "button", "lamp")
+#: The fixtures a scene can have, by name (``sim.fixtures``: the registry itself, so a
+#: fixture registered later is known here too). ``bins``: open-top bins to put objects in;
+#: ``drawer``: a drawer that opens along x (its cabinet holds it); ``button``: a push button
+#: that flips ``lamp``'s light. Their state is in ``WorldState.fixtures``.
+FIXTURES: Mapping[str, Fixture] = _fixtures.FIXTURES
 #: Where an arena's object bodies begin, to the end of that world body: what
 #: ``write_objects`` replaces (the tabletop file's comment before its cubes).
 OBJECTS_MARKER = "<!-- cubes:"
@@ -52,7 +55,9 @@ class SceneSpec:
             raise ValueError(f"scene name {self.name!r}: letters, digits and _ only")
         unknown = [f for f in self.fixtures if f not in FIXTURES]
         if unknown:
-            raise ValueError(f"scene {self.name}: unknown fixture(s) {unknown}; known: {FIXTURES}")
+            raise ValueError(
+                f"scene {self.name}: unknown fixture(s) {unknown}; known: {', '.join(FIXTURES)}"
+            )
         names = [o.name for o in self.objects]
         if len(set(names)) != len(names):
             raise ValueError(f"scene {self.name}: two objects share a name")
@@ -79,7 +84,7 @@ class SceneSpec:
     def has(self, fixture: str) -> bool:
         """Whether the scene has ``fixture`` (one of :data:`FIXTURES`)."""
         if fixture not in FIXTURES:
-            raise ValueError(f"unknown fixture {fixture!r}; known: {FIXTURES}")
+            raise ValueError(f"unknown fixture {fixture!r}; known: {', '.join(FIXTURES)}")
         return fixture in self.fixtures
 
     @property
