@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from skills.base import smoothed
+from skills.border import clear_of_border
 
 
 def run_retreat(sim, skill, binding, smoothing=None) -> int:
@@ -50,11 +51,12 @@ def settle(sim, grip: float | None) -> int:
 def confirm(sim, skill, binding, before, params, smoothing=None) -> str:
     """With ``--perception camera``, after the estimate crossed into success: the skill's
     retreat and a settle of :data:`SETTLE_STEPS`, then the success test again on the
-    estimate, with every object it is about confirmed by this frame's images and the
-    verdict the same for the object's estimate moved by perception's error; where they do
-    not, the arm goes home to look again (:func:`look_again`). ``"success"``: claimed;
-    ``"uncertain"``: the test passes on a belief the images cannot confirm (reported, not
-    claimed); ``"undone"``: the test no longer passes."""
+    estimate, with every cube it rests on pinned by this frame's images and the verdict the
+    same for their estimates moved by their possible error (``sim.perception.confirm``);
+    where they are not, the arm goes home to look again (:func:`look_again`).
+    ``"success"``: claimed; ``"uncertain"``: the test passes on a belief the images cannot
+    confirm (reported, not claimed); ``"undone"``: the test no longer passes (or, for a
+    push, seen from home, its cube is too near the target's border to call)."""
     run_retreat(sim, skill, binding, smoothing)
     if not skill.success(before, sim.world_state(), params):
         return "undone"
@@ -62,7 +64,11 @@ def confirm(sim, skill, binding, before, params, smoothing=None) -> str:
         return "success"
     if not look_again(sim):
         return "uncertain"
-    if not skill.success(before, sim.world_state(), params):
+    # the images at their best: a push whose cube is now seen too near its target's border
+    # to call goes on (:func:`clear_of_border`), its policy aiming further in
+    if not skill.success(before, sim.world_state(), params) or not clear_of_border(
+        sim, skill, binding, before, params
+    ):
         return "undone"
     return "uncertain" if claim_unsure(sim, skill.name, binding, before, params) else "success"
 
@@ -78,18 +84,21 @@ def look_again(sim) -> bool:
     return SkillExecutor("scripted").run(sim, {"skill": "home"}).steps > 0
 
 
-def claim_unsure(sim, skill: str, binding, before=None, params=None) -> list[str]:
-    """The beliefs a skill's success rests on that this frame's images do not confirm: its
-    cube (a held one is confirmed by the fingers' own joints), the drawer or the light;
-    with ``before`` and ``params``, also its cube where the success test fails for the
-    cube's estimate moved by perception's error (``Perception.worlds_near``)."""
+def claim_unsure(sim, skill: str, binding, before, params) -> list[str]:
+    """The beliefs a skill's success rests on that this frame's images do not confirm
+    (``sim.perception.confirm``): its cube, its target cube and any other without which
+    the success test would not pass (a neighbour a region's "beside" counts) where the
+    images do not pin them (unseen, partly hidden, or placed from their sides only; a held
+    one is confirmed by the fingers' own joints; onto a cube, the stacking is confirmed by
+    the column seen), the drawer or the light where uncertain; else a cube whose estimate
+    moved by its possible error fails the test."""
+    from sim.perception.confirm import unconfirmed
     from skills.registry import get
 
-    unsure = set(sim.perception.report()["uncertain"])
-    names = [] if binding.cube is None else [sim.object_names[binding.cube]]
-    out = [n for n in (*names, *get(skill).success_rests_on) if n in unsure]
-    if before is not None and names and not out:
-        s = get(skill)
-        if not all(s.success(before, w, params) for w in sim.perception.worlds_near(sim, names)):
-            out.append(names[0])
-    return out
+    s = get(skill)
+    rows = [r for r in (binding.cube, binding.target_cube) if r is not None]
+    names = [sim.object_names[r] for r in rows]
+    stacked = names if binding.target_kind == "cube" else ()
+    return unconfirmed(
+        sim, lambda w: s.success(before, w, params), names, stacked, extra=s.success_rests_on
+    )

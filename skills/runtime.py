@@ -15,6 +15,7 @@ import numpy as np
 from sim.env import TabletopEnv
 from sim.world import WorldState
 from skills.base import Binding, Skill, SkillParams, smoothed
+from skills.border import clear_of_border
 from skills.policy import MLPPolicy, PolicyError, load_policy, pretrained_dir
 from skills.registry import get
 
@@ -116,7 +117,9 @@ class SkillExecutor:
                 on_step(action)
             env.step_physics(action)
             after = env.world_state()
-            if skill.success(before, after, params):
+            if skill.success(before, after, params) and clear_of_border(
+                env, skill, binding, before, params
+            ):
                 return self._retreat(env, skill, binding, params, before, step, on_step, policy)
             why = skill.doomed(before, after, params, binding)
             if why is not None:  # stop now: the runner replans at once

@@ -17,6 +17,7 @@ from gymnasium import spaces
 from sim import scene
 from sim.env import TabletopEnv
 from skills.base import Smoothing, arm_motion, from_world, smoothed, to_world
+from skills.border import clear_of_border
 from skills.registry import get
 
 if TYPE_CHECKING:
@@ -177,6 +178,8 @@ class SkillEnv(gym.Env[np.ndarray, np.ndarray]):
         raw = self.sim.observe()
         self._raw = raw
         success = self.skill.success(self.before, self.sim.world_state(), self.params)
+        if success and self.sim.perception is not None:  # from images: clear of the border
+            success = clear_of_border(self.sim, self.skill, self.binding, self.before, self.params)
         phi = self.skill.potential(raw, self.binding)
         shaping = SHAPING_SCALE * (phi - self._phi)
         bonus = SUCCESS_BONUS if success else 0.0

@@ -148,13 +148,19 @@ class Perception:
             )
         return out
 
-    def world_state(self, env, shift: dict[str, np.ndarray] | None = None) -> WorldState:
+    def world_state(
+        self, env, shift: dict[str, np.ndarray] | None = None, without: str | None = None
+    ) -> WorldState:
         """The world state of the estimate, by the predicates physics' uses; ``shift``
-        moves named cubes' estimates by an (x, y) offset (see :meth:`worlds_near`)."""
+        moves named cubes' estimates by an (x, y) offset (see :meth:`worlds_near`);
+        ``without`` leaves one cube out (what a verdict rests on: ``sim.perception.
+        confirm``)."""
         b = self.update(env)
         shift = shift or {}
         raw = {}
         for n, t in b.tracks.items():
+            if n == without:
+                continue
             p = t.pos.copy()
             if n in shift:
                 p[:2] += shift[n]

@@ -68,6 +68,12 @@ class Track:
     age: int = 0  # frames since last confirmed
     #: Placed from its sides, never from its whole top face (a cube under another).
     sides_only: bool = False
+    #: The fraction of its top face hidden where this frame placed it from a partly hidden
+    #: face, with the prior's help (0: seen whole, held, or not seen): its error is up to
+    #: the hidden strip's width (``sim.perception.confirm``).
+    hidden: float = 0.0
+    #: Where this frame saw the visible part of that face (its mean, x and y), else None.
+    face_xy: tuple[float, float] | None = None
 
 
 @dataclass
@@ -133,7 +139,7 @@ class Tracker:
             if name == b.held:
                 assert t is not None
                 t.pos = grip + (self._offset if self._hand is None else self._hand @ self._offset)
-                t.seen, t.age = True, 0
+                t.seen, t.age, t.hidden, t.face_xy = True, 0, 0.0, None
                 continue
             views = [s[color] for s in seen_by if color in s]
             whole = [v for v in views if v.whole]
@@ -144,7 +150,7 @@ class Tracker:
                     b.tracks[name] = Track(pos, v.yaw)
                 else:
                     t.pos, t.yaw, t.seen, t.age = pos, v.yaw, True, 0
-                    t.sides_only = False
+                    t.sides_only, t.hidden, t.face_xy = False, 0.0, None
                 whole_now.add(name)
                 continue
             least = PARTIAL_MIN if t is None else PARTIAL_TRACKED
@@ -162,10 +168,11 @@ class Tracker:
                 xy = detect.place_partial(part, (float(t.pos[0]), float(t.pos[1])), t.yaw)
                 z = v.z if v.z < FLOOR_BELOW else max(v.z, float(t.pos[2]))
                 t.pos = np.array([xy[0], xy[1], self._resting_z(b, name, xy, z)])
-                t.seen, t.age = True, 0
+                t.seen, t.age, t.hidden = True, 0, max(0.0, 1.0 - v.area)
+                t.face_xy = (float(v.xy[0]), float(v.xy[1]))
                 continue
             if t is not None:
-                t.seen, t.age = False, t.age + 1
+                t.seen, t.age, t.hidden, t.face_xy = False, t.age + 1, 0.0, None
                 b.uncertain.add(name)
         if side:
             points += [detect.colour_points(f, self.static) for f in side]
@@ -205,6 +212,7 @@ class Tracker:
                 for o in under:
                     if o.sides_only:  # its sides' middle is off its centre: the column's
                         o.pos, o.yaw = np.array([x, y, max(z - 2 * h - 0.001, h)]), t.yaw
+                        o.hidden, o.face_xy = 0.0, None
                 continue
             best, most = None, SIDE_MIN
             for color in scene.CUBE_COLORS:
@@ -229,7 +237,7 @@ class Tracker:
                 b.tracks[best] = Track(below, t.yaw, sides_only=True)
             else:
                 known.pos, known.yaw, known.seen, known.age = below, t.yaw, True, 0
-                known.sides_only = True
+                known.sides_only, known.hidden, known.face_xy = True, 0.0, None
             b.uncertain.discard(best)  # its sides confirm it there
 
     def _in_furniture(self, b: Belief, x: float, y: float) -> bool:

@@ -47,23 +47,28 @@ def _cubes_of(predicate: str) -> list[str]:
 
 
 def unsure_predicates(env, goal: list[str], evaluation: list[dict]) -> list[str]:
-    """The goal's predicates the estimate calls met that the images cannot confirm: one on
-    a cube no camera confirms in this frame, or one whose verdict changes when a cube's
-    estimate moves by perception's error (``Perception.worlds_near``)."""
+    """The goal's predicates the estimate calls met that the images cannot confirm
+    (``sim.perception.confirm``): one resting on a cube this frame's images do not pin
+    (the cubes it names, and any other without which it would not hold: a neighbour a
+    region's "beside" counts), or one whose verdict changes when such a cube's estimate
+    moves by perception's error. A cube under another, placed from its sides, is confirmed
+    for the ``on`` that names it (the side view's column) and for nothing else."""
     from bridge import goals as G
+    from sim.perception.confirm import unconfirmed
 
-    unsure = set(env.perception.report()["uncertain"])
     out = []
     for e in evaluation:
         if not e["met"]:
             continue
-        cubes = _cubes_of(e["predicate"])
-        if any(c in unsure for c in cubes):
-            out.append(e["predicate"])
-            continue
-        near = env.perception.worlds_near(env, cubes)
-        if any(not r["met"] for w in near for r in G.evaluate([e["predicate"]], w)):
-            out.append(e["predicate"])
+        pred = e["predicate"]
+        cubes = _cubes_of(pred)
+
+        def holds(w, pred: str = pred) -> bool:
+            return all(r["met"] for r in G.evaluate([pred], w))
+
+        stacked = cubes if pred.replace(" ", "").startswith("on(") else ()
+        if unconfirmed(env, holds, cubes, stacked):
+            out.append(pred)
     return out
 
 
