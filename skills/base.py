@@ -406,6 +406,15 @@ class Binding:
     #: step (into a bin, where the arm turned far from rest reaches less deep at the far
     #: corners, it goes back to rest).
     keep_turn: bool = False
+    #: Let go with the hand still (a place of a rolling object, see ``skills.place``): the
+    #: policy opens the fingers while the hand still moves, and fingers that open on the
+    #: move drag a ball along, which then rolls on until a wall or the table's edge stops it.
+    still_release: bool = False
+    #: Whether that release has begun (the policy opened the fingers on the object once).
+    letting_go: bool = field(default=False, compare=False, repr=False)
+    #: The share of the policy's speed a push keeps near the object (``skills.push``; 1
+    #: but for round objects, which tip when struck at full speed).
+    near_speed: float = 1.0
     #: The action smoothing's state (see :func:`smoothed`): the motion applied last step
     #: (world axes, a fraction of ``scene.MAX_EE_SPEED``) and the gripper command; None
     #: before the first step of the subgoal (a fresh binding per subgoal resets them).

@@ -19,6 +19,7 @@ from skills.base import (
     PRECONDITION,
     UNREACHABLE,
     Binding,
+    Policy,
     Repair,
     Skill,
     SkillParams,
@@ -38,6 +39,7 @@ from skills.base import (
     resolve_xy,
     run_expert_until,
     sample_arm_start,
+    vel_of,
     yaw_features,
 )
 from skills.success_model import CAP, fold_yaw, nearest, reach_features
@@ -92,8 +94,27 @@ TOWER_START = 0.3
 #: A start's tower counts as standing straight with each level this close above the one
 #: below (m, horizontally); stacked by the reset they are within a millimetre.
 UPRIGHT_TOL = 0.004
-#: The policy observes a drawer target as a bin target: a point to drop the cube from.
-OBSERVED_KIND = {"drawer": "bin"}
+#: The policy observes a drawer target as a bin target: a point to drop the cube from; a
+#: bin a rolling object is set down in (``"bin_floor"``) as a table region: a point just
+#: above the floor to let go at.
+OBSERVED_KIND = {"drawer": "bin", "bin_floor": "region"}
+#: Grip-site height above a bin's floor at which a rolling object (a ball) is let go: as
+#: low as on the table (``scripted.TABLE_RELEASE_Z``). Dropped from the bins' release
+#: height it bounces, and with nothing to stop it rolling it ends against a wall, most
+#: often where two walls meet and neither finger axis is free (a ball put in a bin by the
+#: policy came to rest graspable 8 times in 20); set down at the floor it stays near the
+#: spot.
+BIN_FLOOR_Z = 2 * 0.002  # the floor's top (its geom's half height 2 mm, at z 2 mm)
+ROLLING_BIN_RELEASE_Z = BIN_FLOOR_Z + scripted.TABLE_RELEASE_Z
+#: The finger opening (m) from which a rolling object is out of the fingers' hold: the hand
+#: may move again (4 cm across, it is held at about 4.1 cm; open is 8 cm).
+LET_GO_OPENING = 0.06
+#: The hand's speed across the table (m/s) under which a rolling object is let go: it takes
+#: the hand's motion with it and, on the table, nothing stops it again (1 cm/s is 20 cm
+#: over a chain).
+STILL_SPEED = 0.003
+#: Fingers this much (m) further apart than the held object is wide are opening on it.
+CLOSED_SLACK = 0.004
 
 
 def grasp_and_carry(env: TabletopEnv, held: int, carry: np.ndarray, steps: int = 120) -> bool:
@@ -433,7 +454,16 @@ class Place(Skill[PlaceParams]):
         if world.bin(t) is not None or world.region(t) is not None:
             kind = "bin" if world.bin(t) is not None else "region"
             x, y, z = (float(v) for v in scripted.release_point(world, t))
-            return Binding(cube=cube, target_kind=kind, target_xyz=(x, y, z), finger_offset=off)
+            rolls = object_spec(world.held_object).rolls
+            if kind == "bin" and rolls:
+                kind, z = "bin_floor", ROLLING_BIN_RELEASE_Z  # (set down, not dropped)
+            return Binding(
+                cube=cube,
+                target_kind=kind,
+                target_xyz=(x, y, z),
+                finger_offset=off,
+                still_release=rolls,
+            )
         if t == scene.DRAWER_NAME:
             spot = drawer_spot(world)
             assert spot is not None  # the preconditions: an open drawer with room
@@ -451,6 +481,35 @@ class Place(Skill[PlaceParams]):
             release_dz=float(halves - 2 * scene.CUBE_HALF),
             finger_offset=off,
         )
+
+    def act(self, obs: dict, b: Binding, policy: Policy | None = None) -> np.ndarray:
+        """The skill's action; with ``still_release``, once the policy first opens the
+        fingers on the object (``Binding.letting_go``, kept from then on) the hand stops
+        across the table, holds on until it has stopped (:data:`STILL_SPEED`), then opens,
+        moving up at most, until the fingers stand :data:`LET_GO_OPENING` apart or the
+        object has left them: a ball let go from a moving hand rolls on, and a policy
+        interrupted at the moment it let go does not always decide to again."""
+        a = super().act(obs, b, policy)
+        if not b.still_release or (a[3] >= 0.0 and not b.letting_go):
+            return a
+        c = bound_cube(b)
+        near = float(np.linalg.norm(obs["object_pos"][c] - grip_of(obs))) < DROP_GRIP
+        if opening_of(obs) >= LET_GO_OPENING or not near:
+            return a
+        b.letting_go = True
+        still = np.array(a, dtype=np.float64)
+        still[:2] = 0.0  # (up it may go: fingertips pressed on the table do not open)
+        still[2] = max(still[2], 0.0)
+        closed = opening_of(obs) < 2 * (scene.CUBE_HALF + b.finger_offset) + CLOSED_SLACK
+        if closed and float(np.linalg.norm(vel_of(obs)[:2])) > STILL_SPEED:
+            still[2:] = (0.0, 1.0)  # (held on until the hand has stopped)
+        else:
+            still[3] = -1.0
+        if b.motion is not None:  # (the smoothing goes on from the motion applied)
+            b.motion = still[:3].copy()
+        if b.grip is not None:
+            b.grip = float(still[3])
+        return still
 
     @staticmethod
     def release(obs: dict, b: Binding) -> np.ndarray:
