@@ -58,7 +58,7 @@ _MARKERS: dict[str, frozenset[str]] = {
         pulsante rosso rossa rossi rosse giallo gialla gialli gialle azzurro azzurra blu
         verdi dov'è quanti quante cosa c'è sono tutti tutte ogni tranne eccetto poi
         fermati annulla altrimenti scusa anzi più vicino favore puoi potresti può è
-        niente nulla luce torna""".split()
+        niente nulla luce torna tieni qualsiasi qualunque""".split()
     ),
     "pt": frozenset(
         """o os uma umas uns na nas nos num numa da das ao aos em coloque ponha põe bote
@@ -67,7 +67,7 @@ _MARKERS: dict[str, frozenset[str]] = {
         gaveta lâmpada botão vermelho vermelha vermelhos vermelhas amarelo amarela amarelos
         amarelas azuis onde quantos quantas há tem tudo exceto não senão desculpa desculpe
         aliás pare parem chega cancele você então depois estiver estão acenda acende
-        gaveta""".split()
+        gaveta volte volta regresse pra qualquer""".split()
     ),
 }
 #: Italian elisions written as one word ("nell'angolo", "dell'altro"): each counts as Italian.
@@ -266,6 +266,7 @@ def _romance(
         else:
             out.append(w)
     words = " ".join(x for x in out if x).split()
+    words = _colour_pairs_first(words)
     words = _adjectives_first(words)
     words = _superlative_first(words)
     words = _negation_first(words)
@@ -289,6 +290,20 @@ def _glued_pronoun(word: str, table: dict[str, str]) -> str | None:
         if value in _VERB_VALUES:
             return f"{value} {'it' if word[-1] in 'oa' else 'them'}"
     return None
+
+
+def _colour_pairs_first(words: list[str]) -> list[str]:
+    """ "the blocks red and green" ("i blocchi rossi e verdi") -> "the red and green blocks"."""
+    out = list(words)
+    i = 0
+    while i + 3 < len(out):
+        noun, a, conj, b = out[i : i + 4]
+        if noun in _NOUN_AFTER_COLOUR and a in _COLOURS and conj == "and" and b in _COLOURS:
+            out[i : i + 4] = [a, conj, b, noun]
+            i += 4
+        else:
+            i += 1
+    return out
 
 
 def _superlative_first(words: list[str]) -> list[str]:

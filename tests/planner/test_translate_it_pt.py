@@ -131,6 +131,10 @@ def test_the_languages_have_names():
         ("não mexa no bloco vermelho", "don't move the red block"),
         ("não faça nada", "don't do anything"),
         ("pegue o bloco mais próximo", "pick up the closest block"),
+        ("che cosa tieni in mano?", "what are you holding?"),
+        ("volta para casa", "go home"),
+        ("torna a casa", "go home"),
+        ("coloque um bloco qualquer na caixa vermelha", "put any block in the red bin"),
         (
             "pega o cubo vermelho e põe-no em cima do bloco verde",
             "pick up the red block and put it on top of the green block",
@@ -173,6 +177,22 @@ def test_sentences_come_out_as_english_the_planner_reads(text, english):
             ["in(red_block, blue_bin)"],
         ),
         ("coloque o bloco mais à esquerda na caixa vermelha", ["in(red_block, red_bin)"]),
+        (
+            "metti i blocchi rossi e verdi nella scatola blu",
+            ["in(red_block, blue_bin)", "in(green_block, blue_bin)"],
+        ),
+        (
+            "prima metti il giallo nella scatola blu, poi il verde nella rossa",
+            ["in(yellow_block, blue_bin)", "in(green_block, red_bin)"],
+        ),
+        (
+            "pegue o cubo verde e coloque-o na caixa azul",
+            ["in(green_block, blue_bin)"],
+        ),
+        (
+            "primeiro coloque o amarelo na caixa azul, depois o verde na vermelha",
+            ["in(yellow_block, blue_bin)", "in(green_block, red_bin)"],
+        ),
     ],
 )
 def test_italian_and_portuguese_orders_plan_as_english(text, goal):
