@@ -455,8 +455,12 @@ class Place(Skill[PlaceParams]):
             kind = "bin" if world.bin(t) is not None else "region"
             x, y, z = (float(v) for v in scripted.release_point(world, t))
             rolls = object_spec(world.held_object).rolls
-            if kind == "bin" and rolls:
-                kind, z = "bin_floor", ROLLING_BIN_RELEASE_Z  # (set down, not dropped)
+            b = world.bin(t)
+            # set down, not dropped, where the drop spot is the centre (the bin holds nothing
+            # else): there the opening fingers clear the walls, which at the corner spots
+            # beside other objects they come down on (place of the ball 0.92 against 1.000)
+            if b is not None and rolls and np.hypot(x - b.pos[0], y - b.pos[1]) < 1e-9:
+                kind, z = "bin_floor", ROLLING_BIN_RELEASE_Z
             return Binding(
                 cube=cube,
                 target_kind=kind,
