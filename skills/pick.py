@@ -12,6 +12,7 @@ import skills.success_model as success_model
 from sim import scene, scenes, scripted
 from sim.objects import spec as object_spec
 from sim.world import WorldState
+from skills import registry
 from skills.base import (
     ALIGN_FROM,
     DOMAIN_OBJECT,
@@ -131,6 +132,8 @@ class Pick(Skill[PickParams]):
         obj = params.object
         what = f"{obj} cannot be picked where it is"
         step = {"skill": self.name, "object": obj}
+        if code == PRECONDITION:
+            return self._clear_first(world, obj, step)
         if code == NOT_GRASPABLE:
             fix = separation_push(world, obj)
             return Repair(
@@ -153,6 +156,27 @@ class Pick(Skill[PickParams]):
         p, push = best
         hint = f"insert {json.dumps(push)} before this pick (predicted success then {p:.2f})"
         return Repair([push, step], what, hint)
+
+    def _clear_first(self, world: WorldState, obj: str, step: dict) -> Repair | None:
+        """What is stacked on ``obj`` set down on the nearest table region that takes it,
+        then the pick ("put the blue block in the bin" with the yellow one on it). None
+        where the pick is refused for something else (the hand full, the drawer shut)."""
+        top = world.under(obj)
+        if top is None or world.held_object is not None or world.in_drawer(obj):
+            return None
+        what = f"{top} is stacked on {obj}"
+        place = registry.get("place")
+        lifted = self.effect(world, PickParams(object=top))
+        o = cube_of(world, obj)
+        regions = sorted(
+            world.region_names,
+            key=lambda n: float(np.hypot(*(np.asarray(world.region(n).pos[:2]) - o.pos[:2]))),  # type: ignore[union-attr]
+        )
+        for r in regions:
+            if not place.preconditions(lifted, place.Params(target=r)):
+                aside = [{"skill": self.name, "object": top}, {"skill": "place", "target": r}]
+                return Repair([*aside, step], what, f"pick {top} and place it on {r} first")
+        return Repair(None, what, f"pick {top} and place it elsewhere first")
 
     def preconditions(self, world: WorldState, params: PickParams) -> list[Violation]:
         if world.in_drawer(params.object) and not world.is_open():

@@ -159,6 +159,12 @@ def _stop_chunk(chunk: str) -> bool:
         "",
         b,
     )
+    # "don't continue", "do not go on", "no more": the same as "stop"
+    b = re.sub(
+        r"^(?:don't|dont|do\s+not)\s+(?:continue|go\s+on|proceed|keep\s+going|carry\s+on)$",
+        "stop",
+        b,
+    )
     return b in L.STOP_PHRASES
 
 

@@ -344,6 +344,27 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         if o.on:
             return f"Yes, the {m['o']} block is on the {o.on.split('_')[0]} block"
         return "No; " + _where(world, o.name)
+    # "has anything been stacked on the green block?": is anything stacked on it
+    t = re.sub(
+        r"^(?:has|have)\s+(?:anything|something|any\s+blocks?|a\s+block)\s+been\s+(?:stacked|put|placed|set)\s+"
+        r"(?=on\b)",
+        "is anything stacked ",
+        t,
+    )
+    # "which is closer to you, the red block or the blue one?": a choice of two
+    m = re.fullmatch(
+        rf"(?:which|what)(?:\s+(?:one|block|cube))?(?:'s|\s+is)\s+(?P<c>closer|nearer|farther|further)\s+"
+        rf"(?:to|from)\s+(?P<r>you|me|(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|{_BIN}))?)\s*,?\s*"
+        rf"(?:the\s+)?(?P<a>{_C})(?:\s+(?:block|cube|brick|one))?\s+or\s+(?:the\s+)?(?P<b>{_C})"
+        r"(?:\s+(?:block|cube|brick|one))?",
+        t,
+    )
+    if m:
+        compared = _compare(world, m["a"], m["b"], m["r"], m["c"] in ("closer", "nearer"))
+        if compared.startswith(("Yes", "No")):
+            won = m["a"] if compared.startswith("Yes") else m["b"]
+            return f"The {won} block: " + compared.split(": ", 1)[1]
+        return compared
     # "which bin holds the yellow block?", "which bin is the red cube in?": where it is
     t = re.sub(
         rf"^(?:which|what)\s+(?:bin|box|container|basket)\s+(?:holds|has|contains|is\s+holding)\s+"

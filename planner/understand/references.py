@@ -139,6 +139,22 @@ def _superlative(world: WorldState, m: re.Match[str]) -> str:
     return _pick_best([(sign * _xy(world, n)[i], n) for n in names], m.group(0), kind)
 
 
+def _stack_end(world: WorldState, m: re.Match[str]) -> str:
+    """The top (nothing on it, standing on a cube) or the bottom (on no cube, one on it) of
+    the stack: one stack names it; several are asked about; none cannot be."""
+    top = (m.group("end") or m.group("end2")) in ("top", "topmost", "uppermost")
+    under = {o.on for o in world.objects if o.on}
+    if top:
+        names = [o.name for o in world.objects if o.on and o.name not in under]
+    else:
+        names = [o.name for o in world.objects if not o.on and o.name in under]
+    if not names:
+        raise Unresolvable("nothing is stacked here")
+    if len(names) > 1:
+        raise Ambiguous(m.group(0), sorted(names), "block")
+    return names[0]
+
+
 def _side(world: WorldState, m: re.Match[str]) -> str:
     """ "the block on the left" read as the leftmost block (only where it is a selector)."""
     return _superlative(world, m)
@@ -523,6 +539,16 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
             rf"(?=\s+(?:in|into|on|onto|to|inside|over)\b|\s*[,.!?]|\s*$)"
         ),
         _superlative,
+    ),
+    # "the block on top of the stack", "the top cube of the tower", "the bottom block of
+    # the pile", "the one at the bottom of the stack"
+    (
+        re.compile(
+            rf"\bthe\s+(?:(?P<end>top|topmost|uppermost|bottom|lowest|bottommost)\s+{_BLOCK}\s+(?:of|in|on)\s+"
+            rf"the\s+(?:stack|tower|pile)|{_BLOCK}\s+(?:on|at)\s+(?:the\s+)?(?P<end2>top|bottom)\s+of\s+the\s+"
+            r"(?:stack|tower|pile))\b"
+        ),
+        lambda world, m: _stack_end(world, m),
     ),
     # "the other block": the one not named (asked when several are left)
     (

@@ -254,6 +254,17 @@ def _filled(t: str) -> str:
     )
     if m:
         return f"put {m['x']} in {m['c']}"
+    # "leave just one block on the table and put the rest in the green bin"
+    m = re.match(
+        r"^(?:leave|keep)\s+(?:just\s+|only\s+)?(?P<n>one|two|three|a\s+single|[1-3])\s+(?:block|cube|brick)s?\s+"
+        r"(?:on\s+the\s+table|out|behind|where\s+(?:it\s+is|they\s+are))\s*,?\s*(?:and\s+)?(?:then\s+)?"
+        r"(?P<v>put|move|place|drop|throw|toss)\s+(?:all\s+)?the\s+(?:rest|others|other\s+ones|remaining\s+(?:ones|blocks))"
+        r"\s+(?P<p>in|into|on|onto)\s+(?P<c>.+)$",
+        t,
+    )
+    if m:
+        n = "one" if m["n"] in ("a single", "1") else m["n"]
+        return f"{m['v']} all but {n} of the blocks {m['p']} {m['c']}"
     m = re.match(
         rf"^(?:take|get|lift|pull|remove|grab|pick)(?:\s+up)?\s+(?P<x>.+?)\s+(?:back\s+)?out\s+of\s+"
         rf"(?P<c>{_CONTAINER}|the\s+bin)[\s.!]*$",

@@ -242,3 +242,71 @@ def test_remarks_about_the_scene_are_statements(text, statement):
     from planner.understand.answers import is_statement
 
     assert is_statement(text) is statement
+
+
+# ----------------------------------------------------------- families found by set F
+
+
+def stack_of_two():
+    return world(
+        [
+            cube("blue_block", (0.05, -0.1, Z)),
+            cube("yellow_block", (0.05, -0.1, 0.062), on="blue_block"),
+            cube("red_block", (-0.12, 0.06, Z)),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "text, moved",
+    [
+        ("grab the top cube of the tower and drop it in the red bin", "yellow_block"),
+        ("the block at the bottom of the pile goes in the red bin", "blue_block"),
+    ],
+)
+def test_the_ends_of_a_stack_are_named(text, moved):
+    _, after = final(text, stack_of_two())
+    assert in_bin(after, "red_bin") == [moved]
+
+
+def test_a_covered_block_is_uncovered_first():
+    """The rules planner sets what stands on a block down on a table region before it picks
+    the block (the pick skill's repair), instead of giving up."""
+    out, after = final("put the blue block in the green bin", stack_of_two())
+    assert [s["skill"] for s in out.steps()] == ["pick", "place", "pick", "place"]
+    assert in_bin(after, "green_bin") == ["blue_block"]
+    assert after.object("yellow_block").on_table
+
+
+def test_the_cube_said_not_to_be_touched_is_not_set_aside():
+    out = HybridPlanner().plan(
+        "put the blue block in the green bin but don't touch the yellow one", stack_of_two()
+    )
+    assert not any(s.get("object") == "yellow_block" for s in out.steps())
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("which one is nearer to me, the red block or the blue block?", "the red block:"),
+        ("which is farther from you, the red one or the blue one", "the blue block:"),
+        ("have any blocks been put on the red block?", "no"),
+    ],
+)
+def test_choice_and_perfect_questions(text, expected):
+    w = world([cube("red_block", (-0.15, 0.0, Z)), cube("blue_block", (0.15, -0.1, Z))])
+    out = HybridPlanner().plan(text, w)
+    assert out.kind == "answer" and expected in out.understanding.answer.lower()
+
+
+@pytest.mark.parametrize("text", ["do not proceed", "don't keep going!"])
+def test_do_not_continue_is_a_stop(text):
+    assert is_stop(text)
+
+
+def test_leave_n_on_the_table_and_the_rest_in_a_bin():
+    _, after = final(
+        "keep only two blocks on the table, then move the rest into the red bin", spread()
+    )
+    assert len(in_bin(after, "red_bin")) == 2
+    assert sum(o.on_table for o in after.objects) == 2

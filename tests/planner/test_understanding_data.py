@@ -326,11 +326,19 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
     _plans_have_something_to_do(third, worlds)
 
 
-@pytest.mark.parametrize("name, size", [("understanding_d.yaml", 75), ("understanding_e.yaml", 45)])
+@pytest.mark.parametrize(
+    "name, size",
+    [("understanding_d.yaml", 75), ("understanding_e.yaml", 45), ("understanding_f.yaml", 40)],
+)
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D and E (2026-12-03): every kind of outcome, no id or instruction of an earlier
+    """Sets D, E and F (2026-12-03): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
-    order = ["understanding_b.yaml", "understanding_c.yaml", "understanding_d.yaml"]
+    order = [
+        "understanding_b.yaml",
+        "understanding_c.yaml",
+        "understanding_d.yaml",
+        "understanding_e.yaml",
+    ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:
         earlier += load_understanding(DEFAULT_PATH.with_name(other))
