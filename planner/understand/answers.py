@@ -338,12 +338,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     )
     if m:
-        o = world.object(f"{m['o']}_block")
-        if o is None:
-            return f"There is no {m['o']} block here"
-        if o.on:
-            return f"Yes, the {m['o']} block is on the {o.on.split('_')[0]} block"
-        return "No; " + _where(world, o.name)
+        return _beneath(world, m["o"], asked=True)
     # "has anything been stacked on the green block?": is anything stacked on it
     t = re.sub(
         r"^(?:has|have)\s+(?:anything|something|any\s+blocks?|a\s+block)\s+been\s+(?:stacked|put|placed|set)\s+"
@@ -632,12 +627,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     )
     if m:
-        o = world.object(f"{m['x']}_block")
-        if o is None:
-            return f"There is no {m['x']} block here"
-        if o.on:
-            return f"The {m['x']} block is on the {o.on.split('_')[0]} block"
-        return _cap(_where(world, o.name))
+        return _beneath(world, m["x"], asked=False)
     # which blocks are (not) in a bin / on the table: the count names them
     m = re.fullmatch(r"which\s+(?:blocks|cubes|ones)\s+(?:are|is)\s+(?P<rest>.+)", t)
     if m and re.search(r"\b(?:bins?|table|drawer|stacked)\b", m["rest"]):
@@ -692,6 +682,19 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         "what I am holding, how many blocks there are, and whether something is in, on "
         "or under something else"
     )
+
+
+def _beneath(world: WorldState, colour: str, asked: bool) -> str:
+    """What the ``colour`` block stands on: "what's under X" (``asked`` False) and "is X
+    stacked on anything" (True: the answer opens with yes or no)."""
+    o = world.object(f"{colour}_block")
+    if o is None:
+        return f"There is no {colour} block here"
+    if o.on:
+        return (
+            f"{'Yes, the' if asked else 'The'} {colour} block is on the {o.on.split('_')[0]} block"
+        )
+    return "No; " + _where(world, o.name) if asked else _cap(_where(world, o.name))
 
 
 def _bins(world: WorldState) -> str:
