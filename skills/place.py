@@ -382,8 +382,11 @@ class Place(Skill[PlaceParams]):
         h = cube_of(world, world.held_object)
         held = object_spec(h.name)
         t = params.target
-        if (b := world.bin(t)) is not None:
-            new = moved(h, in_bin=t, pos=(b.pos[0], b.pos[1], 0.025))
+        if world.bin(t) is not None:
+            # at the drop spot the skill lets go over (the centre of an empty bin, else the
+            # spot farthest from what it holds): a later pick is judged where the object is
+            x, y = scripted.release_point(world, t)[:2]
+            new = moved(h, in_bin=t, pos=(float(x), float(y), 0.025))
         elif world.region(t) is not None:  # where the release point is: beside the others
             x, y = scripted.release_point(world, t)[:2]
             new = moved(h, on_table=True, pos=(float(x), float(y), held.half_height))
