@@ -129,9 +129,9 @@ STOP_PHRASES = frozenset(
     don't worry about it|dont worry about it|never you mind|belay that|stand down|
     fermati|fermatevi|fermo|ferma|ferma tutto|fermati subito|smettila|annulla|annulla tutto|
     lascia perdere|alt|pare|parem|pára|chega|cancela|cancele|para tudo|pare tudo|
-    cancela tudo|deixa pra lá|deixa para lá|esquece|esqueça|esquece isso""".replace(
-        "\n", " "
-    ).split("|")
+    cancela tudo|deixa pra lá|deixa para lá|esquece|esqueça|esquece isso|
+    pause|pause it|pause that|pause there|pause everything|pause the task|wait up|one sec|
+    just a sec|take a break|hold still|keep still""".replace("\n", " ").split("|")
 )
 STOP_PHRASES = frozenset(p.strip() for p in STOP_PHRASES if p.strip())
 #: Words that negate the clause they start ("don't move the red block").

@@ -79,7 +79,8 @@ class Understanding:
 _POLITENESS = re.compile(
     r"(?:\b(?:and|but)\s+)?(?:\bonly\s+)?\b(?:when|if|whenever)\s+(?:you\s+(?:get|have)\s+a\s+(?:moment|minute|chance|sec(?:ond)?)|"
     r"you\s+(?:don't|do\s+not)\s+mind(?:\s+me\s+asking)?|it's\s+not\s+too\s+much\s+trouble|"
-    r"that\s+makes\s+sense|you\s+(?:can|could|would|will|like|want|wish|please)|possible|"
+    r"that\s+makes\s+sense|you\s+(?:can|could|are\s+able\s+to)\s+(?:reach|get\s+to|manage|do)\s+(?:it|them|that|this)|"
+    r"you\s+(?:can|could|would|will|like|want|wish|please)|possible|"
     r"you\s+have\s+(?:a\s+)?(?:time|moment)|it's\s+(?:safe|ok|okay|alright)(?:\s+to\s+do\s+so)?|"
     r"it\s+is\s+(?:safe|ok|okay)(?:\s+to\s+do\s+so)?)\b[,\s-]*"
 )
@@ -145,7 +146,21 @@ def _filler(chunk: str) -> bool:
 
 
 def _stop_chunk(chunk: str) -> bool:
-    b = re.sub(r"\s+", " ", _bare(chunk))
+    said = re.sub(r"\s+", " ", _bare(chunk))
+    # "pause for a sec", "freeze for a moment": how long does not matter (but "give me a
+    # second" and "just a moment" are stop phrases as they stand)
+    brief = re.sub(
+        r"(?<=\w)\s+(?:for\s+)?(?:a|one|just\s+a)\s+(?:sec|second|moment|minute|min|tick|bit|while)s?"
+        r"(?:\s+(?:please|now|robot))*$",
+        "",
+        said,
+    )
+    return _stop_words(said) or _stop_words(brief)
+
+
+def _stop_words(b: str) -> bool:
+    if b in L.STOP_PHRASES:
+        return True  # before "just" and "wait" are taken off ("just a moment")
     b = re.sub(
         r"^(?:(?:no|nah|naw|nope|eh|meh|oh|oh well|hey|ok|okay|please|robot|wait|just|uh|um|"
         r"whoa|woah|actually|hmm|well|so|you\s+can|you\s+may|you\s+should|you\s+could|can\s+you|"

@@ -107,6 +107,13 @@ def is_capability(text: str) -> bool:
     return _CAN_DO.match(t) is not None or _CANNOT.match(t) is not None
 
 
+#: "can you get to the green block?", "are you able to reach it?": whether it is in reach.
+_REACH = re.compile(
+    r"^(?:(?:can|could)\s+you\s+(?:get\s+(?:to|at)|reach)|(?:are\s+you\s+able|is\s+it\s+possible"
+    r"(?:\s+for\s+you)?)\s+to\s+(?:get\s+(?:to|at)|reach))\s+(?=(?:the|a|an|that|this)\b)"
+)
+
+
 def is_question(text: str) -> bool:
     """Whether ``text`` asks rather than orders. A polite command ("can you put the red
     block in the bin?") is an order; "can you see the red block?" is a question; a question
@@ -117,7 +124,16 @@ def is_question(text: str) -> bool:
         t,
     ):
         return False
+    t = _REACH.sub("can you reach ", t)
     m = _POLITE.match(t)
+    if (
+        m
+        and m.group("verb") in ("reach", "see", "find", "spot")
+        and re.search(
+            r"\s(?:and|then)\s+(?:then\s+)?(?:put|place|move|stack|push|pick|drop|take|grab)\b", t
+        )
+    ):
+        return False  # "can you reach the red block and put it in the bin?": a request
     if not (m and m.group("verb") in ("tell", "see", "reach", "find", "spot", "count", "say")):
         if _is_request(t):
             return False
@@ -167,15 +183,20 @@ def is_question(text: str) -> bool:
 
 
 _DID = re.compile(
-    rf"^i\s+(?:just\s+|already\s+)?(?:put|placed|moved|dropped|stacked|set)\s+(?P<x>(?:the\s+)?(?:{_C})"
+    rf"^(?:i(?:'ve)?\s+(?:just\s+|already\s+|have\s+)*|"
+    # what the robot did, said back to it: only with a mark of the past ("you put the red
+    # block in the bin" alone may be an order)
+    rf"(?:you|we)(?:'ve|\s+have)?\s+(?:(?:just|also)\s+)*(?:already|just)\s+|(?:you|we)(?:'ve|\s+have)\s+)"
+    rf"(?:put|placed|moved|dropped|stacked|set)\s+(?P<x>(?:the\s+)?(?:{_C})"
     rf"(?:\s+(?:block|cube|brick|one))?)\s+(?P<p>in|into|on|onto|on\s+top\s+of)\s+(?P<y>.+?)"
     rf"(?:\s+(?:myself|already|earlier|before|just\s+now))*[.!]*$"
 )
 
 
 def _did(text: str) -> str | None:
-    """ "I just put the yellow block in the blue bin myself" -> "the yellow block is in the
-    blue bin" (a claim about the scene now, which is checked)."""
+    """ "I just put the yellow block in the blue bin myself", "you already put the green
+    block in the blue bin" -> "the yellow block is in the blue bin" (a claim about the
+    scene now, which is checked)."""
     m = _DID.match(text.strip().lower())
     if m is None:
         return None
@@ -284,6 +305,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     )
     t = re.sub(r"^what(?:'s|\s+is)\s+the\s+colou?r\s+of\s+", "what colour is ", t)
+    t = _REACH.sub("can you reach ", t)
     t = re.sub(
         r"^(?:are\s+you\s+able\s+to|is\s+it\s+possible\s+(?:for\s+you\s+)?to|"
         r"would\s+you\s+be\s+able\s+to|do\s+you\s+think\s+you\s+(?:can|could))\s+",
@@ -291,7 +313,9 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     )
     t = re.sub(
-        r"\s*\b(?:right now|at the moment|currently|from where you (?:are|stand)|"
+        r"\s*\b(?:right now|at the moment|currently|"
+        r"from where you(?:'re|\s+are|\s+stand)(?:\s+standing)?|"
+        r"from\s+(?:there|here|your\s+(?:position|spot|base))|"
         r"as far as you can tell|by any chance)\b\s*,?",
         " ",
         t,
@@ -344,6 +368,34 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         r"^(?:has|have)\s+(?:anything|something|any\s+blocks?|a\s+block)\s+been\s+(?:stacked|put|placed|set)\s+"
         r"(?=on\b)",
         "is anything stacked ",
+        t,
+    )
+    # "what's the closest block to the blue bin?": the superlative before the noun
+    t = re.sub(
+        r"^(?:which|what)(?:'s|\s+is)\s+the\s+(?P<s>closest|nearest|farthest|furthest)\s+(?:block|cube|one)\s+"
+        r"(?P<r>(?:to|from)\s+.+)$",
+        r"which block is \g<s> \g<r>",
+        t,
+    )
+    # "are there any blocks left on the table?": is any block there
+    t = re.sub(
+        r"^(?:are|is)\s+there\s+(?:still\s+)?(?:any\s+)?(?:blocks?|cubes?|bricks?)\s+"
+        r"(?:(?:left|still|remaining|lying|sitting)\s+)*(?=(?:on|in|inside|stacked|not)\b)",
+        "are any of the blocks ",
+        t,
+    )
+    t = re.sub(
+        r"^(?P<v>is|are)\s+(?:there\s+)?(?P<a>anything|something)\s+(?:(?:left|still|remaining)\s+)+"
+        r"(?=(?:on|in|inside)\b)",
+        r"is there \g<a> ",
+        t,
+    )
+    # "are there any blocks left (to put away)?": left out on the table
+    t = re.sub(
+        r"^(?:(?:are|is)\s+there\s+(?:still\s+)?(?:any\s+)?|any\s+)(?:blocks?|cubes?|bricks?)\s+(?:still\s+)?"
+        r"(?:left|remaining)"
+        r"(?:\s+to\s+(?:sort|put\s+away|move|tidy(?:\s+up)?|clear(?:\s+up)?|do))?$",
+        "are any of the blocks on the table",
         t,
     )
     # "which is closer to you, the red block or the blue one?": a choice of two
@@ -472,11 +524,21 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     )
     if m:
         return _compare(world, m["a"], m["b"], m["r"], m["c"] in ("closer", "nearer"))
+    m = re.fullmatch(
+        r"(?:which|what)\s+(?:block|cube|one|object|thing)(?:'s|\s+is)\s+(?:the\s+)?"
+        r"(?P<s>biggest|largest|smallest|heaviest|lightest|tallest|shortest)",
+        t,
+    )
+    if m:
+        return _superlative(world, m["s"])
     if re.fullmatch(
-        r"which\s+(?:block|cube|one)\s+is\s+(?:the\s+)?(?:biggest|largest|smallest|heaviest|lightest|tallest)",
+        r"how\s+(?:tall|high|big)\s+(?:is|are)\s+(?:the|that|this|your|my)\s+(?:stacks?|towers?|piles?)(?:\s+now)?|"
+        r"how\s+many\s+(?:blocks|cubes|things|objects|levels|layers)\s+(?:high|tall)\s+is\s+(?:the|that|this)\s+"
+        r"(?:stack|tower|pile)|how\s+many\s+(?:blocks|cubes|things|objects)\s+(?:are\s+)?(?:there\s+)?(?:in|on)\s+"
+        r"(?:the|that|this)\s+(?:stack|tower|pile)",
         t,
     ):
-        return "They are all the same size and weight: 5 cm cubes"
+        return _stacks(world)
     if re.fullmatch(
         r"(?:what|which\s+(?:block|cube|one))(?:'s|\s+is)\s+(?:on\s+)?(?:the\s+)?top\s+(?:of\s+)?(?:the\s+)?(?:stack|tower|pile)",
         t,
@@ -527,6 +589,26 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
             not re.search(r"empty|free|unused|available|nothing|\bno\b", m["s"])
             or "not empty" in m["s"],
         )
+    m = re.fullmatch(
+        rf"(?:which|what)\s+{_BIN}\s+(?:has|holds|contains)\s+(?:the\s+)?(?P<q>fewest|least|most|fewer|more|less)"
+        r"(?:\s+(?:blocks|cubes|things|objects|stuff))?(?:\s+in\s+it)?|(?:which|what)\s+bin\s+is\s+(?:the\s+)?"
+        r"(?P<s>emptiest|fullest|least\s+full|most\s+full)",
+        t,
+    )
+    if m:
+        tally = ", ".join(
+            f"the {b.name.replace('_', ' ')} {sum(o.in_bin == b.name for o in world.objects)}"
+            for b in world.bins
+        )
+        try:
+            won = refs.resolve(f"the bin with the {m['q'] or 'fewest'} blocks", world).text
+            if m["s"]:
+                won = refs.resolve(f"the {m['s']} bin", world).text
+        except refs.Ambiguous as e:
+            return _cap(f"{_listing(e.candidates)} hold as many ({tally})")
+        except refs.Unresolvable as e:
+            return _cap(str(e))
+        return _cap(f"{won} ({tally})")
     m = _HYPOTHETICAL.match(t)
     if m:
         return _hypothetical(m.group("cmd"), world)
@@ -535,7 +617,9 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     try:
         first = refs.resolve(t, world)
         if first.notes and re.match(
-            r"(?:which|what)(?:'s|\s+is)?\s+(?:the\s+)?(?:block|cube|one)\b", t
+            r"(?:which|what)(?:'s|\s+is)?\s+(?:the\s+)?(?:block|cube|one)\b|"
+            r"(?:which|what)(?:'s|\s+is)\s+the\s+\w+\s+(?:block|cube|one)$",
+            t,
         ):
             return _cap(first.notes[0].replace("'", ""))
         if first.notes and re.match(r"what\s+colou?r\b", t):
@@ -547,7 +631,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         return _cap(str(e))
     m = re.fullmatch(
         r"(?:which|what)\s+(?:block|cube|one|bin)\s+(?:is|sits)\s+(?:the\s+)?(?P<sel>.+)", t
-    ) or re.fullmatch(r"(?:which|what)\s+is\s+the\s+(?P<sel>.+?(?:block|cube|one))", t)
+    ) or re.fullmatch(r"(?:which|what)(?:'s|\s+is)\s+the\s+(?P<sel>.+?(?:block|cube|one))", t)
     m = m or re.fullmatch(
         r"(?:which|what)(?:'s|\s+is)\s+the\s+(?P<sel>(?:block|cube|one)\s+(?:that\s+is\s+|that's\s+)?"
         r"(?:closest|nearest|farthest|furthest|next|on|at|in|beside|behind|left|right)\b.+)",
@@ -682,6 +766,56 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         "what I am holding, how many blocks there are, and whether something is in, on "
         "or under something else"
     )
+
+
+def _superlative(world: WorldState, word: str) -> str:
+    """ "which block is the biggest?" from the objects' specs (size, height, mass)."""
+    from sim.objects import spec as object_spec
+
+    if not world.objects:
+        return "There are no blocks here"
+    specs = {o.name: object_spec(o.name) for o in world.objects}
+    if word in ("heaviest", "lightest"):
+        value = {n: sp.mass for n, sp in specs.items()}
+    elif word in ("tallest", "shortest"):
+        value = {n: sp.half_height for n, sp in specs.items()}
+    else:
+        value = {n: sp.half_height * sp.horizontal_radius for n, sp in specs.items()}
+    best = (max if word in ("biggest", "largest", "heaviest", "tallest") else min)(value.values())
+    if len(set(value.values())) == 1:
+        sp = next(iter(specs.values()))
+        return (
+            f"They are all the same size and weight: {2 * sp.half_height * 100:.0f} cm "
+            f"{sp.kind}s of {sp.mass * 1000:.0f} g"
+        )
+    won = [n for n, v in value.items() if v == best]
+    return _cap(f"{_listing(won)} {'is' if len(won) == 1 else 'are'} the {word}")
+
+
+def _stacks(world: WorldState) -> str:
+    """ "how tall is the stack?": each stack from the top down, its count and its height
+    (from the objects' own sizes, so a stack of the mixed scene's cubes reads right)."""
+    from sim.objects import spec as object_spec
+
+    below = {o.name: o.on for o in world.objects if o.on}
+    tops = [o.name for o in world.objects if o.on and world.clear(o.name)]
+    if not tops:
+        return "Nothing is stacked: every block stands on its own"
+    said = []
+    for top in tops:
+        chain = [top]
+        under = below.get(top)
+        while under is not None and len(chain) <= len(world.objects):
+            chain.append(under)
+            under = below.get(under)
+        cm = sum(2 * object_spec(n).half_height for n in chain) * 100
+        said.append(
+            f"{len(chain)} blocks tall, about {cm:.0f} cm ("
+            + " on ".join(f"the {n.replace('_', ' ')}" for n in chain)
+            + ")"
+        )
+    head = "The stack is " if len(said) == 1 else f"There are {len(said)} stacks: "
+    return head + "; ".join(said)
 
 
 def _beneath(world: WorldState, colour: str, asked: bool) -> str:

@@ -304,6 +304,20 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
         notes.append(f"{word!r}: {placed[1]!r} -> {frag.group(0).strip()!r}")
         return placed[0]
     kind = _kind(ref)
+    last = list(re.finditer(rf"\b(?:{_C})\b(?:\s+(?P<n>{_BLOCK}|{_BIN})\b)?", before))
+    said_col = re.search(rf"\b({_C})\b", ref)
+    if (
+        re.search(r"\bone$", ref)
+        and last
+        and last[-1]["n"]
+        and re.fullmatch(_BIN, last[-1]["n"])
+        and said_col is not None
+        and said_col.group(1) in L.BIN_COLOURS
+    ):
+        # "green block into the red bin, not that one, the blue one": "one" stands for the
+        # noun said last
+        ref = re.sub(r"\bone$", "bin", ref)
+        kind = "bin"
     target = _last_ref(before, kind)
     col = re.search(rf"\b({_C})\b", ref)
     if col and kind in ("block", "bin"):

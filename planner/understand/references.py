@@ -343,6 +343,20 @@ def _empty_bin(world: WorldState, m: re.Match[str]) -> str:
     return empty[0]
 
 
+def _bin_by_count(world: WorldState, m: re.Match[str]) -> str:
+    """ "whichever bin has fewer blocks", "the fullest bin": the bin holding the fewest (or
+    most) objects; a tie is asked about."""
+    most = re.search(r"\b(?:more|most|full|fullest|fuller)\b", m.group(0)) is not None
+    held = {b.name: sum(o.in_bin == b.name for o in world.objects) for b in world.bins}
+    if not held:
+        raise Unresolvable("there is no bin here")
+    best = (max if most else min)(held.values())
+    won = [n for n, k in held.items() if k == best]
+    if len(won) > 1:
+        raise Ambiguous(m.group(0), won, "bin")
+    return won[0]
+
+
 def _in_drawer(world: WorldState, m: re.Match[str]) -> str:
     inside = list(world.drawer.contents) if world.drawer is not None else []
     if not inside:
@@ -496,6 +510,16 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
             rf"{_PREFIX}{_BIN}\s+(?:that\s+is|that's|which\s+is)\s+(?:still\s+)?empty)"
         ),
         lambda world, m: _empty_bin(world, m),
+    ),
+    # "whichever bin has fewer blocks", "the bin with the most in it", "the emptiest bin"
+    (
+        re.compile(
+            rf"(?:\bwhichever|\bwhatever|{_PREFIX}|\bthe)\s*{_BIN}\s+(?:that\s+|which\s+)?(?:has|holds|contains|with)\s+"
+            r"(?:the\s+)?(?:fewer|fewest|less|least|more|most)(?:\s+(?:blocks|cubes|things|objects|stuff))?"
+            r"(?:\s+in\s+it)?(?:\s+(?:so\s+far|now|right\s+now|already))?|"
+            rf"{_PREFIX}(?:emptiest|fullest|least\s+full|most\s+full|less\s+full|fuller)\s+{_BIN}"
+        ),
+        lambda world, m: _bin_by_count(world, m),
     ),
     # "whatever is in the drawer", "the block in the drawer"
     (

@@ -24,7 +24,15 @@ _CONTAINER = rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b"
 
 def tidy(t: str) -> str:
     """``t`` with every shape below spelled out (unchanged when it is already plain)."""
-    for step in (_places, _orders_said_otherwise, _references, _filled, _verbless, _in_order):
+    for step in (
+        _places,
+        _orders_said_otherwise,
+        _references,
+        _filled,
+        _made_sure,
+        _verbless,
+        _in_order,
+    ):
         t = step(t)
     return t.strip()
 
@@ -244,6 +252,50 @@ def _references(t: str) -> str:
     return t
 
 
+def _made_sure(t: str) -> str:
+    """An outcome asked for: "make sure the red block is in the blue bin" -> "the red block
+    should be in the blue bin"; "make sure no blocks are left on the table, they all go in
+    the blue bin" -> "put all the blocks in the blue bin" (the first clause says only what
+    the second does)."""
+    m = re.match(
+        r"^(?:(?:so\s+|and\s+)?(?:make\s+sure|ensure|see\s+to\s+it)\s+(?:that\s+)?)(?P<c>.+)$", t
+    )
+    if m is None:
+        return t
+    c = m["c"]
+    cleared = re.match(
+        r"(?:no|none\s+of\s+the)\s+(?:blocks?|cubes?|bricks?|objects?|things?)\s+(?:are|is|remain|stays?)\s+"
+        r"(?:left\s+|still\s+|lying\s+)?(?:on|on\s+top\s+of)\s+the\s+table\s*[,;:.]?\s*(?:and\s+|so\s+)?(?P<rest>.*)$",
+        c,
+    ) or re.match(
+        r"(?:nothing|no\s+block)\s+(?:is|stays|remains)\s+(?:left\s+)?on\s+the\s+table\s*[,;:.]?\s*(?:and\s+|so\s+)?"
+        r"(?P<rest>.*)$",
+        c,
+    )
+    if cleared:
+        rest = cleared["rest"]
+        dest = re.match(
+            r"(?:they|those|all\s+of\s+them|the\s+blocks|everything|every\s+block)\s+(?:all\s+)?(?:go|goes|should\s+go|"
+            r"belong|need\s+to\s+go|have\s+to\s+go|must\s+go|end\s+up)\s+(?P<p>in|into|inside)\s+(?P<d>.+)$",
+            rest,
+        ) or re.match(
+            r"(?:put|place|drop|move)\s+(?:them\s+all|all\s+of\s+them|them|everything)\s+(?P<p>in|into|inside)\s+(?P<d>.+)$",
+            rest,
+        )
+        return f"put all the blocks {dest['p']} {dest['d']}" if dest else t
+    kept = re.match(r"(?P<x>.+?)\s+(?:stays?|remains?)\s+(?P<w>.+)$", c)
+    if kept:
+        where = re.sub(r"^(?:put|still|unmoved|untouched|there)\b", "where it is", kept["w"])
+        return f"keep {kept['x']} {where}"  # a prohibition: it does not move
+    said = re.match(
+        r"(?P<x>.+?)\s+(?:is|are|ends?\s+up|gets?\s+put|goes|go)\s+(?P<p>in|into|inside|on|onto|on\s+top\s+of)\s+(?P<y>.+)$",
+        c,
+    )
+    if said and not re.search(r"\b(?:not|never|no)\b", said["x"]):
+        return f"{said['x']} should be {said['p']} {said['y']}"
+    return t
+
+
 def _filled(t: str) -> str:
     """A container named first: "fill the blue bin with three blocks" -> "put three blocks
     in the blue bin"; "take one block out of the green bin" with nowhere said -> "... and
@@ -265,6 +317,16 @@ def _filled(t: str) -> str:
     if m:
         n = "one" if m["n"] in ("a single", "1") else m["n"]
         return f"{m['v']} all but {n} of the blocks {m['p']} {m['c']}"
+    # "pick three blocks and put them in the red bin": several carried one at a time is a
+    # put of each (the rules pick one block at a time)
+    m = re.match(
+        r"^(?:pick|grab|take|get|collect|gather|lift|fetch)(?:\s+up)?\s+(?P<x>.+?)(?:\s+up)?\s*,?\s+(?:and|then|,)\s+"
+        r"(?:then\s+)?(?P<v>put|place|drop|move|set|stick|pop|toss|throw)\s+(?:them|those|these|them\s+all|"
+        r"all\s+of\s+them|both\s+of\s+them|them\s+both)\s+(?P<p>(?:in|into|inside|on|onto|on\s+top\s+of)\s+.+)$",
+        t,
+    )
+    if m and re.search(r"\b(?:and|blocks|cubes|bricks|ones|both|all)\b|,", m["x"]):
+        return f"{m['v']} {m['x']} {m['p']}"
     m = re.match(
         rf"^(?:take|get|lift|pull|remove|grab|pick)(?:\s+up)?\s+(?P<x>.+?)\s+(?:back\s+)?out\s+of\s+"
         rf"(?P<c>{_CONTAINER}|the\s+bin)[\s.!]*$",

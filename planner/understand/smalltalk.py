@@ -49,7 +49,8 @@ _WRAPPERS: list[tuple[str, str]] = [
     (
         r"\b(?:would|could)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\b|"
         r"\b(?:can|could|would|will)\s+(?:you|u)[\s,]+(?:(?:please|possibly|kindly|maybe|just|like|"
-        r"perhaps)[\s,]+)*(?=(?:" + "|".join(sorted(L.ACTION_VERBS)) + r"|pop|stick|plonk)\b)",
+        r"perhaps)[\s,]+)*(?=(?:" + "|".join(sorted(L.ACTION_VERBS)) + r"|pop|stick|plonk)\b)"
+        r"(?!get\s+(?:to|at)\s)",  # "can you get to the green block?" asks about reach
         " ",
     ),
     (r"\bif\s+you\s+could\s+", " "),
