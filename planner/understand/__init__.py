@@ -121,6 +121,17 @@ _THEMSELVES = re.compile(
 )
 
 
+#: A request put off in the same breath ("..., but let's leave it for later", "..., not
+#: now"): nothing is done now.
+_DEFERRED = re.compile(
+    r"\S[\s,;.!-]+(?:but\s+|though\s+|actually\s+|so\s+|ok(?:ay)?\s*,?\s+)?(?:"
+    r"(?:let's|let\s+us|we'll|we\s+will|we\s+can|i'll|you\s+can)\s+(?:leave|save|skip|keep|do|hold\s+off\s+on)"
+    r"(?:\s+(?:it|that|this|them))?\s+(?:for\s+(?:later|another\s+time|tomorrow|next\s+time)|later|another\s+time|"
+    r"tomorrow|some\s+other\s+time|next\s+time)|"
+    r"not\s+(?:now|yet|today|right\s+now)|maybe\s+later|later\s+maybe|some\s+other\s+time)[\s.!]*$"
+)
+
+
 def is_stop(text: str) -> bool:
     """The whole utterance is a stop word ("stop!", "never mind", "wait, don't")."""
     chunks = [c for c in re.split(r"[,;.!?]+", text.lower()) if c.strip()]
@@ -131,7 +142,46 @@ def is_stop(text: str) -> bool:
         _stop_chunk(c) or re.match(r"\s*(?:don't|dont|do\s+not|no)\b", c) for c in chunks[1:]
     ):
         return True  # "stop, don't close it!", "cancel that, I changed my mind"
-    return all(_stop_chunk(c) or _filler(c) for c in chunks) and any(_stop_chunk(c) for c in chunks)
+    if all(_stop_chunk(c) or _filler(c) for c in chunks) and any(_stop_chunk(c) for c in chunks):
+        return True
+    # "Robot, freeze! See, children? It stops when I tell it to.": a stop, then talk that
+    # asks nothing and names nothing to move
+    lead = next((i for i, c in enumerate(chunks) if not _filler(c)), None)
+    return (
+        lead is not None
+        and _stop_chunk(chunks[lead])
+        and not any(_asks_or_acts(c) for c in chunks[lead + 1 :])
+    )
+
+
+def _asks_or_acts(chunk: str) -> bool:
+    words = re.findall(r"[a-z']+", chunk.lower())
+    return bool(
+        set(words) & (set(L.ACTION_VERBS) | set(L.COLOURS) | {"stack", "home", "block", "bin"})
+        or (
+            words
+            and words[0]
+            in {
+                "what",
+                "where",
+                "which",
+                "who",
+                "how",
+                "why",
+                "is",
+                "are",
+                "do",
+                "does",
+                "can",
+                "could",
+                "would",
+                "will",
+                "did",
+                "have",
+                "has",
+            }
+        )
+    )
 
 
 def _filler(chunk: str) -> bool:
@@ -163,20 +213,21 @@ def _stop_words(b: str) -> bool:
         return True  # before "just" and "wait" are taken off ("just a moment")
     b = re.sub(
         r"^(?:(?:no|nah|naw|nope|eh|meh|oh|oh well|hey|ok|okay|please|robot|wait|just|uh|um|"
-        r"whoa|woah|actually|hmm|well|so|you\s+can|you\s+may|you\s+should|you\s+could|can\s+you|"
+        r"whoa|woah|actually|hmm|well|so|you\s+can|you\s+may|you\s+should|you\s+could|can\s+you|you|"
         r"could\s+you|will\s+you|would\s+you|i\s+want\s+you\s+to|i\s+need\s+you\s+to)\s+)+(?=\S)",
         "",
         b,
     )
     b = re.sub(
-        r"(?:\s+(?:please|now|for now|for today|right now|immediately|thanks|thank you|robot|"
+        r"(?:\s+(?:please|now|for now|for later|till later|until later|for today|right now|"
+        r"immediately|thanks|thank you|robot|"
         r"already|then|anyway|mate|buddy))+$",
         "",
         b,
     )
     # "don't continue", "do not go on", "no more": the same as "stop"
     b = re.sub(
-        r"^(?:don't|dont|do\s+not)\s+(?:continue|go\s+on|proceed|keep\s+going|carry\s+on)$",
+        r"^(?:don't|dont|do\s+not|not|no)\s+(?:continue|continuing|go\s+on|proceed|keep\s+going|carry\s+on|more)$",
         "stop",
         b,
     )
@@ -200,6 +251,9 @@ def understand(text: str, world: WorldState) -> Understanding:
         return out(REFUSE, reason="the instruction is empty")
     if is_stop(t):
         return out(STOP, answer="Stopped; nothing was done")
+    if _DEFERRED.search(t):
+        # "I was going to ask you to put ..., but let's leave it for later": not now
+        return out(ANSWER, answer="All right, not now; I did not move anything")
     if _THEMSELVES.match(t):
         # the person is going to do it: the arm stays out of the way
         return out(ANSWER, answer="Go ahead; I will not move")
@@ -289,7 +343,7 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     reading = prohibitions.read(t, world)
     if reading.negated:
         notes.append("prohibited: " + "; ".join(reading.negated))
-    if reading.bare:
+    if reading.bare or (reading.negated and _only_says_why(reading.text)):
         said = reading.constraints.describe() or "that"
         return out(
             ANSWER,
@@ -344,6 +398,21 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     if t == as_said.lower().strip():
         t = as_said  # nothing was rewritten: the planners get the words as typed
     return out(PLAN, text=t, constraints=reading.constraints)
+
+
+def _only_says_why(rest: str) -> bool:
+    """What is left beside a prohibition gives a reason, not a task ("please no touching
+    the blue block, it is very fragile"): no verb of doing, a copula or no place at all."""
+    words = set(re.findall(r"[a-z']+", rest))
+    if words & (
+        set(L.ACTION_VERBS) | {"stack", "sort", "goes", "go", "belongs", "should", "needs"}
+    ):
+        return False
+    if "?" in rest or words & {"tell", "show", "say", "where", "what", "which", "how", "why"}:
+        return False  # a question beside it is answered
+    return bool(words & {"is", "are", "was", "'s", "because", "since"}) or not re.search(
+        r"\b(?:in|into|onto|on|to)\b", rest
+    )
 
 
 def _clarify(out: Any, candidates: list[str], kind: str, phrase: str, cons: Constraints) -> Any:

@@ -220,6 +220,8 @@ def is_statement(text: str) -> bool:
         return False
     if re.search(r"\b(?:off[\s-]+limits|out\s+of\s+bounds|not\s+to\s+be)\b", t):
         return False  # a rule ("the green bin is off limits"), read as a prohibition
+    if _TOLD_OF.search(t) and not re.search(r"\b(?:please|now)\b|\?", t):
+        return True  # about another time: "yesterday you stacked ...", "he will ask you to ..."
     if _REPORT.match(t) and not re.search(
         r"\b(?:can|could|would|will)\s+you\b|\bplease\b|\?|\bback\b", t
     ):
@@ -227,6 +229,16 @@ def is_statement(text: str) -> bool:
     return bool(_COPULA_STATEMENT.match(t)) or bool(re.match(r"^there\s+(?:is|are)\b", t))
 
 
+#: Talk about another time than now: what happened before ("yesterday you stacked the green
+#: block on the yellow one") or what someone will ask later ("my colleague will come by
+#: later and ask you to sort the blocks"). Neither is an order for now.
+_TOLD_OF = re.compile(
+    r"^(?:(?:yesterday|last\s+(?:time|week|night|month|session)|the\s+other\s+day|earlier(?:\s+today)?|"
+    r"this\s+morning|before)\s*,?\s+(?:you|we|i|they|he|she)\s+(?:\w+ed|put|set|did|made|built|took)\b)|"
+    r"^(?:you|we|they|he|she)\s+(?:\w+ed|put|set|did|made|built|took)\b.*\b(?:yesterday|last\s+(?:time|week|night)|"
+    r"the\s+other\s+day|earlier\s+today|this\s+morning)\b|"
+    r"\b(?:will|'ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|might|may)\s+(?:[\w']+\s+){0,6}?ask\s+you\s+to\b"
+)
 #: The person reports what they did ("I moved the red block earlier", "we already sorted
 #: the blocks"): past tense, first person, nothing asked.
 _REPORT = re.compile(
@@ -974,6 +986,10 @@ def _verdict(fact: facts.Fact, world: WorldState) -> str:
 def statement(text: str, world: WorldState) -> str | None:
     """A reply checking a statement, or None when it is not a claim this reader knows."""
     t = _TAG.sub("", text.strip().lower()).rstrip(".!?")
+    if _TOLD_OF.search(t):
+        if re.search(r"\bask\s+you\s+to\b", t):
+            return "Noted: I will do it when I am asked. I did not move anything"
+        return "I keep no record of earlier sessions. I did not move anything"
     t = re.sub(rf"^{_OBSERVED}", "", t)
     t = _did(t) or t
     fact = facts.read(t, world)

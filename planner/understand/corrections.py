@@ -95,6 +95,11 @@ def _dropped_or_renumbered(before: str, after: str, word: str, notes: list[str])
     if forget:
         notes.append(f"{word!r}: the part about {forget.group(1)} is dropped")
         return _drop_clause(before, forget.group(1))
+    renumbered = _renumbered(before, after)
+    if renumbered is not None:
+        # "put three, I mean two, blocks in the green bin": the number said next replaces it
+        notes.append(f"{word!r}: the count is {renumbered[1]!r}")
+        return renumbered[0]
     number = re.fullmatch(r"(?:make\s+(?:it|that)\s+)?(one|two|three|four|[1-4])", after)
     nums = list(re.finditer(r"\b(?:one|two|three|four|[1-4])\b", before)) if number else []
     if number is None or not nums:
@@ -125,6 +130,7 @@ def apply(text: str) -> tuple[str, list[str]]:
             r"(?:[\s,;.!-]+(?:oh|ah|wait|well|hmm+|um+|uh+|er+|sorry|no|nah|nope))+$", "", before
         )
         word = re.sub(r"\s+", " ", m.group("m"))
+        after = _plain_fragment(after)
         paused = _pause_or_narrowing(before, after, word, notes)
         if paused is not None:
             t = paused
@@ -182,6 +188,49 @@ def apply(text: str) -> tuple[str, list[str]]:
         t = _substitute(before, after, notes, word)
     t = re.sub(r"\s+instead\b", "", t).strip()
     return t, notes
+
+
+_NUMBER = r"(?:one|two|three|four|five|six|[1-6])"
+
+
+def _renumbered(before: str, after: str) -> tuple[str, str] | None:
+    """ "put three" + "two, blocks in the green bin" -> "put two blocks in the green bin"."""
+    said = re.search(rf"\b{_NUMBER}$", before)
+    new = re.match(rf"({_NUMBER})\b[\s,]*", after)
+    if said is None or new is None:
+        return None
+    return re.sub(
+        r"\s+", " ", f"{before[: said.start()]}{new.group(1)} {after[new.end() :]}"
+    ).strip(), new.group(1)
+
+
+def _plain_fragment(after: str) -> str:
+    """A correction said in other words, as the fragment it stands for: "you know what, red
+    was right" -> "red"; "my left, so that's your right" -> "the right" (the robot's own)."""
+    after = re.sub(
+        r"^(?:you\s+know\s+what|come\s+to\s+think\s+of\s+it|on\s+reflection|thinking\s+about\s+it)\s*,?\s*",
+        "",
+        after,
+    )
+    m = re.fullmatch(
+        rf"(?:the\s+)?(?P<c>{_C})(?:\s+(?P<n>{_BLOCK}|{_BIN}))?\s+(?:(?:was|is|'s|it\s+is)\s+)?"
+        r"(?:right|correct|fine|good|ok|okay|better|after\s+all)(?:\s+after\s+all)?(?:\s+then)?",
+        after,
+    ) or re.fullmatch(
+        rf"(?:let's\s+)?(?:go|stick)\s+(?:back\s+)?(?:with|to)\s+(?:the\s+)?(?P<c>{_C})(?:\s+(?P<n>{_BLOCK}|{_BIN}))?"
+        r"(?:\s+after\s+all)?",
+        after,
+    )
+    if m:
+        return m["c"] + (f" {m['n']}" if m["n"] else "")
+    m = re.fullmatch(
+        r"(?:to\s+)?(?:my|the)\s+(?:left|right)\s*,?\s*(?:so\s+)?(?:that's|that\s+is|which\s+is|i\.e\.?|meaning|or)\s+"
+        r"(?:to\s+)?your\s+(?P<s>left|right)",
+        after,
+    )
+    if m:
+        return f"the {m['s']}"
+    return after
 
 
 _NOT_X_BUT_Y = re.compile(

@@ -734,7 +734,7 @@ _ANY = re.compile(
     rf"(?!\s+(?:of|that|which|from|under|next|closest|nearest|between))"
 )
 _EACH_BIN = re.compile(
-    rf"\b(?:one|a|1)\s+(?:{_SIZE}(?:block|cube|brick)\s+)?(?:in|into)\s+(?:each|every)\s+"
+    rf"\b(?P<n>one|a|1|two|three|2|3)\s+(?:{_SIZE}(?:blocks?|cubes?|bricks?)\s+)?(?:in|into)\s+(?:each|every)\s+"
     rf"(?:of\s+the\s+)?(?:bin|bins|basket|baskets|container|containers|box|boxes)\b"
     rf"|\b(?:a|one)\s+(?:block|cube|brick)\s+per\s+(?:bin|basket|container|box)\b"
     rf"|\b(?:give|put\s+in)\s+(?:each|every)\s+(?:bin|basket|container|box)\s+(?:one|a)\s+(?:block|cube|brick)\b"
@@ -855,6 +855,7 @@ def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:
     taken = set(forbidden)
     for _ in range(4):
         for fn in (
+            _keep_only,
             _tower,
             _split,
             _one_more,
@@ -1007,23 +1008,59 @@ def _one_more(text: str, world: WorldState, forbidden: set[str]) -> Resolution |
     return Resolution(said + text[m.end() :], [f"{m.group(0)!r}: {pool[0]} -> {dest}"])
 
 
+_KEEP_ONLY = re.compile(
+    rf"^(?:(?:only|just)\s+(?P<n>one|two|three|a\s+single|[1-3])\s+(?:{_SIZE}(?:blocks?|cubes?|bricks?)\s+)?"
+    rf"(?:should|can|may|must|is\s+to|are\s+to|is\s+allowed\s+to|are\s+allowed\s+to)\s+(?:stay|remain|be|be\s+left)|"
+    rf"(?:leave|keep)\s+(?:only|just)\s+(?P<n2>one|two|three|a\s+single|[1-3])\s+(?:{_SIZE}(?:blocks?|cubes?|bricks?)\s+)?)"
+    rf"\s*(?:in|inside)\s+(?:the\s+)?(?P<b>{_C})\s+{_BIN}\b(?P<rest>.*)$"
+)
+
+
+def _keep_only(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "only one block should stay in the green bin, put the extra one back on the table":
+    the blocks over the count leave the bin (to the place said, else the table); the one of
+    the bin's colour is kept first."""
+    m = _KEEP_ONLY.match(text)
+    if m is None:
+        return None
+    keep = L.NUMBERS.get(m["n"] or m["n2"], 1) if (m["n"] or m["n2"]) != "a single" else 1
+    b = f"{m['b']}_bin"
+    inside = [o.name for o in world.objects if o.in_bin == b and world.clear(o.name)]
+    inside.sort(key=lambda n: (_colour(n) != m["b"], n))
+    extra = [n for n in inside[keep:] if n not in forbidden]
+    if not extra:
+        raise Unresolvable(f"the {m['b']} bin holds {len(inside)}: there is nothing to take out")
+    to = re.search(
+        r"\b(?:put|move|place|set|drop|take)\s+(?:the\s+)?(?:extra|other|rest|remaining|others|spare)(?:\s+ones?)?"
+        r"\s+(?:back\s+)?(?P<p>(?:in|into|on|onto)\s+.+?)\s*[.!]*$",
+        m["rest"],
+    )
+    place = to["p"] if to else "on the table"
+    said = ", then ".join(f"put {_say(n)} {place}" for n in extra)
+    return Resolution(said, [f"{m.group(0)!r}: {', '.join(extra)} out of {b}"])
+
+
 def _each_bin(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
     m = _EACH_BIN.search(text)
     if m is None:
         return None
     bins = list(world.bin_names)
     pool = _movable(world, forbidden, None)
+    each = L.NUMBERS.get(m["n"] or "one", 1) if m["n"] not in ("a", None) else 1
+    if each * len(bins) > len(pool):
+        raise Unresolvable(
+            f"there are not enough blocks: {each} in each of {len(bins)} bins needs "
+            f"{each * len(bins)}, and {len(pool)} can be moved"
+        )
     pairs: list[tuple[str, str]] = []
     for b in bins:
         same = [c for c in pool if _colour(c) == _colour(b)]
         if same:
             pairs.append((same[0], b))
             pool.remove(same[0])
-    for b in bins:
-        if any(p[1] == b for p in pairs):
+    for b in bins * each:
+        if sum(p[1] == b for p in pairs) >= each:
             continue
-        if not pool:
-            raise Unresolvable(f"there are not enough blocks for {len(bins)} bins")
         cube = _by_distance(world, pool, b)[0]
         pairs.append((cube, b))
         pool.remove(cube)

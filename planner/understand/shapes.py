@@ -30,6 +30,7 @@ def tidy(t: str) -> str:
         _references,
         _filled,
         _made_sure,
+        _counted_fragments,
         _verbless,
         _in_order,
     ):
@@ -250,6 +251,33 @@ def _references(t: str) -> str:
         t,
     )
     return t
+
+
+def _counted_fragments(t: str) -> str:
+    """Terse counted orders: "two blocks -> red bin, one -> green bin, fourth stays on the
+    table": a bare count is a count of blocks, and what stays where it is asks nothing."""
+    t = re.sub(
+        r"(?:^|(?<=[,;.]\s)|(?<=\band\s)|(?<=\bthen\s))(?P<n>one|two|three|a\s+single)\s*(?=->|→|=>|:\s)",
+        lambda m: f"{m['n']} block{'s' if m['n'] in ('two', 'three') else ''} ",
+        t,
+    )
+    t = re.sub(
+        r"[\s,;.]+(?:and\s+)?(?:the\s+)?(?:fourth|last|remaining|other|leftover|4th|third|3rd)(?:\s+(?:one|block|cube))?\s+"
+        r"(?:stays|remains|is\s+left|can\s+stay)\s+(?:on\s+the\s+table|where\s+it\s+is|put|there)[\s.!]*$",
+        "",
+        t,
+    )
+    # "two blocks -> red bin": an arrow to a bin is a put
+    clauses = re.split(r"(\s*[,;]\s*(?:then\s+)?|\s+then\s+)", t)
+    for i, c in enumerate(clauses):
+        m = re.fullmatch(
+            rf"(?P<x>(?:(?:the|a|one|two|three)\s+)?[\w\s]*?(?:blocks?|cubes?|bricks?|ones?))\s*(?:->|→|=>)\s*"
+            rf"(?:the\s+)?(?P<y>(?:{_C})\s+bin|drawer)[\s.!]*",
+            c,
+        )
+        if m and not re.match(r"(?:put|place|move|drop)\b", m["x"]):
+            clauses[i] = f"put {m['x']} in the {m['y']}"
+    return "".join(clauses)
 
 
 def _made_sure(t: str) -> str:
