@@ -400,6 +400,12 @@ class Binding:
     #: How far the world is seen lowered for this subgoal (m): a pick or place at the top of
     #: a tower runs its policy as if the tower's top rested on the table (see :func:`lowered`).
     lower: float = 0.0
+    #: How much higher than it is a pick's policy sees the object it takes (m): one resting
+    #: on another is gripped this much higher up its sides, where the fingers' tips stay
+    #: clear of the object below (gripped as the policy grips one on the table, the tips came
+    #: down past the top of the one below and lifted it too; see ``skills.pick``). 0 for
+    #: one on the table, so every other pick is as before.
+    seen_higher: float = 0.0
     #: Leave the hand turned as the previous subgoal left it (a place onto a cube: the cube
     #: it holds square goes down turned as it was found, as a tower's cubes were before
     #: picks held them square); else the subgoal turns it to ``grip_yaw`` before its first
@@ -431,6 +437,15 @@ def lowered(obs: dict, b: Binding) -> dict:
     pos = np.array(obs["object_pos"], dtype=np.float64)
     pos[:, 2] -= b.lower
     return {**obs, "proprio": proprio, "object_pos": pos}
+
+
+def raised(obs: dict, b: Binding) -> dict:
+    """``obs`` with the bound object seen ``b.seen_higher`` higher than it is."""
+    if b.seen_higher == 0.0:
+        return obs
+    pos = np.array(obs["object_pos"], dtype=np.float64)
+    pos[bound_cube(b), 2] += b.seen_higher
+    return {**obs, "object_pos": pos}
 
 
 def as_trained(obs: dict, b: Binding) -> dict:
