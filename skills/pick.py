@@ -184,10 +184,15 @@ class Pick(Skill[PickParams]):
         place = registry.get("place")
         lifted = self.effect(world, PickParams(object=top))
         o = cube_of(world, obj)
-        regions = sorted(
-            world.region_names,
-            key=lambda n: float(np.hypot(*(np.asarray(world.region(n).pos[:2]) - o.pos[:2]))),  # type: ignore[union-attr]
-        )
+
+        def order(n: str) -> tuple[bool, float]:
+            # not the region the stack stands in: set down beside it, the object lands
+            # where the hand then comes down for ``obj`` (a place there rated p=0.29, or
+            # out of steps, in the mixed scene's chains)
+            d = float(np.hypot(*(np.asarray(world.region(n).pos[:2]) - o.pos[:2])))  # type: ignore[union-attr]
+            return (world.in_region(obj, n), d)
+
+        regions = sorted(world.region_names, key=order)
         for r in regions:
             if not place.preconditions(lifted, place.Params(target=r)):
                 aside = [{"skill": self.name, "object": top}, {"skill": "place", "target": r}]
@@ -271,7 +276,11 @@ class Pick(Skill[PickParams]):
         on_cube = o is not None and o.on is not None
         # square enough (or round) for the fingers as the hand is
         square = o is None or object_spec(params.object).width_across(o.yaw) <= ALIGN_WIDTH
-        if square or on_cube or world.grasp_blockers(params.object, axis, align):
+        # (off a stack's top too where it is wider than a 4 cm cube: the fingers, opened for
+        # the width across, came down on a turned 5 cm cube's corners and knocked it off)
+        wide = object_spec(params.object).half_width > scene.CUBE_HALF
+        stays = on_cube and not wide
+        if square or stays or world.grasp_blockers(params.object, axis, align):
             align = 0.0  # (square, or the fingers square to it would meet something)
         yaw = turn + align
         return Binding(
