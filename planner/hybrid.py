@@ -368,6 +368,9 @@ class HybridPlanner:
         if question is not None:
             why = "the words fit more than one object"
             return Understanding("clarify", task, task, question=question, reason=why)
+        sized = kinds.compare(task, world) if kinds.is_mixed(world) else None
+        if sized is not None:
+            return Understanding("answer", task, task, answer=sized)
         said = kinds.spoken(task, world)
         try:
             u = understand(said, kinds.colour_view(world))

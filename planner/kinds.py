@@ -55,7 +55,7 @@ _WORDS = "|".join(sorted(_KIND_OF, key=len, reverse=True))
 #: "[the] [size] [colour] [size] kind" (or "the big one"): one phrase about objects.
 _PHRASE = re.compile(
     rf"\b(?P<det>the|a|an)?\s*(?P<size>{_SIZES})?\s*(?P<colour>{_COLOURS})?\s*"
-    rf"(?P<size2>{_SIZES})?\s*(?P<noun>{_WORDS}|one)\b",
+    rf"(?P<size2>{_SIZES})?\s*(?P<noun>{_WORDS}|one(?!\s+(?:of|more|by|at\s+a\s+time)\b))\b",
     re.IGNORECASE,
 )
 
@@ -102,6 +102,23 @@ def _read(m: re.Match) -> tuple[str | None, str | None, str | None, bool]:
     return kind, colour, size, plural
 
 
+def _synonyms(text: str) -> str:
+    """Kind words the registry cannot list plainly: "the can" (never "can you ...") is the
+    cylinder; "the round thing" is the ball."""
+    text = re.sub(
+        rf"\b(?P<d>the|a|that|this)\s+(?P<m>(?:(?:{_SIZES}|{_COLOURS})\s+)*)can\b(?!\s+(?:you|i|we|it)\b)",
+        lambda m: f"{m['d']} {m['m']}cylinder",
+        text,
+        flags=re.IGNORECASE,
+    )
+    return re.sub(
+        r"\b(?:round|spherical|rolling)\s+(?:thing|one|object|item|toy|block)\b",
+        "ball",
+        text,
+        flags=re.I,
+    )
+
+
 def spoken(text: str, world: WorldState) -> str:
     """``text`` with each phrase that names exactly one object by its kind or size put as
     that object's colour phrase ("put the ball in the red bin" -> "put the yellow block in
@@ -109,6 +126,7 @@ def spoken(text: str, world: WorldState) -> str:
     refuses the first, :func:`ambiguous` asks about the second)."""
     if not is_mixed(world):
         return text
+    text = _synonyms(text)
 
     said: list[str | None] = [None]  # the kind last named: what a later "one" stands for
 
@@ -135,6 +153,7 @@ def ambiguous(text: str, world: WorldState) -> str | None:
     or colour fits several ("the cube" beside a 4 cm and a 5 cm cube), else None."""
     if not is_mixed(world):
         return None
+    text = _synonyms(text)
     said: str | None = None
     for m in _PHRASE.finditer(text):
         kind, colour, size, plural = _read(m)
@@ -154,6 +173,61 @@ def ambiguous(text: str, world: WorldState) -> str | None:
 def _describe(s: ObjectSpec) -> str:
     word = {"sphere": "ball"}.get(s.kind, s.kind)
     return f"{s.color} {word} ({s.height * 100:.0f} cm)"
+
+
+#: Comparisons of size and weight, and what each one measures.
+_MEASURE = {
+    **{w: ("size", 1) for w in ("bigger", "larger", "biggest", "largest")},
+    **{w: ("size", -1) for w in ("smaller", "smallest", "littler", "tinier")},
+    **{w: ("height", 1) for w in ("taller", "tallest", "higher", "highest")},
+    **{w: ("height", -1) for w in ("shorter", "shortest", "lower", "lowest")},
+    **{w: ("mass", 1) for w in ("heavier", "heaviest")},
+    **{w: ("mass", -1) for w in ("lighter", "lightest")},
+}
+_COMPARE = re.compile(
+    rf"^(?:which|what)(?:\s+(?:one|object|thing|block|cube))?(?:'s|\s+is)\s+(?:the\s+)?(?P<w>{'|'.join(_MEASURE)})"
+    r"(?:\s+(?:one|object|thing))?(?:\s*[,:]?\s*(?P<a>.+?)\s+or\s+(?P<b>.+?))?\s*[?.!]*$",
+    re.IGNORECASE,
+)
+
+
+def compare(text: str, world: WorldState) -> str | None:
+    """ "which one is bigger, the red cube or the green cube?", "which is the heaviest?":
+    answered from the objects' specs (the colour view of the language layer makes every
+    object a cube of one size, so this is read on the real world), else None."""
+    m = _COMPARE.match(text.strip())
+    if m is None or not world.objects:
+        return None
+    what, sign = _MEASURE[m["w"].lower()]
+    pool = [object_spec(o.name) for o in world.objects]
+    if m["a"]:
+        picked = []
+        for said in (m["a"], m["b"]):
+            p = _PHRASE.search(said)
+            if p is None:
+                return None
+            kind, colour, size, _ = _read(p)
+            found = _matches(world, kind, colour, size)
+            if len(found) != 1:
+                return None
+            picked.append(found[0])
+        pool = picked
+
+    def value(s: ObjectSpec) -> float:
+        if what == "mass":
+            return s.mass
+        if what == "height":
+            return s.height
+        return s.height * s.horizontal_radius
+
+    best = max(value(s) for s in pool) if sign > 0 else min(value(s) for s in pool)
+    won = [s for s in pool if value(s) == best]
+    if len(won) == len(pool):
+        return f"They are the same {'weight' if what == 'mass' else 'size'}"
+    said = [f"the {_words(s, world)} ({s.height * 100:.0f} cm, {s.mass * 1000:.0f} g)" for s in won]
+    word = m["w"].lower()
+    word = f"the {word}" if word.endswith("est") else word
+    return " and ".join(said).capitalize() + f" {'is' if len(won) == 1 else 'are'} {word}"
 
 
 def colour_view(world: WorldState) -> WorldState:

@@ -507,6 +507,15 @@ def _impossible(text: str, world: WorldState) -> str | None:
             f"I cannot put a block {m.group('rel')} another one: I can put it in a bin, on a block "
             "or in a region of the table (left, right, front, back, centre)"
         )
+    ords = "|".join(k for k, v in L.ORDINALS.items() if v > 0)
+    m = re.search(rf"\bthe\s+(?P<o>{ords})\s+(?P<n>bin|basket|box|block|cube|brick)\b", t)
+    if m:
+        have = len(world.bins) if m["n"] in ("bin", "basket", "box") else len(world.objects)
+        if L.ORDINALS[m["o"]] > have:
+            noun = "bin" if m["n"] in ("bin", "basket", "box") else "block"
+            return f"there {'is' if have == 1 else 'are'} only {have} {noun}" + (
+                "s here" if have != 1 else " here"
+            )
     m = re.search(rf"\b{_MOVE}\b[^,;]*\b(?:in|into)\s+(?:the\s+)?(?:robot|gripper|hand|table)\b", t)
     if m and not re.search(r"\bhand\b.*\bhome\b", t):
         return "I can only put blocks in the bins, on other blocks or on the table"

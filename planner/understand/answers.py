@@ -114,6 +114,15 @@ _REACH = re.compile(
 )
 
 
+#: "can you check whether ...", "could you look and see if ...": a yes/no question asked
+#: politely; what the person will do after ("before I put my keys in it") asks nothing.
+_CHECK = re.compile(
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:check|look|see|find\s+out|make\s+sure)"
+    r"(?:\s+and\s+see)?\s+(?:whether|if)\s+"
+)
+_AFTERWARDS = re.compile(r"\s+(?:before|so\s+that|so|because|since|as|when)\s+(?:i|we)\b[^?]*")
+
+
 def is_question(text: str) -> bool:
     """Whether ``text`` asks rather than orders. A polite command ("can you put the red
     block in the bin?") is an order; "can you see the red block?" is a question; a question
@@ -125,6 +134,8 @@ def is_question(text: str) -> bool:
     ):
         return False
     t = _REACH.sub("can you reach ", t)
+    if _CHECK.match(t):
+        return True  # "can you check whether the drawer is empty (before I put ...)?"
     m = _POLITE.match(t)
     if (
         m
@@ -318,6 +329,8 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     )
     t = re.sub(r"^what(?:'s|\s+is)\s+the\s+colou?r\s+of\s+", "what colour is ", t)
     t = _REACH.sub("can you reach ", t)
+    if _CHECK.match(t):
+        t = _AFTERWARDS.sub("", _CHECK.sub("whether ", t))
     t = re.sub(
         r"^(?:are\s+you\s+able\s+to|is\s+it\s+possible\s+(?:for\s+you\s+)?to|"
         r"would\s+you\s+be\s+able\s+to|do\s+you\s+think\s+you\s+(?:can|could))\s+",
@@ -447,7 +460,11 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         r"^where\s+(?:did|has)\s+(.+?)\s+(?:go|gone|end\s+up|land|get\s+to)$", r"where is \1", t
     )
     t = re.sub(r"^which\s+colou?r\b", "what colour", t)
-    t = re.sub(r"^(?:can|could)\s+you\s+tell\s+me\s+|^tell\s+me\s+|^do\s+you\s+know\s+", "", t)
+    t = re.sub(
+        r"^(?:can|could)\s+you\s+tell\s+me\s*,?\s+|^tell\s+me\s*,?\s+|^do\s+you\s+know\s*,?\s+",
+        "",
+        t,
+    )
     t = re.sub(r"^i\s+wonder\s+|^any\s+idea\s+", "", t)
     # an embedded question in statement order ("do you know where the blue one went",
     # "tell me if the red block is in the bin")
@@ -679,6 +696,19 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     ) or re.fullmatch(rf"(?:which|what)\s+bin\s+is\s+(?:the\s+)?(?P<o>{_C})(?:\s+\w+)?\s+in", t)
     if m:
         return _cap(_where(world, f"{m['o']}_block"))
+    # is the drawer / the green bin empty
+    m = re.fullmatch(
+        rf"(?:is|are)\s+(?:the\s+)?(?P<x>drawer|(?:{_C})(?=\s+{_BIN}))(?:\s+{_BIN})?\s+(?:still\s+)?"
+        r"(?P<e>empty|full|not\s+empty|occupied)",
+        t,
+    )
+    if m:
+        said = _contents(world, "in", m["x"], "bin" if m["x"] != "drawer" else None)
+        if said.startswith("There is no"):
+            return said
+        empty = said.endswith("nothing")
+        asked_empty = m["e"] == "empty"
+        return ("Yes: " if empty == asked_empty else "No: ") + said[:1].lower() + said[1:]
     # anything in the green bin / the drawer
     m = re.fullmatch(
         rf"(?:is\s+there\s+|are\s+there\s+)?(?:anything|something|any\s+blocks?|any\s+cubes?)\s+"

@@ -46,6 +46,19 @@ def _decide(cond: str, world: WorldState) -> bool:
         "",
         c,
     ).strip()
+    more = re.fullmatch(
+        rf"(?:the\s+)?(?P<a>{_C})\s+bin\s+(?:has|holds|contains|has\s+got)\s+(?P<q>more|fewer|less)\s+"
+        rf"(?:(?:blocks?|cubes?|things|objects)\s+)?(?:in\s+it\s+)?than\s+(?:the\s+)?(?P<b>{_C})\s+bin"
+        r"(?:\s+(?:does|has|do))?(?:\s+in\s+it)?",
+        c,
+    )
+    if more:
+        # "if the blue bin has more blocks in it than the red bin": counted in the world
+        n = {b.name: sum(o.in_bin == b.name for o in world.objects) for b in world.bins}
+        a, b = n.get(f"{more['a']}_bin"), n.get(f"{more['b']}_bin")
+        if a is None or b is None:
+            raise UnknownCondition(cond.strip())
+        return a > b if more["q"] == "more" else a < b
     fact = facts.read(c, world)
     if fact is None:
         # "you are holding nothing", "the green bin has nothing in it"
@@ -78,6 +91,12 @@ def _pronoun(text: str, cond: str) -> str:
     if re.search(r"\bdrawer\b", cond) and not bin_m:
         text = re.sub(r"\b(in|into|inside)\s+(?:it|there)\b", r"\1 the drawer", text)
     if bin_m:
+        # "move one of them over to the red bin": one of the blocks in the condition's bin
+        text = re.sub(
+            r"\b(one|two|some|any)\s+of\s+(?:them|those)\b",
+            lambda m: f"{m.group(1)} of the blocks in the {bin_m.group(1)} bin",
+            text,
+        )
         text = re.sub(r"\b(?<!in\s)(?<!into\s)there\b", "in there", text)
         text = re.sub(
             r"\b(in|into|inside|on|onto)\s+(?:it|there)\b",
@@ -118,9 +137,30 @@ def _comma_after_condition(t: str) -> str:
     return t[:cut] + "," + t[cut:]
 
 
+def _in_which_case(t: str) -> str:
+    """ "put red on yellow, unless yellow is in a bin, in which case put it on green" ->
+    "if yellow is in a bin, put red on green, otherwise put red on yellow" ("it" in the
+    second branch is what the first one moves)."""
+    m = re.match(
+        r"^(?P<a>.+?)\s*,?\s+unless\s+(?P<cond>.+?)\s*[,;]?\s+in\s+which\s+case\s*,?\s*(?:then\s+)?(?P<b>.+)$",
+        t,
+    )
+    if m is None:
+        return t
+    b = m["b"]
+    mover = re.search(rf"\b({_C})(?:\s+(?:block|cube|brick|one))?\b(?!\s+bin)", m["a"])
+    if mover:
+        b = re.sub(
+            r"\b(put|place|move|stack|set|drop|push|slide)\s+(?:it|that\s+one)\b",
+            lambda k: f"{k.group(1)} the {mover.group(1)} block",
+            b,
+        )
+    return f"if {m['cond']}, {b}, otherwise {m['a']}"
+
+
 def split(text: str, world: WorldState) -> Branch | None:
     """The branch of a conditional that applies, or None when ``text`` has no condition."""
-    t = _comma_after_condition(text.strip())
+    t = _comma_after_condition(_in_which_case(text.strip()))
     # if COND (,|then) A (otherwise B)?
     m = re.match(
         rf"^(?:(?:and|so)\s+)?(?P<kw>if|when|in\s+case|provided\s+(?:that\s+)?|assuming\s+(?:that\s+)?|unless|"

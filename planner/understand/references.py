@@ -1032,10 +1032,11 @@ def _keep_only(text: str, world: WorldState, forbidden: set[str]) -> Resolution 
         raise Unresolvable(f"the {m['b']} bin holds {len(inside)}: there is nothing to take out")
     to = re.search(
         r"\b(?:put|move|place|set|drop|take)\s+(?:the\s+)?(?:extra|other|rest|remaining|others|spare)(?:\s+ones?)?"
-        r"\s+(?:back\s+)?(?P<p>(?:in|into|on|onto)\s+.+?)\s*[.!]*$",
+        r"\s+(?:back\s+)?(?:over\s+)?(?P<p>(?:in|into|on|onto|to)\s+.+?)\s*[.!]*$",
         m["rest"],
     )
     place = to["p"] if to else "on the table"
+    place = re.sub(r"^to\s+(?=(?:the\s+)?\w+\s+bin\b)", "in ", place)
     said = ", then ".join(f"put {_say(n)} {place}" for n in extra)
     return Resolution(said, [f"{m.group(0)!r}: {', '.join(extra)} out of {b}"])
 
@@ -1165,13 +1166,24 @@ def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | 
         return None  # "a blocks" is no reference
     taking = re.search(r"\b(?:take|remove|get|grab|pick|lift|fetch)\b", text[: m.start()])
     src = re.match(
-        rf"\s+(?:out\s+of|from{'|in|inside' if taking else ''})\s+(?:the\s+)?({_C})\s+bin\b",
+        rf"\s+(?:out\s+of|from|in|inside)\s+(?:the\s+)?({_C})\s+bin\b",
         text[m.end() :],
     )
+    if (
+        src
+        and not taking
+        and not re.match(r"\s+(?:over\s+)?(?:to|into|in|onto|on)\b", text[m.end() + src.end() :])
+    ):
+        src = None  # "put a block in the red bin": the bin is where it goes
     if src:
         inside = [o.name for o in world.objects if o.in_bin == f"{src.group(1)}_bin"]
         if not inside:
             raise Unresolvable(f"there is no block in the {src.group(1)} bin")
+        tail = text[m.end() + src.end() :]
+        if re.match(r"\s+(?:over\s+)?(?:to|into|in|onto|on)\b", tail):
+            # "move one of the blocks in the blue bin (over) to the red bin": the source said,
+            # the destination is what the planners read
+            text = text[: m.end()] + re.sub(r"^\s+over(?=\s)", "", tail)
         return _chosen(text, m, sorted(inside)[:1], "is")
     dest = _destination(text[m.end() :], world)
     # a cube named elsewhere in the request is not the one chosen ("put the red block on a

@@ -215,6 +215,11 @@ def _references(t: str) -> str:
     """References that need a word: "farthest from it", "the green thing", "them all",
     the count's noun carried over ("and two in the green bin"), "put X away"."""
     # "take the block closest to the green bin and put it on the block farthest from it"
+    t = re.sub(
+        r"\b(?P<b>bin|basket|box)\s+(?:right\s+)?(?:next\s+to|beside|by|near|closest\s+to|nearest(?:\s+to)?)\s+(?=it\b)",
+        r"\g<b> closest to ",
+        t,
+    )
     dist_it = re.search(r"\b(?:closest|nearest|farthest|furthest)\s+(?:to|from)\s+(it)\b", t)
     if dist_it:
         named = list(
@@ -222,6 +227,32 @@ def _references(t: str) -> str:
         )
         if named:
             t = t[: dist_it.start(1)] + named[-1].group(0) + t[dist_it.end(1) :]
+    # "whichever block is farthest from you", "the block that is right beside the blue cube":
+    # a relative clause is the selector it holds (an empty or full bin is read as it is)
+    t = re.sub(
+        r"\b(?:whichever|whatever|the)\s+(?P<n>block|cube|brick|one|bin)\s+(?:that\s+is|that's|which\s+is|is|sits|lies|"
+        r"stands)\s+(?=(?:right\s+|directly\s+|just\s+)?(?:closest|nearest|farthest|furthest|beside|next|near|left|"
+        r"right|behind|in\s+front|between|on\s+the|at\s+the|under|on\s+top)\b)",
+        lambda m: f"the {m['n']} ",
+        t,
+    )
+    # "of the blocks on the left half of the table, put the one closest to you in the blue
+    # bin": the group said first narrows the selector after it
+    m = re.match(
+        r"^(?:of|among|from)\s+(?:all\s+)?the\s+(?:blocks|cubes|ones)\s+(?P<g>(?:on|at)\s+the\s+(?:left|right|front|back)"
+        r"(?:\s+(?:side|half|end))?(?:\s+of\s+the\s+table)?)\s*,\s*(?P<v>\w+(?:\s+up)?)\s+the\s+one\s+"
+        r"(?P<d>closest|nearest|farthest|furthest)\s+(?P<rest>.+)$",
+        t,
+    )
+    if m:
+        t = f"{m['v']} the block {m['g']} {m['d']} {m['rest']}"
+    # "put the red block underneath the green one": the green one goes on the red one
+    t = re.sub(
+        rf"^(?:please\s+)?(?:put|place|set|slide|move|get)\s+(?:the\s+)?(?P<x>{_C})(?:\s+{_ONE})?\s+"
+        rf"(?:underneath|under|beneath|below)\s+(?:the\s+)?(?P<y>{_C})(?:\s+{_ONE})?(?=\s*(?:[,.;!]|$))",
+        lambda m: f"stack the {m['y']} block on the {m['x']} block",
+        t,
+    )
     # "the green thing", "the red object": a block named by its colour
     t = re.sub(rf"\b({_C})\s+(?:thing|object|item|piece|guy|fella)\b", r"\1 block", t)
     # "I need the red block in the blue bin (asap)": the wish is the order
@@ -267,15 +298,31 @@ def _counted_fragments(t: str) -> str:
         "",
         t,
     )
+    # terse steps: "close drawer. lights off." -> "close the drawer, then turn off the light"
+    t = re.sub(r"\b(open|close|shut)\s+drawer\b", r"\1 the drawer", t)
+    t = re.sub(r"\bpress\s+button\b", "press the button", t)
+    t = re.sub(
+        r"(?<=[a-z])\.\s+(?=[a-z])(?!(?:don't|dont|do\s+not|never|not|no|but|leave|keep|avoid)\b)",
+        ", then ",
+        t,
+    )
     # "two blocks -> red bin": an arrow to a bin is a put
-    clauses = re.split(r"(\s*[,;]\s*(?:then\s+)?|\s+then\s+)", t)
+    clauses = re.split(r"(\s*[,;]\s*(?:then\s+)?|(?<=\D)\.\s+|\s+then\s+)", t)
     for i, c in enumerate(clauses):
         m = re.fullmatch(
-            rf"(?P<x>(?:(?:the|a|one|two|three)\s+)?[\w\s]*?(?:blocks?|cubes?|bricks?|ones?))\s*(?:->|→|=>)\s*"
+            rf"(?P<x>(?:(?:the|a|one|two|three)\s+)?[\w\s]*?(?:blocks?|cubes?|bricks?|ones?)"
+            rf"(?:\s+(?:out\s+of|from)\s+(?:the\s+)?(?:drawer|(?:{_C})\s+bin))?)\s*(?:->|→|=>)\s*"
             rf"(?:the\s+)?(?P<y>(?:{_C})\s+bin|drawer)[\s.!]*",
             c,
         )
-        if m and not re.match(r"(?:put|place|move|drop)\b", m["x"]):
+        src = m and re.fullmatch(
+            rf"(?:the\s+)?(?P<o>(?:{_C})\s+{_ONE})\s+(?:out\s+of|from)\s+(?:the\s+)?(?P<c>drawer|(?:{_C})\s+bin)",
+            m["x"],
+        )
+        if m and src:
+            # "red block out of drawer -> blue bin": taken out, then put there
+            clauses[i] = f"take the {src['o']} out of the {src['c']} and put it in the {m['y']}"
+        elif m and not re.match(r"(?:put|place|move|drop)\b", m["x"]):
             clauses[i] = f"put {m['x']} in the {m['y']}"
     return "".join(clauses)
 

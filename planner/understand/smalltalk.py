@@ -54,6 +54,15 @@ _WRAPPERS: list[tuple[str, str]] = [
         " ",
     ),
     (r"\bif\s+you\s+could\s+", " "),
+    # "can you show the class how you put the blue block in the green bin?": a demonstration
+    # is the doing
+    (
+        r"\b(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?show\s+(?:me|us|them|everyone|everybody|the\s+\w+)\s+"
+        r"how\s+(?:you|to|you\s+would|you\s+can|you'd)\s+(?=(?:"
+        + "|".join(sorted(L.ACTION_VERBS))
+        + r")\b)",
+        " ",
+    ),
     (
         r"\b(?:could|can|would|might)\s+((?:the\s+)?\w+\s+(?:block|cube|brick))\s+(?:end\s+up|go|"
         r"be\s+put|get\s+put|be\s+moved|be)\s+(in|into|on|onto)\b",
@@ -97,7 +106,10 @@ _WRAPPERS: list[tuple[str, str]] = [
     ),
     (r"\b(?:kill|switch\s+off|turn\s+out)\s+the\s+(light|lamp)s?\b", r"turn off the \1"),
     (r"\blights?\s+out\b", "turn off the light"),
-    (r"^(?:the\s+)?(?:lights?|lamp)\s+off\b", "turn off the light"),
+    (
+        r"(?:^|(?<=[,.;]\s)|(?<=\band\s)|(?<=\bthen\s))(?:the\s+)?(?:lights?|lamp)\s+off\b",
+        "turn off the light",
+    ),
     (r"^(?:the\s+)?(?:lights?|lamp)\s+on\b(?!\s+or\b)", "turn on the light"),
     (
         r"\bmake\s+it\s+(?:bright|brighter|light|lighter)(?:\s+(?:in\s+)?here)?\b",
@@ -138,6 +150,13 @@ def _relevant(sentence: str) -> bool:
         return True
     if words & {"tower", "stack", "pile", "build", "goal", "result", "order", "sequence"}:
         return True
+    if words & {"light", "lights", "lamp", "drawer", "button"} and words & {
+        "on",
+        "off",
+        "open",
+        "shut",
+    }:
+        return True  # "lights off.", "drawer shut."
     return bool(re.search(r"\b(?:it|them)\b", sentence) and words & set(L.ACTION_VERBS))
 
 

@@ -366,9 +366,9 @@ def _german_order(words: list[str]) -> list[str]:
         tail = [c.pop()] if c and c[-1] in ("?", ".", "!") else []
         if c and c[-1] in _DE_VERBS and not any(w in _DE_VERBS for w in c[:-1]):
             verb = c.pop()  # "kannst du den roten würfel ... legen" -> "can you put ..."
-            at = 2 if c[:2] in (["can", "you"], ["could", "you"]) else 0
-            if c[:1] == ["please"]:
-                at = 1
+            at = 2 if c[:2] in (["can", "you"], ["could", "you"], ["would", "you"]) else 0
+            if c[:1] == ["please"] or c[at : at + 1] == ["please"]:
+                at += 1
             c.insert(at, verb)
         if "not" in c and c and c[0] in _DE_VERBS:
             c.remove("not")  # "bewege den roten würfel nicht" -> "don't move the red block"
