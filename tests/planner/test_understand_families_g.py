@@ -13,9 +13,8 @@ from __future__ import annotations
 import pytest
 
 from bridge.goals import goal_holds
-from bridge.validate import simulate
-from planner.hybrid import HybridPlanner
 from planner.understand import is_stop, understand
+from tests.planner.planned import planned
 from tests.worlds import cube, world
 
 Z = 0.02
@@ -42,14 +41,6 @@ def stacked():
             cube("yellow_block", (-0.1, 0.05, Z)),
         ]
     )
-
-
-def planned(text, w):
-    out = HybridPlanner().plan(text, w)
-    assert out.kind == "plan", (out.kind, out.understanding)
-    after, reasons = simulate(w, out.steps())
-    assert not reasons, reasons
-    return after
 
 
 @pytest.mark.parametrize(

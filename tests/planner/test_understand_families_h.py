@@ -16,11 +16,11 @@ from __future__ import annotations
 import pytest
 
 from bridge.goals import goal_holds
-from bridge.validate import simulate
 from planner import kinds
 from planner.hybrid import HybridPlanner
 from planner.understand import is_stop, understand
 from sim.env import TabletopEnv
+from tests.planner.planned import planned
 from tests.worlds import cube, world
 
 Z = 0.02
@@ -48,14 +48,6 @@ def binned():
             cube("blue_block", (0.05, -0.1, Z)),
         ]
     )
-
-
-def planned(text, w):
-    out = HybridPlanner().plan(text, w)
-    assert out.kind == "plan", (out.kind, out.understanding)
-    after, reasons = simulate(w, out.steps())
-    assert not reasons, reasons
-    return after
 
 
 @pytest.mark.parametrize(
