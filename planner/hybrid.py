@@ -364,19 +364,27 @@ class HybridPlanner:
             return None
         # a scene of several kinds: "the cube" beside two cubes is asked about, "the ball"
         # read as the colour phrase the layer knows ("the yellow block"; planner.kinds)
-        question = kinds.ambiguous(task, world)
+        from planner.understand import noise
+        from planner.understand.translate import detect
+
+        # "teh bal": the kind words are read after the slips (of English: "blu" is Italian)
+        heard = noise.clean(task) if detect(task) == "en" else task
+        question = kinds.ambiguous(heard, world)
         if question is not None:
             why = "the words fit more than one object"
             return Understanding("clarify", task, task, question=question, reason=why)
-        sized = kinds.compare(task, world) if kinds.is_mixed(world) else None
+        sized = kinds.describe(heard, world)
+        if sized is None and kinds.is_mixed(world):
+            sized = kinds.compare(heard, world)
         if sized is not None:
             return Understanding("answer", task, task, answer=sized)
-        said = kinds.spoken(task, world)
+        said = kinds.spoken(heard, world)
         try:
             u = understand(said, kinds.colour_view(world))
         except Exception as e:  # noqa: BLE001 - the planner must still answer
             u = Understanding(PLAN, said, said, notes=[f"not understood ({e!r})"])
         u.original = task
+        u.constraints = kinds.scene_constraints(u.constraints, world)
         if u.answer is not None:
             u.answer = kinds.in_scene_words(u.answer, world)
         if u.question is not None:

@@ -24,6 +24,7 @@ import dataclasses
 import json
 import re
 
+from bridge.constraints import Constraints
 from bridge.lexicon import COLOURS
 from planner.rules.result import RulesResult
 from sim.objects import KINDS, ObjectSpec
@@ -111,11 +112,45 @@ def _synonyms(text: str) -> str:
         text,
         flags=re.IGNORECASE,
     )
+    # "the cube that's not the big one": the other size
+    text = re.sub(
+        r"\bthe\s+(?P<k>cube|block|box)\s+(?:that's|that\s+is|which\s+is|thats)\s+not\s+the\s+(?P<s>big|large|small|little)"
+        r"(?:\s+one)?\b",
+        lambda m: f"the {'small' if m['s'] in ('big', 'large') else 'big'} {m['k']}",
+        text,
+        flags=re.I,
+    )
     return re.sub(
         r"\b(?:round|spherical|rolling)\s+(?:thing|one|object|item|toy|block)\b",
         "ball",
         text,
         flags=re.I,
+    )
+
+
+_PLURAL_KINDS = "|".join(
+    sorted((w for w in _KIND_OF if w.endswith("s") and w[:-1] in _KIND_OF), key=len, reverse=True)
+)
+
+
+def _group(text: str, world: WorldState) -> str:
+    """ "both cubes", "all the balls", "the two cubes": the objects of that kind by their
+    colour phrases ("the red block and the green block"), when the count said fits."""
+
+    def listed(m: re.Match) -> str:
+        kind = _KIND_OF[m["k"].lower()]
+        found = [s for s in (object_spec(o.name) for o in world.objects) if s.kind == kind]
+        want = {"both": 2, "the two": 2, "two": 2}.get(re.sub(r"\s+", " ", m["q"].lower()))
+        if len(found) < 2 or (want is not None and len(found) != want):
+            return m[0]
+        names = [f"the {s.color} block" for s in found]
+        return ", ".join(names[:-1]) + " and " + names[-1]
+
+    return re.sub(
+        rf"\b(?P<q>both(?:\s+(?:of\s+)?the)?|the\s+two|all\s+(?:of\s+)?the|all)\s+(?P<k>{_PLURAL_KINDS})\b",
+        listed,
+        text,
+        flags=re.IGNORECASE,
     )
 
 
@@ -126,7 +161,7 @@ def spoken(text: str, world: WorldState) -> str:
     refuses the first, :func:`ambiguous` asks about the second)."""
     if not is_mixed(world):
         return text
-    text = _synonyms(text)
+    text = _group(_synonyms(text), world)
 
     said: list[str | None] = [None]  # the kind last named: what a later "one" stands for
 
@@ -230,6 +265,39 @@ def compare(text: str, world: WorldState) -> str | None:
     return " and ".join(said).capitalize() + f" {'is' if len(won) == 1 else 'are'} {word}"
 
 
+_SHAPES_SEEN = re.compile(
+    r"^(?:what|which)\s+(?:shapes|kinds?\s+of\s+(?:things|objects|shapes)|objects|things|sorts\s+of\s+(?:things|objects))\s+"
+    r"(?:can|do)\s+you\s+see(?:\s+(?:on|around)\s+the\s+table)?|^what\s+shapes\s+are\s+(?:there|on\s+the\s+table)",
+    re.IGNORECASE,
+)
+_WHICH_KIND = re.compile(
+    rf"^(?:.*?[,;-]\s*)?is\s+(?:the|that|this)\s+(?P<c>{_COLOURS})\s+(?:thing|one|object|item|shape)\s+an?\s+(?P<a>\w+)"
+    r"\s+or\s+an?\s+(?P<b>\w+)",
+    re.IGNORECASE,
+)
+
+
+def describe(text: str, world: WorldState) -> str | None:
+    """Questions about what the objects are: "what shapes can you see?", "is that yellow
+    thing a ball or a block?" (answered in the scene's own words), else None."""
+    t = text.strip().rstrip("?!. ")
+    if _SHAPES_SEEN.search(t):
+        said = [f"a {_words(object_spec(o.name), world)}" for o in world.objects]
+        if not said:
+            return "I see no objects on the table"
+        listed = said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+        return f"I see {listed}"
+    m = _WHICH_KIND.search(t)
+    if m:
+        found = _matches(world, None, m["c"].lower(), None)
+        if len(found) != 1:
+            return None
+        s = found[0]
+        word = "ball" if s.kind == "sphere" else s.kind
+        return f"It is a {_words(s, world)}: a {word}, {s.height * 100:.0f} cm"
+    return None
+
+
 def colour_view(world: WorldState) -> WorldState:
     """``world`` as the language layer reads it: in a scene of several kinds whose objects
     differ in colour, each object named ``<colour>_block`` (``yellow_ball`` ->
@@ -311,6 +379,20 @@ def scene_names(raw: str, world: WorldState) -> str:
         return found[0]
 
     return _BLOCK_NAME.sub(swap, raw)
+
+
+def scene_constraints(cons: Constraints, world: WorldState) -> Constraints:
+    """Prohibitions read on :func:`colour_view` ("leave the ball alone" -> ``yellow_block``)
+    in the scene's names (``yellow_ball``), so the bridge enforces them on the real world."""
+    if not is_mixed(world) or not cons:
+        return cons
+    name = lambda n: scene_names(n, world)  # noqa: E731 - one name at a time
+    return dataclasses.replace(
+        cons,
+        objects=frozenset(name(n) for n in cons.objects),
+        targets=frozenset(name(n) for n in cons.targets),
+        pairs=frozenset((name(a), name(b)) for a, b in cons.pairs),
+    )
 
 
 def named_back(r: RulesResult, world: WorldState) -> RulesResult:

@@ -30,7 +30,14 @@ from typing import Any
 
 from bridge import lexicon as L
 from bridge.constraints import Constraints
-from planner.understand import answers, conditionals, corrections, prohibitions, smalltalk
+from planner.understand import (
+    answers,
+    conditionals,
+    corrections,
+    noise,
+    prohibitions,
+    smalltalk,
+)
 from planner.understand import references as refs
 from planner.understand.shapes import tidy as _tidy
 from planner.understand.translate import translate
@@ -79,7 +86,7 @@ class Understanding:
 _POLITENESS = re.compile(
     r"(?:\b(?:and|but)\s+)?(?:\bonly\s+)?\b(?:when|if|whenever)\s+(?:you\s+(?:get|have)\s+a\s+(?:moment|minute|chance|sec(?:ond)?)|"
     r"you\s+(?:don't|do\s+not)\s+mind(?:\s+me\s+asking)?|it's\s+not\s+too\s+much\s+trouble|"
-    r"that\s+makes\s+sense|you\s+(?:can|could|are\s+able\s+to)\s+(?:reach|get\s+to|manage|do)\s+(?:it|them|that|this)|"
+    r"that\s+makes\s+sense|it's\s+no\s+trouble(?:\s+at\s+all)?|it\s+is\s+no\s+trouble(?:\s+at\s+all)?|you\s+(?:can|could|are\s+able\s+to)\s+(?:reach|get\s+to|manage|do)\s+(?:it|them|that|this)|"
     r"you\s+(?:can|could|would|will|like|want|wish|please)|possible|"
     r"you\s+have\s+(?:a\s+)?(?:time|moment)|it's\s+(?:safe|ok|okay|alright)(?:\s+to\s+do\s+so)?|"
     r"it\s+is\s+(?:safe|ok|okay)(?:\s+to\s+do\s+so)?)\b[,\s-]*"
@@ -129,6 +136,18 @@ _DEFERRED = re.compile(
     r"(?:\s+(?:it|that|this|them))?\s+(?:for\s+(?:later|another\s+time|tomorrow|next\s+time)|later|another\s+time|"
     r"tomorrow|some\s+other\s+time|next\s+time)|"
     r"not\s+(?:now|yet|today|right\s+now)|maybe\s+later|later\s+maybe|some\s+other\s+time)[\s.!]*$"
+)
+
+
+#: Sarcasm about the state of things: nothing in it is to be done.
+_RHETORIC = re.compile(
+    r"^(?:oh\s+|well\s+|wow\s+)?(?:great|brilliant|wonderful|fantastic|perfect|lovely|marvell?ous|nice(?:\s+one)?|"
+    r"well\s+done|thanks\s+a\s+lot|just\s+great|super)\b[\s,!.]+.*\b(?:mess|disaster|chaos|worse|wreck|shambles)\b"
+)
+#: The person says outright that nothing is asked.
+_NOT_ASKING = re.compile(
+    r"[\s,;.-]*\b(?:not\s+that\s+i'?m\s+asking(?:\s+you)?(?:\s+to)?|i'?m\s+not\s+asking\s+you\s+to(?:\s+do\s+it)?|"
+    r"(?:i'm\s+)?(?:just|only)\s+(?:curious|wondering|asking)(?:\s+though)?)\b(?:\s*,?\s*(?:mind|though|really))?[\s.!,]*"
 )
 
 
@@ -211,6 +230,7 @@ def _stop_chunk(chunk: str) -> bool:
 def _stop_words(b: str) -> bool:
     if b in L.STOP_PHRASES:
         return True  # before "just" and "wait" are taken off ("just a moment")
+    b = re.sub(r"\s+", " ", re.sub(r"\brobot\b", "", b)).strip()  # "stop robot stop"
     b = re.sub(
         r"^(?:(?:no|nah|naw|nope|eh|meh|oh|oh well|hey|ok|okay|please|robot|wait|just|uh|um|"
         r"whoa|woah|actually|hmm|well|so|you\s+can|you\s+may|you\s+should|you\s+could|can\s+you|you|"
@@ -239,6 +259,7 @@ def understand(text: str, world: WorldState) -> Understanding:
     original = text
     t = _normalise(text)
     english, lang = translate(t)
+    english = noise.clean(english)
     notes: list[str] = [f"translated from {L.LANGUAGES[lang]}: {english!r}"] if lang != "en" else []
     t = _POLITENESS.sub(" ", english.lower()).strip(" ,-")
     if _SUGGESTION.match(t):
@@ -251,9 +272,9 @@ def understand(text: str, world: WorldState) -> Understanding:
         return out(REFUSE, reason="the instruction is empty")
     if is_stop(t):
         return out(STOP, answer="Stopped; nothing was done")
-    if _DEFERRED.search(t):
-        # "I was going to ask you to put ..., but let's leave it for later": not now
-        return out(ANSWER, answer="All right, not now; I did not move anything")
+    unasked = _not_an_order(t, world)
+    if unasked is not None:
+        return out(ANSWER, answer=unasked)
     if _THEMSELVES.match(t):
         # the person is going to do it: the arm stays out of the way
         return out(ANSWER, answer="Go ahead; I will not move")
@@ -277,6 +298,10 @@ def understand(text: str, world: WorldState) -> Understanding:
         t = stripped
     if not t or is_stop(t):
         return out(STOP, text=t, answer="Stopped; nothing was done")
+    asked = _questions(t)
+    if len(asked) > 1:
+        # "is the lamp on, and is the drawer open or shut?": each answered
+        return out(ANSWER, answer=". ".join(answers.answer(q, world) for q in asked))
     if answers.is_question(t):
         return out(ANSWER, answer=answers.answer(t, world))
     if answers.is_statement(t):
@@ -287,6 +312,40 @@ def understand(text: str, world: WorldState) -> Understanding:
 
 _C = "|".join(L.COLOURS)
 _BIN = refs._BIN
+
+
+def _not_an_order(t: str, world: WorldState) -> str | None:
+    """The reply to a request put off, a complaint, or a wondering that says it asks
+    nothing; None for anything else."""
+    if _DEFERRED.search(t):
+        # "I was going to ask you to put ..., but let's leave it for later": not now
+        return "All right, not now; I did not move anything"
+    if _RHETORIC.search(t):
+        # "oh great, could you possibly make more of a mess?": a complaint, not an order
+        return "Sorry about that; I did not move anything. Tell me what to fix"
+    if _NOT_ASKING.search(t):
+        # "... whether you could lift one of those bins - not that I'm asking you to"
+        asked = _NOT_ASKING.sub("", t).strip(" ,-.")
+        said = answers.answer(asked, world) if answers.is_question(asked) else None
+        return said or "Understood, you are not asking; I did not move anything"
+    return None
+
+
+def _questions(t: str) -> list[str]:
+    """The questions of "is the lamp on, and is the drawer open?" (one when ``t`` holds one
+    question or anything that is not one)."""
+    parts = [
+        p.strip(" ,;?")
+        for p in re.split(
+            r"\s*(?:,\s*(?:and\s+|also\s+)|\?\s*(?:and\s+|also\s+)?|;\s*)"
+            r"(?=(?:is|are|where|what|which|how|do|does|did|was|were)\b)",
+            t,
+        )
+        if p.strip(" ,;?")
+    ]
+    if len(parts) > 1 and all(answers.is_question(p + "?") for p in parts):
+        return [p + "?" for p in parts]
+    return [t]
 
 
 def _asked_condition(t: str) -> str:

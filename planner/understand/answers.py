@@ -426,7 +426,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     # "which is closer to you, the red block or the blue one?": a choice of two
     m = re.fullmatch(
         rf"(?:which|what)(?:\s+(?:one|block|cube))?(?:'s|\s+is)\s+(?P<c>closer|nearer|farther|further)\s+"
-        rf"(?:to|from)\s+(?P<r>you|me|(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|{_BIN}))?)\s*,?\s*"
+        rf"(?:to|from)\s+(?P<r>you|me|(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one|{_BIN}))?)\s*[,:-]?\s*"
         rf"(?:the\s+)?(?P<a>{_C})(?:\s+(?:block|cube|brick|one))?\s+or\s+(?:the\s+)?(?P<b>{_C})"
         r"(?:\s+(?:block|cube|brick|one))?",
         t,

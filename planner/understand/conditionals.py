@@ -46,6 +46,17 @@ def _decide(cond: str, world: WorldState) -> bool:
         "",
         c,
     ).strip()
+    on = re.fullmatch(
+        rf"(?:the\s+)?(?P<o>{_C})(?:\s+(?:block|cube|brick|one))?\s+(?P<n>is\s+not|isn't|is)\s+(?:stacked|sitting|resting|"
+        r"standing|lying)?\s*on\s+(?:top\s+of\s+)?(?:something|anything|another\s+(?:block|cube|one)|a\s+(?:block|cube))",
+        c,
+    )
+    if on:
+        # "if the yellow block is stacked on something": whether it rests on another
+        o = world.object(f"{on['o']}_block")
+        if o is None:
+            raise UnknownCondition(cond.strip())
+        return (o.on is not None) != (on["n"] != "is")
     more = re.fullmatch(
         rf"(?:the\s+)?(?P<a>{_C})\s+bin\s+(?:has|holds|contains|has\s+got)\s+(?P<q>more|fewer|less)\s+"
         rf"(?:(?:blocks?|cubes?|things|objects)\s+)?(?:in\s+it\s+)?than\s+(?:the\s+)?(?P<b>{_C})\s+bin"

@@ -111,6 +111,13 @@ def _dropped_or_renumbered(before: str, after: str, word: str, notes: list[str])
 
 def apply(text: str) -> tuple[str, list[str]]:
     """``(corrected text, notes)``; text with no correction comes back unchanged."""
+    told = _told_otherwise(text)
+    if told is not None:
+        return told, [f"'i meant': {told!r}"]
+    return _repaired(text)
+
+
+def _repaired(text: str) -> tuple[str, list[str]]:
     notes: list[str] = []
     t = text.strip()
     t = _swap(t, notes)
@@ -190,6 +197,17 @@ def apply(text: str) -> tuple[str, list[str]]:
     return t, notes
 
 
+def _told_otherwise(t: str) -> str | None:
+    """ "I told you the red bin for the green block, but I meant the blue bin": the put as
+    it should have been said, else None."""
+    told = re.search(
+        rf"\bi\s+(?:told|asked|gave)\s+you\s+(?:to\s+put\s+)?(?:the\s+)?(?P<x>{_C})\s+{_BIN}\s+for\s+the\s+"
+        rf"(?P<o>{_C})\s+{_BLOCK}\s*,?\s*but\s+i\s+meant\s+(?:to\s+say\s+)?(?:the\s+)?(?P<z>{_C})(?:\s+{_BIN})?",
+        t,
+    )
+    return f"put the {told['o']} block in the {told['z']} bin" if told else None
+
+
 _NUMBER = r"(?:one|two|three|four|five|six|[1-6])"
 
 
@@ -234,7 +252,7 @@ def _plain_fragment(after: str) -> str:
 
 
 _NOT_X_BUT_Y = re.compile(
-    rf"[\s,;.!-]+(?:no[\s,]+)?not\s+(?:the\s+)?(?P<x>{_C})(?:\s+(?P<xn>{_BLOCK}|{_BIN}))?\s*[,;-]\s*(?:but\s+)?"
+    rf"[\s,;.!-]+(?:no[\s,]+)?not\s+(?:the\s+)?(?P<x>{_C})(?:\s+(?P<xn>{_BLOCK}|{_BIN}))?(?:\s*[,;-]\s*|\s+(?=but\b|the\b))(?:but\s+)?"
     rf"(?:the\s+)?(?P<y>{_C})(?:\s+(?P<yn>{_BLOCK}|{_BIN}))?[\s.!]*$"
 )
 
@@ -266,6 +284,8 @@ def _swap(t: str, notes: list[str]) -> str:
     """ "stack yellow on red... actually the other way round" / "swap them": the last two
     colours trade places."""
     m = _SWAP.search(t)
+    if m and re.search(r"\band\s+vice\s+versa\b", t):
+        return t  # "put red in the blue bin and vice versa": both ways (planner.understand.shapes)
     if m and m.start() > 0:
         before = t[: m.start()]
         cols = list(re.finditer(rf"\b({_C})\b", before))

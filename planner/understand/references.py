@@ -334,6 +334,31 @@ def _beside(world: WorldState, m: re.Match[str]) -> str:
     return _pick_best(scored, m.group(0), "block")
 
 
+def _closer_than(world: WorldState, m: re.Match[str]) -> str:
+    """ "the block closer to the green bin than the red block (is)": the one block, other
+    than the one compared with, nearer to (or farther from) the reference than it."""
+    point = _ref_point(world, m.group("ref"))
+    other = f"{m.group('o')}_block"
+    if point is None or world.object(other) is None:
+        raise Unresolvable(f"I cannot tell what {m.group(0)!r} is")
+    nearer = m.group("c") in ("closer", "nearer")
+    limit = math.dist(_xy(world, other), point)
+    ref_names = _named_in(m.group("ref") or "", world)
+    fits = [
+        n
+        for n in (o.name for o in world.objects)
+        if n != other
+        and n not in ref_names
+        and (math.dist(_xy(world, n), point) < limit - TIE_M / 2) == nearer
+        and abs(math.dist(_xy(world, n), point) - limit) > TIE_M / 2
+    ]
+    if not fits:
+        raise Unresolvable(f"no block is {m.group('c')} than the {m.group('o')} block")
+    if len(fits) > 1:
+        raise Ambiguous(m.group(0), fits, "block")
+    return fits[0]
+
+
 def _empty_bin(world: WorldState, m: re.Match[str]) -> str:
     empty = [b.name for b in world.bins if not any(o.in_bin == b.name for o in world.objects)]
     if not empty:
@@ -510,6 +535,15 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
             rf"{_PREFIX}{_BIN}\s+(?:that\s+is|that's|which\s+is)\s+(?:still\s+)?empty)"
         ),
         lambda world, m: _empty_bin(world, m),
+    ),
+    # "the block closer to the green bin than the red block is"
+    (
+        re.compile(
+            rf"(?:\bwhichever\s+|{_PREFIX}){_NOUN}\s+(?:that(?:'s|\s+is)\s+|which\s+is\s+|is\s+)?(?:sitting\s+|lying\s+|standing\s+)?"
+            rf"(?P<c>closer|nearer|farther|further)\s+(?:to|from)\s+(?P<ref>{_ROBOT}|(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?)"
+            rf"\s+than\s+(?:the\s+)?(?P<o>{_C})(?:\s+{_BLOCK})?(?:\s+(?:is|does))?"
+        ),
+        _closer_than,
     ),
     # "whichever bin has fewer blocks", "the bin with the most in it", "the emptiest bin"
     (
@@ -855,6 +889,7 @@ def counts(text: str, world: WorldState, forbidden: set[str]) -> Resolution:
     taken = set(forbidden)
     for _ in range(4):
         for fn in (
+            _every_other,
             _keep_only,
             _tower,
             _split,
@@ -946,6 +981,32 @@ def _tower(text: str, world: WorldState, forbidden: set[str]) -> Resolution | No
 def _chosen(text: str, m: re.Match[str], chosen: list[str], note: str) -> Resolution:
     said = _join(chosen)
     return Resolution(text[: m.start()] + said + text[m.end() :], [f"{m.group(0)!r} {note} {said}"])
+
+
+_EVERY_OTHER = re.compile(
+    r"\b(?:every\s+other|every\s+second|alternate)\s+(?:block|cube|brick|one)s?(?:\s+in\s+(?:that|the|this)\s+row)?"
+)
+_STARTING = re.compile(
+    r"\s*,?\s*(?:starting|beginning)\s+(?:with|from|at)\s+the\s+(?P<s>left|right|front|back)(?:most|\s+end)?"
+    r"(?:\s+(?:one|block|cube))?(?:\s*[.,]\s*(?:then\s+)?(?:move|do)\s+(?:it|them|that))?[.!\s]*"
+)
+
+
+def _every_other(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
+    """ "every other block in that row goes in the blue bin, starting with the leftmost":
+    the first, third, ... block in order along the row from the end said (the left by
+    default)."""
+    m = _EVERY_OTHER.search(text)
+    if m is None:
+        return None
+    start = _STARTING.search(text, m.end())
+    side = start["s"] if start else "left"
+    axis, sign = _SIDES[side]
+    row = sorted((o.name for o in world.objects), key=lambda n: -sign * _xy(world, n)[axis])
+    chosen = [n for n in row[::2] if n not in forbidden]
+    if start:
+        text = text[: start.start()] + text[start.end() :]
+    return _chosen(text, m, chosen, "are")
 
 
 _SPLIT = re.compile(

@@ -30,6 +30,7 @@ def tidy(t: str) -> str:
         _references,
         _filled,
         _made_sure,
+        _code_like,
         _counted_fragments,
         _verbless,
         _in_order,
@@ -230,8 +231,9 @@ def _references(t: str) -> str:
     # "whichever block is farthest from you", "the block that is right beside the blue cube":
     # a relative clause is the selector it holds (an empty or full bin is read as it is)
     t = re.sub(
-        r"\b(?:whichever|whatever|the)\s+(?P<n>block|cube|brick|one|bin)\s+(?:that\s+is|that's|which\s+is|is|sits|lies|"
-        r"stands)\s+(?=(?:right\s+|directly\s+|just\s+)?(?:closest|nearest|farthest|furthest|beside|next|near|left|"
+        r"\b(?:whichever|whatever|the)\s+(?P<n>block|cube|brick|one|bin)\s+(?:(?:that\s+is|that's|which\s+is|is)"
+        r"(?:\s+(?:sitting|lying|standing))?|sits|lies|stands)\s+(?=(?:right\s+|directly\s+|just\s+)?(?:closest|nearest|"
+        r"farthest|furthest|closer|nearer|farther|further|beside|next|near|left|"
         r"right|behind|in\s+front|between|on\s+the|at\s+the|under|on\s+top)\b)",
         lambda m: f"the {m['n']} ",
         t,
@@ -253,6 +255,13 @@ def _references(t: str) -> str:
         lambda m: f"stack the {m['y']} block on the {m['x']} block",
         t,
     )
+    # "take it down and put it in the blue bin": taking it off is part of the put
+    t = re.sub(
+        rf"\b(?:take|get|lift)\s+(?P<x>(?:the\s+)?(?:{_C})\s+{_ONE}|it)\s+(?:down|off)(?:\s+(?:of|from)\s+[^,]+?)?\s*,?\s+"
+        r"and\s+(?:then\s+)?(?P<v>put|place|drop|set|move)\s+it\b",
+        lambda m: f"{m['v']} {m['x']}",
+        t,
+    )
     # "the green thing", "the red object": a block named by its colour
     t = re.sub(rf"\b({_C})\s+(?:thing|object|item|piece|guy|fella)\b", r"\1 block", t)
     # "I need the red block in the blue bin (asap)": the wish is the order
@@ -260,6 +269,18 @@ def _references(t: str) -> str:
         rf"^(?:i|we)\s+(?:really\s+)?(?:need|want|would\s+like|'d\s+like)\s+(?=(?:the\s+)?(?:{_C})\s+"
         rf"{_ONE}\s+(?:in|into|inside|on|onto|on\s+top\s+of)\b)",
         "put ",
+        t,
+    )
+    t = re.sub(
+        r"^(?:i|we)(?:'d|\s+would)\s+(?:really\s+)?like\s+(?=(?:all|every|both|each)\b[^,]*?\b(?:in|into|on|onto)\s+the\b)",
+        "put ",
+        t,
+    )
+    # "..., but not the blue one, that one stays exactly where it is": said twice
+    t = re.sub(
+        r"\s*,\s*(?:and\s+)?(?:that\s+one|it)\s+(?:stays|remains|should\s+stay|is\s+to\s+stay)\s+(?:exactly\s+|right\s+)?"
+        r"(?:where\s+(?:it\s+is|the\s+\w+\s+block\s+is|it\s+was)|put)[\s.!]*$",
+        "",
         t,
     )
     t = re.sub(r"\s*,?\s*\b(?:asap|as\s+soon\s+as\s+possible|right\s+away|pronto|quickly)\b", "", t)
@@ -281,6 +302,41 @@ def _references(t: str) -> str:
         r"put \1 in a bin",
         t,
     )
+    return t
+
+
+def _code_like(t: str) -> str:
+    """Requests typed like code: "put(block, green_bin)", "if red in green_bin: red ->
+    red_bin else: blue -> green_bin", "lots of blocks ... like 3 of them", "red in the blue
+    bin and vice versa"."""
+    t = re.sub(r"\b([a-z]+)_(bin|block|cube)\b", r"\1 \2", t)
+    t = re.sub(
+        r"\b(put|place|move|stack|push|pick)\s*\(\s*([\w ]+?)\s*,\s*([\w ]+?)\s*\)",
+        r"\1 the \2 in the \3",
+        t,
+    )
+    t = re.sub(
+        rf"^if\s+(?:the\s+)?(?P<c>{_C})(?:\s+{_ONE})?\s+(?:is\s+)?(?P<p>in|on)\s+(?:the\s+)?(?P<b>(?:{_C})\s+(?:bin|block))\s*:\s*",
+        lambda m: f"if the {m['c']} block is {m['p']} the {m['b']}, ",
+        t,
+    )
+    t = re.sub(r"\s+else\s*:\s*", ", otherwise ", t)
+    t = re.sub(
+        r"\b(?:lots|a\s+lot|loads|a\s+bunch|plenty)\s+of\s+(blocks|cubes)\b(?P<rest>.*?)[,\s]+(?:like|say|about|maybe)\s+"
+        r"(?P<n>\d|two|three|four)\s+of\s+them\b",
+        lambda m: f"{m['n']} {m.group(1)}{m['rest']}",
+        t,
+    )
+    m = re.match(
+        rf"^(?P<v>put|place|move|drop)\s+the\s+(?P<a>{_C})\s+{_ONE}\s+(?P<p>in|into)\s+the\s+(?P<b>{_C})\s+bin"
+        r"\s*,?\s+and\s+vice\s+versa[\s.!]*$",
+        t,
+    )
+    if m:
+        return (
+            f"{m['v']} the {m['a']} block {m['p']} the {m['b']} bin, "
+            f"then {m['v']} the {m['b']} block {m['p']} the {m['a']} bin"
+        )
     return t
 
 
@@ -306,11 +362,18 @@ def _counted_fragments(t: str) -> str:
         ", then ",
         t,
     )
+    # "green -> green bin; rest -> blue bin": the rest is every block not named before it
+    rest = re.search(r"\b(?:the\s+rest|the\s+others|all\s+the\s+others|everything\s+else)\b", t)
+    named = re.findall(rf"\b({_C})\s+{_ONE}\b(?!\s+bin)", t[: rest.start()]) if rest else []
+    if rest and named:
+        but = " and ".join(f"the {c} block" for c in dict.fromkeys(named))
+        t = t[: rest.start()] + f"all the blocks except {but}" + t[rest.end() :]
     # "two blocks -> red bin": an arrow to a bin is a put
     clauses = re.split(r"(\s*[,;]\s*(?:then\s+)?|(?<=\D)\.\s+|\s+then\s+)", t)
     for i, c in enumerate(clauses):
         m = re.fullmatch(
-            rf"(?P<x>(?:(?:the|a|one|two|three)\s+)?[\w\s]*?(?:blocks?|cubes?|bricks?|ones?)"
+            rf"(?P<pre>(?:otherwise|else|then)\s+)?(?P<x>(?:{_C})|(?:the\s+)?rest|others|"
+            rf"(?:(?:the|a|one|two|three)\s+)?[\w\s]*?(?:blocks?|cubes?|bricks?|ones?)"
             rf"(?:\s+(?:out\s+of|from)\s+(?:the\s+)?(?:drawer|(?:{_C})\s+bin))?)\s*(?:->|→|=>)\s*"
             rf"(?:the\s+)?(?P<y>(?:{_C})\s+bin|drawer)[\s.!]*",
             c,
@@ -321,9 +384,14 @@ def _counted_fragments(t: str) -> str:
         )
         if m and src:
             # "red block out of drawer -> blue bin": taken out, then put there
-            clauses[i] = f"take the {src['o']} out of the {src['c']} and put it in the {m['y']}"
+            clauses[i] = (
+                f"{m['pre'] or ''}take the {src['o']} out of the {src['c']} "
+                f"and put it in the {m['y']}"
+            )
         elif m and not re.match(r"(?:put|place|move|drop)\b", m["x"]):
-            clauses[i] = f"put {m['x']} in the {m['y']}"
+            x = m["x"]
+            x = f"the {x} block" if x in L.COLOURS else "the rest" if x in ("rest", "others") else x
+            clauses[i] = f"{m['pre'] or ''}put {x} in the {m['y']}"
     return "".join(clauses)
 
 

@@ -215,7 +215,7 @@ def strip(text: str) -> str:
         return original  # nothing dropped or unwrapped: the words go on as written
     text = re.sub(
         r"^(?:(?:hi|hello|hey|yo|ok|okay|so|alright|well|um+|uh+|hmm+|yeah|yes|right|sure|ugh|argh|sigh|geez|"
-        r"jeez|man|dude|oh|look|listen|right\s+then)\b[\s,!]*)+",
+        r"jeez|man|dude|oh|look|listen|right\s+then|dear|love|sweetie|honey|darling|mate)\b[\s,!]*)+",
         "",
         text,
     )

@@ -390,6 +390,11 @@ def _cjk(text: str, lang: str) -> str:
                 i += len(k)
                 break
         else:
+            run = re.match(r"[A-Za-z][A-Za-z'_-]*", text[i:])
+            if run:  # an English word inside ("把那个 yellow 的方块放进 red bin 里") stays whole
+                out.append(f" {run.group(0).lower()} ")
+                i += run.end()
+                continue
             ch = text[i]
             out.append(ch if ch.isascii() else " ")
             i += 1

@@ -1,0 +1,158 @@
+"""The noise of typing and of speech, taken out before anything is read.
+
+Why: a dictated request comes with fillers and repeated words ("so um the green block is is
+already in the uh the red bin"), a child types "teh bal" and "stooop", a hurried user runs
+words together ("putthe leftmostblock inthe bluebin"), and someone says the whole request
+twice. Each of these hid a request (or a stop, or a statement) from every reader after this
+one. The rules here only remove what carries no meaning: fillers, a word or phrase said
+twice in a row, a letter held down, words of chat shorthand, and spaces left out between
+words the robot's vocabulary or common English knows. Slips inside longer words are
+:mod:`planner.spelling`'s (the planners repair those against the robot's vocabulary).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from planner import spelling
+
+#: Spoken fillers with no pause marked around them (dictation has no commas): they say
+#: nothing. Set off by a comma ("right side, er, actually the left") a filler is the
+#: hesitation before a correction, which :mod:`planner.understand.corrections` reads.
+_FILLER = re.compile(r"(?:^|(?<=[^,\s]\s))(?:u+m+|u+h+m*|e+r+m+|e+r+|a+h+m+|hm+)(?=\s+[^,\s]|$)\s*")
+#: Chat shorthand and short slips the spelling repair leaves alone (it does not touch words
+#: under four letters).
+_SHORT = {
+    "teh": "the",
+    "hte": "the",
+    "r": "are",
+    "u": "you",
+    "ur": "your",
+    "pls": "please",
+    "plz": "please",
+    "blu": "blue",
+    "bleu": "blue",
+    "gren": "green",
+    "grn": "green",
+    "yelo": "yellow",
+    "rd": "red",
+    "bal": "ball",
+    "blok": "block",
+    "bloks": "blocks",
+    "wat": "what",
+    "wot": "what",
+    "meny": "many",
+    "n": "and",
+    "thats": "that's",
+    "whats": "what's",
+    "wheres": "where's",
+    "dont": "don't",
+    "lotsa": "lots of",
+    "gonna": "going to",
+    "wanna": "want to",
+}
+#: Words said twice on purpose: "no no", "stop stop", "go go" keep their force.
+_KEEP_DOUBLED = frozenset({"no", "stop", "go", "wait", "very", "really", "halt", "nope"})
+
+
+def clean(text: str) -> str:
+    """``text`` without fillers, doubled words, held letters, shorthand or words run
+    together; unchanged when it has none of them."""
+    t = _FILLER.sub("", text)
+    t = re.sub(r"\b(\w*?)(\w)\2{2,}(\w*)\b", _held, t)
+    t = re.sub(r"\b[A-Za-z]+\b", _word, t)
+    t = re.sub(r"\b(left|right|front|back|top|bottom)\s+most\b", r"\1most", t, flags=re.I)
+    t = _said_twice(t)
+    t = _doubled(t)
+    return re.sub(r"\s+", " ", t).strip() if t != text else text
+
+
+def _held(m: re.Match[str]) -> str:
+    """ "stooop" -> "stop", "pleeease" -> "please": a letter held down is one (or two, where
+    only that is a word)."""
+    head, ch, tail = m.group(1), m.group(2), m.group(3)
+    if not ch.isalpha():
+        return m.group(0)
+    for n in (1, 2):
+        w = head + ch * n + tail
+        if _known(w.lower()):
+            return w
+    return head + ch + tail
+
+
+def _word(m: re.Match[str]) -> str:
+    w = m.group(0)
+    low = w.lower()
+    if low in _SHORT:
+        return _SHORT[low]
+    if len(low) >= 5 and not _known(low):
+        split = _split(low)
+        if split:
+            return " ".join(split)
+    return w
+
+
+@functools.lru_cache(maxsize=4096)
+def _known(word: str) -> bool:
+    return word in spelling.vocabulary() or spelling.is_english(word)
+
+
+_SMALL = frozenset(
+    {"a", "i", "in", "on", "to", "of", "it", "is", "up", "at", "by", "or", "me", "my"}
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _split(word: str) -> tuple[str, ...] | None:
+    """ "leftmostblock" -> ("leftmost", "block"): two or three known words (each of two
+    letters or more, a two-letter one only from a short list), else None."""
+    cuts = range(2, len(word) - 1)
+    two = [(word[:i], word[i:]) for i in cuts if _part(word[:i]) and _part(word[i:])]
+    if two:
+        return max(two, key=lambda p: min(len(p[0]), len(p[1])))  # the fewest, longest parts
+    for i in cuts:
+        a, b = word[:i], word[i:]
+        if _part(a):
+            for j in range(2, len(b) - 1):
+                if _part(b[:j]) and _part(b[j:]):
+                    return (a, b[:j], b[j:])
+    return None
+
+
+def _part(w: str) -> bool:
+    if len(w) <= 2:
+        return w in _SMALL
+    return w in spelling.vocabulary() or (len(w) >= 4 and spelling.is_english(w))
+
+
+def _said_twice(t: str) -> str:
+    """ "put the red one in the red bin put the red one in the red bin": said once."""
+    words = t.split()
+    n = len(words)
+    if (
+        n >= 6
+        and n % 2 == 0
+        and [w.lower() for w in words[: n // 2]]
+        == [re.sub(r"[.,!?]+$", "", w.lower()) for w in words[n // 2 :]]
+        or (n >= 6 and n % 2 == 0 and _norm(words[: n // 2]) == _norm(words[n // 2 :]))
+    ):
+        return " ".join(words[n // 2 :])
+    return t
+
+
+def _norm(ws: list[str]) -> list[str]:
+    return [re.sub(r"[^\w']+", "", w.lower()) for w in ws]
+
+
+def _doubled(t: str) -> str:
+    """ "is is", "the the", "on the on the": a word or two said again at once."""
+    for size in (3, 2, 1):
+        pattern = re.compile(rf"\b((?:[\w']+\s+){{{size - 1}}}[\w']+)\s+\1\b", re.IGNORECASE)
+
+        def once(m: re.Match[str], size: int = size) -> str:
+            words = m.group(1).lower().split()
+            return m.group(0) if size == 1 and words[0] in _KEEP_DOUBLED else m.group(1)
+
+        t = pattern.sub(once, t)
+    return t
