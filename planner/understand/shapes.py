@@ -357,11 +357,13 @@ def _counted_fragments(t: str) -> str:
     # terse steps: "close drawer. lights off." -> "close the drawer, then turn off the light"
     t = re.sub(r"\b(open|close|shut)\s+drawer\b", r"\1 the drawer", t)
     t = re.sub(r"\bpress\s+button\b", "press the button", t)
-    t = re.sub(
-        r"(?<=[a-z])\.\s+(?=[a-z])(?!(?:don't|dont|do\s+not|never|not|no|but|leave|keep|avoid)\b)",
-        ", then ",
-        t,
-    )
+    # (only a list of terse steps: a sentence of talk after an order is no step)
+    if all(len(s.split()) <= 8 for s in re.split(r"\.\s+", t)):
+        t = re.sub(
+            r"(?<=[a-z])\.\s+(?=[a-z])(?!(?:don't|dont|do\s+not|never|not|no|but|leave|keep|avoid)\b)",
+            ", then ",
+            t,
+        )
     # "green -> green bin; rest -> blue bin": the rest is every block not named before it
     rest = re.search(r"\b(?:the\s+rest|the\s+others|all\s+the\s+others|everything\s+else)\b", t)
     named = re.findall(rf"\b({_C})\s+{_ONE}\b(?!\s+bin)", t[: rest.start()]) if rest else []
