@@ -622,7 +622,7 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
     (
         re.compile(
             rf"{_PREFIX}(?:middle\s+{_NOUN}|(?P<noun2>{_BLOCK}){_THAT}\s+in\s+the\s+middle"
-            rf"(?=\s+(?:in|into|on|onto|to)\b))"
+            rf"(?:\s+of\s+(?:the|that|this)\s+(?:row|line))?(?=\s+(?:in|into|on|onto|to|go|goes)\b))"
         ),
         _middle,
     ),

@@ -64,7 +64,8 @@ _WRAPPERS: list[tuple[str, str]] = [
         " ",
     ),
     (
-        r"\b(?:could|can|would|might)\s+((?:the\s+)?\w+\s+(?:block|cube|brick))\s+(?:end\s+up|go|"
+        r"\b(?:could|can|would|might)\s+((?:the\s+)?\w+\s+(?:block|cube|brick)|the\s+(?:one|block)\s+(?:in|on|at)\s+[^,?]+?)"
+        r"\s+(?:end\s+up|go|"
         r"be\s+put|get\s+put|be\s+moved|be)\s+(in|into|on|onto)\b",
         r"<IF_REQUEST>put \1 \2",
     ),
@@ -140,7 +141,17 @@ _ASKING = re.compile(
 _REMARK = re.compile(r"^(?:" + "|".join(re.escape(r) for r in L.REMARKS) + r")\b", re.IGNORECASE)
 
 
+#: A phrase that names a thing and does nothing else ("and the one in the middle of that
+#: row, dear"), which a "that one" after it stands for.
+_NAMING = re.compile(
+    r"^(?:and\s+|now\s+|then\s+)?(?P<np>(?:the|that)\s+(?:one|block|cube)\s+(?:in|on|at|nearest|closest|next|farthest)\b[^,]*?)"
+    r"(?:\s*,\s*(?:dear|love|please|robot|mate|sweetie))?[\s,.!-]*$"
+)
+
+
 def _relevant(sentence: str) -> bool:
+    if _NAMING.match(sentence):
+        return True
     words = set(re.findall(r"[a-z']+", sentence))
     if words & set(L.COLOURS) or re.search(rf"\b{_THINGS}\b", sentence):
         return True
@@ -191,6 +202,11 @@ def strip(text: str) -> str:
         # names what "it" is
         merged: list[str] = []
         for p in kept:
+            named = _NAMING.match(merged[-1]) if merged else None
+            if named and re.search(r"\bthat\s+one\b", p) and not _acts(named["np"]):
+                # "and the one in the middle of that row - could that one go in the red bin?"
+                p = re.sub(r"\bthat\s+one\b", named["np"], p, count=1)
+                merged.pop()
             if (
                 merged
                 and re.search(r"\b(?:it|them)\b", p)

@@ -145,3 +145,22 @@ def test_the_mixed_scene_says_what_its_objects_are(mixed):
     said = kinds.describe("is the blue thing a ball or a cylinder?", mixed)
     assert said is not None and "cylinder" in said
     assert kinds.spoken("the cube that's not the small one", mixed) == "the green block"
+
+
+def test_a_thing_named_in_a_clause_of_its_own_is_that_one():
+    w = world(
+        [
+            cube("red_block", (0.02, 0.1, Z)),
+            cube("blue_block", (0.02, -0.05, Z)),
+            cube("green_block", (0.02, -0.2, Z)),
+        ]
+    )
+    said = understand(
+        "and the one in the middle of the row, robot - could that one go in the green bin please?",
+        w,
+    )
+    assert said.kind == "plan" and "blue block" in said.text
+    said = understand(
+        "and the one in the middle of that row - could that one go in the red bin, please?", row()
+    )
+    assert said.kind == "clarify" and set(said.candidates) == {"red_block", "blue_block"}
