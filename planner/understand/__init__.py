@@ -135,7 +135,17 @@ _DEFERRED = re.compile(
     r"(?:let's|let\s+us|we'll|we\s+will|we\s+can|i'll|you\s+can)\s+(?:leave|save|skip|keep|do|hold\s+off\s+on)"
     r"(?:\s+(?:it|that|this|them))?\s+(?:for\s+(?:later|another\s+time|tomorrow|next\s+time)|later|another\s+time|"
     r"tomorrow|some\s+other\s+time|next\s+time)|"
-    r"not\s+(?:now|yet|today|right\s+now)|maybe\s+later|later\s+maybe|some\s+other\s+time)[\s.!]*$"
+    r"not\s+(?:now|yet|today|right\s+now)|maybe\s+later|later\s+maybe|some\s+other\s+time|"
+    # "my colleague said to tell you to ..., but he was joking, so don't worry about it"
+    r"(?:so\s+)?(?:don't\s+worry\s+about\s+(?:it|that)|ignore\s+(?:it|that|him|her)|(?:he|she|they)\s+(?:was|were)\s+"
+    r"(?:just\s+|only\s+)?(?:joking|kidding))|"
+    # "..., but wait until she's here", "... when I say so"
+    r"(?:but\s+)?(?:wait|hold\s+off)\s+(?:until|till|for)\s+[^,.;!?]+|(?:only\s+)?(?:when|once)\s+i\s+(?:say|tell\s+you)"
+    r"(?:\s+(?:so|go|to))?|on\s+my\s+(?:signal|mark|go|command))[\s.!]*$"
+    # "wait until I say go, then ...", "later, when I'm back, ...", "on my signal, ..."
+    r"|^(?:(?:please\s+)?(?:wait|hold\s+off)\s+(?:until|till|for)\s+(?:i|my|me|she|he|they|someone|her|him|us)\b[^,.;!?]*|"
+    r"later(?:\s+on)?|in\s+a\s+(?:bit|while|minute|moment)|(?:when|once)\s+i(?:'m|\s+am|\s+get)\s+back|"
+    r"(?:when|once)\s+i\s+(?:say|tell\s+you)(?:\s+(?:so|go|to))?|on\s+my\s+(?:signal|mark|go|command))\s*[,.;:-]"
 )
 
 
@@ -147,13 +157,16 @@ _RHETORIC = re.compile(
 #: The person says outright that nothing is asked.
 _NOT_ASKING = re.compile(
     r"[\s,;.-]*\b(?:not\s+that\s+i'?m\s+asking(?:\s+you)?(?:\s+to)?|i'?m\s+not\s+asking\s+you\s+to(?:\s+do\s+it)?|"
-    r"(?:i'm\s+)?(?:just|only)\s+(?:curious|wondering|asking)(?:\s+though)?)\b(?:\s*,?\s*(?:mind|though|really))?[\s.!,]*"
+    r"(?:i'm\s+)?(?:just|only)\s+(?:curious|wondering|asking)(?:\s+though)?|not\s+(?:telling|asking)\s+you\s+to(?:\s+do\s+(?:it|that))?|"
+    r"(?:just\s+|purely\s+)?hypothetically(?:\s+speaking)?|don't\s+actually\s+do\s+(?:it|that|anything)|"
+    r"if\s+you\s+(?:really\s+)?(?:had|needed)\s+to|in\s+theory|theoretically)\b"
+    r"(?:\s*,?\s*(?:mind|though|really))?[\s.!,:;]*"
 )
 
 
 def is_stop(text: str) -> bool:
     """The whole utterance is a stop word ("stop!", "never mind", "wait, don't")."""
-    chunks = [c for c in re.split(r"[,;.!?]+", text.lower()) if c.strip()]
+    chunks = [c for c in re.split(r"[,;.!?]+|\s+[-\u2013\u2014]+\s+", text.lower()) if c.strip()]
     if not chunks:
         return False
     first = _stop_chunk(chunks[0])
@@ -169,7 +182,19 @@ def is_stop(text: str) -> bool:
     return (
         lead is not None
         and _stop_chunk(chunks[lead])
-        and not any(_asks_or_acts(c) for c in chunks[lead + 1 :])
+        and not any(_asks_or_acts(c) and not _worry(c) for c in chunks[lead + 1 :])
+    )
+
+
+def _worry(chunk: str) -> bool:
+    """ "stop - is that arm going to knock the lamp over?": a fear of what the arm is about
+    to do, which the stop answers."""
+    return bool(
+        re.match(
+            r"\s*(?:is|are|will|was|were)\s+(?:that|the|you|it|this)\b.*\b(?:going\s+to|about\s+to|gonna)\s+"
+            r"(?:knock|hit|break|crash|drop|smash|bump|tip|fall|hurt|spill)\b",
+            chunk,
+        )
     )
 
 
@@ -201,6 +226,42 @@ def _asks_or_acts(chunk: str) -> bool:
             }
         )
     )
+
+
+def _quizzed(t: str) -> str:
+    """A quiz is a question: "pop quiz, robot! which bin is farthest?" asks which bin;
+    "true or false: the yellow block is on the red one" asks whether it is."""
+    t = re.sub(
+        r"^(?:(?:pop|surprise|quick|little)\s+quiz|quiz\s+time|test\s+time)\b[\s,!.:-]*(?:robot\b[\s,!.:-]*)?",
+        "",
+        t,
+    )
+    # "check the green bin for me - if the yellow block is in there, ...": "there" is that bin
+    m = re.match(
+        rf"^(?:please\s+)?(?:check|look\s+(?:in|at|inside)|have\s+a\s+look\s+(?:in|at))\s+(?:the\s+)?(?P<b>(?:{_C})\s+bin|drawer)"
+        r"(?:\s+for\s+me)?[\s,.;:-]+(?=if\b)",
+        t,
+    )
+    if m:
+        t = re.sub(
+            r"\b(?:in\s+there|in\s+it|inside\s+it|inside)\b",
+            f"in the {m['b']}",
+            t[m.end() :],
+            count=1,
+        )
+    # "here's your task: ...", "your mission: ...": what follows is the request
+    t = re.sub(
+        r"(?:^|(?<=[-,.!:]\s))(?:here's|here\s+is|this\s+is)?\s*(?:your|the|a|today's)\s+(?:next\s+)?(?:task|job|challenge|mission|assignment|exercise)"
+        r"(?:\s+for\s+(?:you|today))?\s*(?:is\s*)?[:-]\s*",
+        "",
+        t,
+    )
+    m = re.match(
+        r"^(?:true\s+or\s+false|yes\s+or\s+no|right\s+or\s+wrong|fact\s+or\s+fiction)\s*[:,?!-]+\s*"
+        r"(?P<s>.+?)\s+(?P<v>is|are)\s+(?P<rest>[^?]+?)[\s.?!]*$",
+        t,
+    )
+    return f"{m['v']} {m['s']} {m['rest']}?" if m else t
 
 
 def _filler(chunk: str) -> bool:
@@ -264,6 +325,7 @@ def understand(text: str, world: WorldState) -> Understanding:
     t = _POLITENESS.sub(" ", english.lower()).strip(" ,-")
     if _SUGGESTION.match(t):
         t = _SUGGESTION.sub("", t).rstrip(" ?")  # the suggestion's "?" asks nothing
+    t = _quizzed(t)
 
     def out(kind: str, **kw: Any) -> Understanding:
         return Understanding(kind, original, kw.pop("text", t), lang, notes=notes, **kw)
@@ -290,6 +352,13 @@ def understand(text: str, world: WorldState) -> Understanding:
         t,
     )
     t = _asked_condition(t)
+    sides = _whose_side(t, world)
+    if sides is not None:
+        return _clarify(out, sides, "block", "the one on that side", Constraints())
+    asked = _questions(t)
+    if len(asked) > 1:
+        # "is the lamp on, and is the drawer open or shut?": each answered
+        return out(ANSWER, answer=". ".join(answers.answer(q, world) for q in asked))
     t, cnotes = corrections.apply(t)
     notes += cnotes
     stripped = smalltalk.strip(t)
@@ -298,10 +367,6 @@ def understand(text: str, world: WorldState) -> Understanding:
         t = stripped
     if not t or is_stop(t):
         return out(STOP, text=t, answer="Stopped; nothing was done")
-    asked = _questions(t)
-    if len(asked) > 1:
-        # "is the lamp on, and is the drawer open or shut?": each answered
-        return out(ANSWER, answer=". ".join(answers.answer(q, world) for q in asked))
     if answers.is_question(t):
         return out(ANSWER, answer=answers.answer(t, world))
     if answers.is_statement(t):
@@ -327,8 +392,42 @@ def _not_an_order(t: str, world: WorldState) -> str | None:
         # "... whether you could lift one of those bins - not that I'm asking you to"
         asked = _NOT_ASKING.sub("", t).strip(" ,-.")
         said = answers.answer(asked, world) if answers.is_question(asked) else None
-        return said or "Understood, you are not asking; I did not move anything"
+        return (
+            said
+            or answers.ability(asked)
+            or "Understood, you are not asking; I did not move anything"
+        )
     return None
+
+
+def _whose_side(t: str, world: WorldState) -> list[str] | None:
+    """ "move the one on the right ... wait, my right or your right?": a side the speaker
+    asks about and never settles names one block in the robot's frame and another in the
+    speaker's; the two candidates, or None when nothing like that is asked (or both
+    frames name the same block)."""
+    m = re.search(
+        r"[\s,.;!-]*(?:wait|hmm+|hang\s+on|um+|oh)?[\s,.;!-]*(?:is\s+that\s+|do\s+you\s+mean\s+|i\s+mean\s+)?"
+        r"(?:my|your)\s+(?:left|right)\s+or\s+(?:your|my|yours|mine)(?:\s+(?:left|right))?\s*\?.*$",
+        t,
+    )
+    if m is None or not re.search(r"\b(?:left|right)", t[: m.start()]):
+        return None
+    before = t[: m.start()].strip(" ,.;!-")
+    swapped = re.sub(
+        r"\b(left|right)", lambda s: "right" if s.group(1) == "left" else "left", before
+    )
+    names: list[str] = []
+    for said in (before, swapped):
+        try:
+            resolved = refs.resolve(said, world).text
+        except (refs.Ambiguous, refs.Unresolvable):
+            return None
+        new = refs._named_in(resolved, world) - refs._named_in(said, world)
+        cubes = [n for n in new if world.object(n) is not None]
+        if len(cubes) != 1:
+            return None
+        names.append(cubes[0])
+    return names if names[0] != names[1] else None
 
 
 def _questions(t: str) -> list[str]:
@@ -344,6 +443,12 @@ def _questions(t: str) -> list[str]:
         if p.strip(" ,;?")
     ]
     if len(parts) > 1 and all(answers.is_question(p + "?") for p in parts):
+        # "is that drawer open? and is there anything inside it?": "it" is what the first named
+        first = re.search(
+            rf"\b(?:the|that|this)\s+(drawer|lamp|light|(?:{_C})\s+(?:bin|block|cube))\b", parts[0]
+        )
+        if first:
+            parts = [parts[0]] + [re.sub(r"\bit\b", f"the {first.group(1)}", p) for p in parts[1:]]
         return [p + "?" for p in parts]
     return [t]
 
@@ -402,6 +507,7 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     reading = prohibitions.read(t, world)
     if reading.negated:
         notes.append("prohibited: " + "; ".join(reading.negated))
+        reading.text = _without_reasons(reading.text)
     if reading.bare or (reading.negated and _only_says_why(reading.text)):
         said = reading.constraints.describe() or "that"
         return out(
@@ -420,6 +526,9 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     if why:
         return out(REFUSE, constraints=reading.constraints, reason=why)
     try:
+        totals = refs.totals(t, world)
+        t = totals.text
+        notes += totals.notes
         counted = refs.counts(t, world, set(reading.constraints.objects))
         t = counted.text
         notes += counted.notes
@@ -459,9 +568,35 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     return out(PLAN, text=t, constraints=reading.constraints)
 
 
+def _without_reasons(rest: str) -> str:
+    """The rest beside a prohibition less the clauses that only give its reason ("don't go
+    near the ball, it rolls off the table. Cylinder into the green bin"); the rest itself
+    when nothing else would be left."""
+    parts = re.split(r"(\s*(?:,\s*(?:then\s+)?|;\s*|\.\s+))", rest)
+    kept = []
+    for i in range(0, len(parts), 2):
+        clause = parts[i]
+        words = set(re.findall(r"[a-z']+", clause))
+        said = re.match(
+            rf"^(?:because\s+|since\s+|as\s+)?(?:it|that|they|this|the\s+(?:{_C})\s+\w+?)(?:'s|\s+(?:is|'s|are|was|rolls|falls|"
+            r"breaks|cracks|tips|wobbles|might|may|could|will|can|tends|keeps|gets))\b",
+            clause.strip(),
+        )
+        if said and not words & set(L.ACTION_VERBS):
+            continue
+        kept.append(clause)
+    return ", ".join(c.strip() for c in kept if c.strip()) if kept else rest
+
+
 def _only_says_why(rest: str) -> bool:
     """What is left beside a prohibition gives a reason, not a task ("please no touching
     the blue block, it is very fragile"): no verb of doing, a copula or no place at all."""
+    # a tag ("..., okay? thanks, love") asks nothing
+    rest = re.sub(
+        r"\b(?:okay|ok|alright|all\s+right|right|yeah|got\s+it|understood|clear|deal)\s*\?",
+        "",
+        rest,
+    )
     words = set(re.findall(r"[a-z']+", rest))
     if words & (
         set(L.ACTION_VERBS) | {"stack", "sort", "goes", "go", "belongs", "should", "needs"}
@@ -529,7 +664,8 @@ def _impossible(text: str, world: WorldState) -> str | None:
             ", open and close the drawer and press the button" if world.drawer else ""
         )
     m = re.search(
-        rf"\b{_MOVE}\s+(?:up\s+)?(?:the\s+)?(?:(?:{_C})\s+)?(?P<thing>bin|bins|table|robot|arm|wall|floor|basket|container)\b",
+        rf"\b{_MOVE}\s+(?:up\s+)?(?:the\s+)?(?:(?:whole|entire|big|heavy)\s+)?(?:(?:{_C})\s+)?"
+        r"(?P<thing>bin|bins|table|robot|arm|wall|floor|basket|container)\b",
         t,
     )
     if m and not re.search(r"\b(?:in|into|from|out\s+of|on|onto)\s*$", t[: m.start("thing")]):

@@ -14,6 +14,7 @@ import re
 from bridge import lexicon as L
 from planner.understand import facts
 from planner.understand import references as refs
+from sim import scene
 from sim.world import WorldState
 
 _C = "|".join(L.COLOURS)
@@ -112,13 +113,16 @@ _REACH = re.compile(
     r"^(?:(?:can|could)\s+you\s+(?:get\s+(?:to|at)|reach)|(?:are\s+you\s+able|is\s+it\s+possible"
     r"(?:\s+for\s+you)?)\s+to\s+(?:get\s+(?:to|at)|reach))\s+(?=(?:the|a|an|that|this)\b)"
 )
+#: "can you not see the red block?", "can't you see ...": asked as "can you see ..."
+_SEE = re.compile(r"^(?:can't|cannot|can|could(?:n't)?)\s+you\s+(?:not\s+)?(?=see\b)")
 
 
 #: "can you check whether ...", "could you look and see if ...": a yes/no question asked
 #: politely; what the person will do after ("before I put my keys in it") asks nothing.
 _CHECK = re.compile(
-    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:check|look|see|find\s+out|make\s+sure)"
-    r"(?:\s+and\s+see)?\s+(?:whether|if)\s+"
+    r"^(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?|please\s+)?(?:check|look|see|find\s+out|make\s+sure|confirm|"
+    r"verify|tell\s+me)(?:\s+and\s+see)?\s+(?:whether|if)\s+|^(?:before\s+i\s+[^:,]+[:,]\s*)?(?:please\s+)?(?:confirm|verify)"
+    r"\s+(?:that\s+|for\s+me\s+that\s+)?(?=(?:the|your|you|nothing|no)\b)"
 )
 _AFTERWARDS = re.compile(r"\s+(?:before|so\s+that|so|because|since|as|when)\s+(?:i|we)\b[^?]*")
 
@@ -133,7 +137,7 @@ def is_question(text: str) -> bool:
         t,
     ):
         return False
-    t = _REACH.sub("can you reach ", t)
+    t = _SEE.sub("can you ", _REACH.sub("can you reach ", t))
     if _CHECK.match(t):
         return True  # "can you check whether the drawer is empty (before I put ...)?"
     m = _POLITE.match(t)
@@ -190,6 +194,11 @@ def is_question(text: str) -> bool:
     if _ASKS.match(t):
         # "what about putting ..." / "how about you stack ..." are suggestions: orders
         return not re.match(r"^(?:how|what)\s+about\b", t)
+    if re.match(
+        r"^(?:please\s+)?(?:put|place|stack|move|push|drop|set|slide)\s+(?:the|a|an|one|two|three|all)\b",
+        t,
+    ):
+        return False  # "put the green block on the red one?" (Spanish "¿me pones ...?"): asked for
     return t.endswith("?") and not m
 
 
@@ -231,6 +240,10 @@ def is_statement(text: str) -> bool:
         return False
     if re.search(r"\b(?:off[\s-]+limits|out\s+of\s+bounds|not\s+to\s+be)\b", t):
         return False  # a rule ("the green bin is off limits"), read as a prohibition
+    if re.match(
+        r"^(?:for\s+the\s+record|fyi|just\s+so\s+you\s+know|note\s+that|heads\s+up|be\s+aware)\b", t
+    ) and not (set(re.findall(r"[a-z]+", t)) & set(L.ACTION_VERBS)):
+        return True  # "for the record, the red bin has a crack in it": noted, nothing asked
     if _TOLD_OF.search(t) and not re.search(r"\b(?:please|now)\b|\?", t):
         return True  # about another time: "yesterday you stacked ...", "he will ask you to ..."
     if _REPORT.match(t) and not re.search(
@@ -246,8 +259,10 @@ def is_statement(text: str) -> bool:
 _TOLD_OF = re.compile(
     r"^(?:(?:yesterday|last\s+(?:time|week|night|month|session)|the\s+other\s+day|earlier(?:\s+today)?|"
     r"this\s+morning|before)\s*,?\s+(?:you|we|i|they|he|she)\s+(?:\w+ed|put|set|did|made|built|took)\b)|"
-    r"^(?:you|we|they|he|she)\s+(?:\w+ed|put|set|did|made|built|took)\b.*\b(?:yesterday|last\s+(?:time|week|night)|"
-    r"the\s+other\s+day|earlier\s+today|this\s+morning)\b|"
+    r"^(?:you|we|they|he|she|my\s+\w+|(?!(?:please|then|and|just|now|also|so|pls|go)\b)[a-z]+)\s+(?:already\s+)?"
+    r"(?:\w+ed|put|set|did|made|built|took)\b.*\b(?:yesterday|last\s+(?:time|week|night)|"
+    r"the\s+other\s+day|earlier\s+today|this\s+morning|(?:an?|one|two|three|a\s+few|some)\s+(?:minutes?|hours?|days?)\s+ago|"
+    r"a\s+(?:while|moment)\s+ago)\b|"
     r"\b(?:will|'ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|might|may)\s+(?:[\w']+\s+){0,6}?ask\s+you\s+to\b"
 )
 #: The person reports what they did ("I moved the red block earlier", "we already sorted
@@ -328,9 +343,16 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     )
     t = re.sub(r"^what(?:'s|\s+is)\s+the\s+colou?r\s+of\s+", "what colour is ", t)
-    t = _REACH.sub("can you reach ", t)
+    t = _SEE.sub("can you ", _REACH.sub("can you reach ", t))
     if _CHECK.match(t):
         t = _AFTERWARDS.sub("", _CHECK.sub("whether ", t))
+    # "is that the red one you've got in your hand?": whether it is held
+    t = re.sub(
+        rf"^is\s+(?:that|this|it)\s+(?P<x>(?:the\s+)?(?:{_C})\s+(?:one|block|cube))\s+(?:that\s+)?you(?:'ve|\s+have)?\s+"
+        r"(?:got|holding|have|are\s+holding)(?:\s+in\s+your\s+(?:hand|gripper|fingers))?$",
+        r"are you holding \g<x>",
+        t,
+    )
     t = re.sub(
         r"^(?:are\s+you\s+able\s+to|is\s+it\s+possible\s+(?:for\s+you\s+)?to|"
         r"would\s+you\s+be\s+able\s+to|do\s+you\s+think\s+you\s+(?:can|could))\s+",
@@ -346,6 +368,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     ).strip(" ,")
     t = re.sub(r"\byour\s+(left|right)\b", r"the \1", t)
+    t = re.sub(r"\b(?:that|this)\s+(drawer|lamp|light|button)\b", r"the \1", t)
     # the hand asked about without a cube named: "got anything in your gripper?", "is your
     # hand empty?", "are you holding anything?"
     if not re.search(rf"\b(?:{_C})\b", t) and (
@@ -400,6 +423,13 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         r"^(?:which|what)(?:'s|\s+is)\s+the\s+(?P<s>closest|nearest|farthest|furthest)\s+(?:block|cube|one)\s+"
         r"(?P<r>(?:to|from)\s+.+)$",
         r"which block is \g<s> \g<r>",
+        t,
+    )
+    # "how many cubes are still just chilling on the table": where they are is what counts
+    t = re.sub(
+        r"\b(?:just\s+)?(?:chilling|hanging\s+(?:out|around)|lounging|sitting\s+around|lying\s+around|kicking\s+about)\s+"
+        r"(?=(?:on|in|inside)\b)",
+        "",
         t,
     )
     # "are there any blocks left on the table?": is any block there
@@ -554,12 +584,25 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     if m:
         return _compare(world, m["a"], m["b"], m["r"], m["c"] in ("closer", "nearer"))
     m = re.fullmatch(
-        r"(?:which|what)\s+(?:block|cube|one|object|thing)(?:'s|\s+is)\s+(?:the\s+)?"
-        r"(?P<s>biggest|largest|smallest|heaviest|lightest|tallest|shortest)",
+        r"(?:which|what)(?:\s+(?:block|cube|one|object|thing))?(?:'s|\s+is)\s+(?:the\s+)?"
+        r"(?P<s>biggest|largest|smallest|heaviest|lightest|tallest|shortest)(?:\s+(?:block|cube|one|object|thing))?",
         t,
     )
     if m:
         return _superlative(world, m["s"])
+    m = re.fullmatch(
+        r"(?:which|what)\s+(?:of\s+the\s+(?:three\s+|3\s+)?bins|bin)(?:'s|\s+is)\s+(?:the\s+)?"
+        r"(?P<s>closest|nearest|farthest|furthest)(?:\s+(?:one|bin))?(?:\s+away)?(?:\s+(?:from|to)\s+(?:you|the\s+robot|your\s+base))?",
+        t,
+    )
+    if m and world.bins:
+        # the robot's base is behind the table's near edge, on its centre line
+        base = scene.BASE_XY
+        far = m["s"] in ("farthest", "furthest")
+        pick = (max if far else min)(
+            world.bins, key=lambda b: (b.pos[0] - base[0]) ** 2 + (b.pos[1] - base[1]) ** 2
+        )
+        return f"The {pick.name.replace('_', ' ')} is the {m['s']} {'from' if far else 'to'} me"
     if re.fullmatch(
         r"how\s+(?:tall|high|big)\s+(?:is|are)\s+(?:the|that|this|your|my)\s+(?:stacks?|towers?|piles?)(?:\s+now)?|"
         r"how\s+many\s+(?:blocks|cubes|things|objects|levels|layers)\s+(?:high|tall)\s+is\s+(?:the|that|this)\s+"
@@ -618,6 +661,19 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
             not re.search(r"empty|free|unused|available|nothing|\bno\b", m["s"])
             or "not empty" in m["s"],
         )
+    m = re.fullmatch(
+        r"(?:are|is)\s+(?P<q>all|every|any|none\s+of|each)\s+(?:of\s+)?(?:the\s+)?bins?\s+(?:all\s+)?(?P<s>empty|full|used)|"
+        r"are\s+the\s+bins\s+(?P<q2>all)\s+(?P<s2>empty|full)",
+        t,
+    )
+    if m:
+        # "are all the bins empty?", "is any bin empty?": yes or no, then which
+        used = {o.in_bin for o in world.objects if o.in_bin}
+        want_empty = (m["s"] or m["s2"]) == "empty"
+        fits = [b for b in world.bins if (b.name not in used) == want_empty]
+        q = m["q"] or m["q2"]
+        yes = len(fits) == len(world.bins) if q in ("all", "every", "each") else bool(fits)
+        return ("Yes. " if yes else "No. ") + _which_bins(world, not want_empty)
     m = re.fullmatch(
         rf"(?:which|what)\s+{_BIN}\s+(?:has|holds|contains)\s+(?:the\s+)?(?P<q>fewest|least|most|fewer|more|less)"
         r"(?:\s+(?:blocks|cubes|things|objects|stuff))?(?:\s+in\s+it)?|(?:which|what)\s+bin\s+is\s+(?:the\s+)?"
@@ -808,6 +864,39 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         "what I am holding, how many blocks there are, and whether something is in, on "
         "or under something else"
     )
+
+
+def ability(text: str) -> str | None:
+    """What the arm could do, asked as "could you lift two blocks at once?" by someone who
+    says they are not asking for it: the answer, or None when ``text`` asks no such thing.
+    One gripper holds one block; only the blocks move (not the bins, the table or the arm's
+    base)."""
+    m = re.match(
+        r"^(?:could|can|would|will)\s+you\s+(?:(?:be\s+able|manage)\s+to\s+|even\s+|possibly\s+)?"
+        r"(?P<v>lift|pick\s+up|pick|hold|carry|grab|take|move|stack|push|reach|throw|get)\s+(?P<rest>.+?)[\s?.!]*$",
+        text.strip().lower(),
+    )
+    if m is None:
+        return None
+    rest = m["rest"]
+    if re.search(
+        r"\b(?:two|three|four|2|3|4|both|all|several|multiple|many)\b", rest
+    ) and re.search(
+        r"\b(?:at\s+(?:the\s+same\s+time|once)|together|simultaneously|in\s+one\s+go)\b", rest
+    ):
+        return (
+            "No: my gripper holds one block at a time, so I would take them one after "
+            "another. I did not move anything"
+        )
+    if (
+        re.search(r"\b(?:bins?|table|robot|yourself|wall|floor|lamp|drawer)\b", rest)
+        and m["v"] != "reach"
+    ):
+        return (
+            "No: I can move only the blocks, not the bins, the table or myself. "
+            "I did not move anything"
+        )
+    return "I could, if you ask me to; I did not move anything"
 
 
 def _superlative(world: WorldState, word: str) -> str:
@@ -1224,7 +1313,7 @@ def _which_bins(world: WorldState, full: bool) -> str:
     names = [b.name.split("_")[0] for b in world.bins if (b.name in used) == full]
     what = "hold something" if full else "are empty"
     if not names:
-        return f"None of the bins {what}" if full else "No bin is empty"
+        return "None of the bins holds anything" if full else "No bin is empty"
     said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     verb = ("holds something" if full else "is empty") if len(names) == 1 else what
     return f"The {said} bin{'s' if len(names) > 1 else ''} {verb}"

@@ -28,6 +28,7 @@ _MARKER = re.compile(
     r"(?<!i'd\s)(?<!would\s)(?<!much\s)rather|or\s+rather|scratch\s+that|forget\s+that|no(?=\s*,)|not\s+that(?:\s+one)?|make\s+that|"
     r"um+|uh+|er+m?|hmm+|(?:i've\s+|i\s+)?changed\s+my\s+mind)(?=[\s,;.!:-]|$)[\s,;.!:-]*"
     r"(?:(?:no|wait|sorry|actually|i\s+mean(?:t)?|not\s+that(?:\s+one)?|rather|er+|um+|hmm+|"
+    r"(?:hold|hang)\s+on(?:\s+a\s+(?:sec(?:ond)?|moment|minute))?|let\s+me\s+(?:think|see)|"
     r"(?:i've\s+|i\s+)?changed\s+my\s+mind)(?=[\s,;.!:-]|$)[\s,;.!:-]*)*"
 )
 _SWAP = re.compile(
@@ -163,7 +164,12 @@ def _repaired(text: str) -> tuple[str, list[str]]:
         if not after:
             t = before  # a trailing "sorry" corrects nothing
             break
-        if not before or word in ("scratch that", "forget that", "change of plan"):
+        fragment = not _has_verb(after) and re.match(
+            rf"(?:(?:in|into|on|onto|to)\s+)?(?:the\s+)?(?:{_C})\b", after
+        )
+        if not before or (
+            word in ("scratch that", "forget that", "change of plan") and not fragment
+        ):
             notes.append(f"{word!r}: only {after!r} counts")
             t = after
             continue
@@ -194,7 +200,16 @@ def _repaired(text: str) -> tuple[str, list[str]]:
             continue
         t = _substitute(before, after, notes, word)
     t = re.sub(r"\s+instead\b", "", t).strip()
-    return t, notes
+    return _there(text, t), notes
+
+
+def _there(said: str, t: str) -> str:
+    """ "put yellow in the green bin. actually, scratch that - put the red one in there":
+    "there" in the correction is the bin the replaced request named."""
+    told = re.search(rf"\b(?:in|into|inside)\s+(?P<d>the\s+(?:{_C})\s+{_BIN})\b", said)
+    if told is None or t == said.strip() or re.search(rf"\b(?:{_C})\s+{_BIN}\b", t):
+        return t
+    return re.sub(r"\b(?:in|into)\s+(?:there|it)\b(?!\s+(?:is|was))", f"in {told['d']}", t, count=1)
 
 
 def _told_otherwise(t: str) -> str | None:
@@ -230,9 +245,27 @@ def _plain_fragment(after: str) -> str:
         "",
         after,
     )
+    after = re.sub(
+        r"^(?:make|change)\s+(?:that|it)\s+(?:to\s+|into\s+)?(?=(?:the\s+)?\w)", "", after
+    )
+    # "..., I said it wrong", "..., my mistake": the admission corrects nothing more
+    after = re.sub(
+        r"\s*[,;.]?\s*(?:i\s+said\s+it\s+wrong|i\s+misspoke|my\s+mistake|my\s+bad|sorry(?:\s+about\s+that)?)[\s.!]*$",
+        "",
+        after,
+    )
+    # "the cylinder, not the ball": the fragment is the first
+    after = re.sub(
+        rf"^(?P<f>(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?)\s*,?\s+not\s+(?:the\s+)?(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?[\s.!]*$",
+        r"\g<f>",
+        after,
+    )
     m = re.fullmatch(
         rf"(?:the\s+)?(?P<c>{_C})(?:\s+(?P<n>{_BLOCK}|{_BIN}))?\s+(?:(?:was|is|'s|it\s+is)\s+)?"
-        r"(?:right|correct|fine|good|ok|okay|better|after\s+all)(?:\s+after\s+all)?(?:\s+then)?",
+        r"(?:right|correct|fine|good|ok|okay|better|after\s+all)(?:\s+after\s+all)?(?:\s+then)?"
+        r"(?:\s+(?:the\s+first\s+time|at\s+first|before|originally|all\s+along))?"
+        # "blue was right the first time. blue bin.": the fragment said again
+        rf"(?:\s*[.,;!-]+\s*(?:the\s+)?(?P=c)(?:\s+(?:{_BLOCK}|{_BIN}))?)?[\s.!]*",
         after,
     ) or re.fullmatch(
         rf"(?:let's\s+)?(?:go|stick)\s+(?:back\s+)?(?:with|to)\s+(?:the\s+)?(?P<c>{_C})(?:\s+(?P<n>{_BLOCK}|{_BIN}))?"
@@ -330,6 +363,8 @@ def _whole_relation(before: str, after: str) -> str | None:
         after,
     )
     verb = re.match(r"\s*(?:please\s+)?(put|place|stack|move|drop|set|push|slide)\b", before)
+    if rel is not None and verb is None and re.fullmatch(rel.re, before):
+        return after  # "red in green, no wait, blue in green": one terse relation for another
     if rel is None or verb is None:
         return None
     return f"{verb.group(1)} {after}"

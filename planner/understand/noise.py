@@ -51,7 +51,18 @@ _SHORT = {
     "lotsa": "lots of",
     "gonna": "going to",
     "wanna": "want to",
+    "chillin": "chilling",
+    "sittin": "sitting",
+    "rn": "right now",
+    "yeet": "throw",
+    "yeeted": "threw",
 }
+#: Chat slang that carries no request: "bro", "lol", "no cap", "fr", said at the start or
+#: the end, or set off by commas.
+_SLANG = re.compile(
+    r"(?:^|(?<=[,.!?]\s)|(?<=\s))(?:bro|bruh|fam|lol|lmao|lmfao|rofl|ngl|fr|no\s+cap|deadass|fr\s+fr|tbh|imo|istg)"
+    r"(?=[\s,.!?]*$|\s*[,.!?])[\s,]*|^(?:yo|bro|bruh|fam|ngl|tbh)\s+(?=\w)"
+)
 #: Words said twice on purpose: "no no", "stop stop", "go go" keep their force.
 _KEEP_DOUBLED = frozenset({"no", "stop", "go", "wait", "very", "really", "halt", "nope"})
 
@@ -60,6 +71,7 @@ def clean(text: str) -> str:
     """``text`` without fillers, doubled words, held letters, shorthand or words run
     together; unchanged when it has none of them."""
     t = _FILLER.sub("", text)
+    t = _SLANG.sub("", t).strip() or t
     t = re.sub(r"\b(\w*?)(\w)\2{2,}(\w*)\b", _held, t)
     t = re.sub(r"\b[A-Za-z]+\b", _word, t)
     t = re.sub(r"\b(left|right|front|back|top|bottom)\s+most\b", r"\1most", t, flags=re.I)

@@ -168,6 +168,19 @@ def read(text: str, world: WorldState) -> Reading:
         t,
     )
     t = re.sub(r"^\s*,\s*and\s+also\s+", "", t)
+    # "new rule: no stacking", "never stack anything": nothing may go on any block
+    nostack = re.search(
+        r"(?:^(?:new\s+rule|rule|from\s+now\s+on|house\s+rule)\s*[:,-]?\s*)?\b(?:no\s+(?:more\s+)?stacking|"
+        r"(?:don't|dont|do\s+not|never)\s+stack\s+(?:anything|any\s+blocks?|blocks|them|anything\s+on\s+anything)(?:\s+ever)?)"
+        r"(?:[\s,.!]*(?:not\s+today|not\s+ever|ever|not\s+now|at\s+all|period)\b)*[\s,.!]*"
+        # "no stacking anything on the blue block" names its target: that is the pairs' reading
+        r"(?!\s*(?:anything\s+|any\s+\w+\s+|\w+\s+)?(?:on|onto|upon|atop|on\s+top)\b)",
+        t,
+    )
+    if nostack:
+        pairs |= {(Constraints.ANY, o.name) for o in world.objects}
+        negated.append(nostack.group(0).strip(" ,.!"))
+        t = (t[: nostack.start()] + " " + t[nostack.end() :]).strip()
     t = _keep_out(t, targets, negated)
     t = _stays(t, objects, negated)
     t = _wishes(t)
@@ -385,6 +398,43 @@ def _wishes(t: str) -> str:
         lambda m: {"left": "leave", "kept": "keep"}[m.group(0)],
         t,
     )
+    # "could you not stack yellow on green", "there's no need to touch anything", "you don't
+    # have to move red": each asks that it is not done
+    t = re.sub(
+        r"\b(?:(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:just\s+)?not|there(?:'s|\s+is)\s+no\s+need\s+(?:for\s+you\s+)?to|"
+        r"no\s+need\s+for\s+you\s+to|you\s+(?:don't|do\s+not|needn't|need\s+not)\s+(?:need\s+to|have\s+to)?|"
+        r"you\s+needn't|you\s+need\s+not)\s+(?=(?:put|place|move|stack|push|touch|pick|take|grab|drop|knock|lift|"
+        r"disturb|bother|shift|handle)\b)",
+        "don't ",
+        t,
+    )
+    # "avoid the red block while you put the blue one in the bin": red is spared, blue goes
+    t = re.sub(
+        rf"\b(?:avoid|mind)\s+(?:touching\s+|hitting\s+|bumping\s+(?:into\s+)?|knocking\s+)?(?P<x>(?:the\s+)?(?:{_C})"
+        rf"(?:\s+{_BLOCK})?)\s*,?\s+(?:while|when|as)\s+(?:you(?:'re|\s+are)?\s+)?(?P<g>[a-z]+ing\b)?",
+        lambda m: f"don't touch {m['x']}, " + L.GERUND_VERBS.get(m["g"] or "", m["g"] or ""),
+        t,
+    )
+    # "don't move a thing", "don't touch a single thing": anything
+    t = re.sub(
+        r"\b((?:don't|dont|do\s+not|never)\s+(?:move|touch|disturb|shift)\s+)(?:a\s+(?:single\s+)?thing|one\s+thing)\b",
+        r"\1anything",
+        t,
+    )
+    # "under no circumstances touch ...", "on no account move ...": a "don't"
+    t = re.sub(
+        r"\b(?:under\s+no\s+circumstances|on\s+no\s+account|in\s+no\s+case|at\s+no\s+point|by\s+no\s+means)\s*,?\s*"
+        r"(?:should\s+you\s+|are\s+you\s+to\s+|may\s+you\s+|(?:you\s+)?(?:should|must|may)\s+)?",
+        "don't ",
+        t,
+    )
+    # "don't go near the ball", "stay away from the red block": don't touch it
+    t = re.sub(
+        r"\b(don't|dont|do\s+not|never)\s+(?:go|get|come|reach)\s+(?:anywhere\s+)?(?:near|close\s+to|next\s+to)\b",
+        r"\1 touch",
+        t,
+    )
+    t = re.sub(r"\b(?:stay|keep)\s+(?:well\s+)?(?:away|clear)\s+(?:from|of)\b", "don't touch", t)
     # "do not, under any circumstances, touch ...": the aside goes, the "do not" stays
     t = re.sub(
         r"\b(don't|dont|do\s+not|never)\s*,?\s*(?:under\s+any\s+circumstances|ever|at\s+all|whatever\s+happens|"

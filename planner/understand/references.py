@@ -382,6 +382,15 @@ def _bin_by_count(world: WorldState, m: re.Match[str]) -> str:
     return won[0]
 
 
+def _stacked_one(world: WorldState, m: re.Match[str]) -> str:
+    upper = [o.name for o in world.objects if o.on and world.object(o.on) is not None]
+    if not upper:
+        raise Unresolvable("no block is stacked on another")
+    if len(upper) > 1:
+        raise Ambiguous(m.group(0), upper, "block")
+    return upper[0]
+
+
 def _in_drawer(world: WorldState, m: re.Match[str]) -> str:
     inside = list(world.drawer.contents) if world.drawer is not None else []
     if not inside:
@@ -423,6 +432,16 @@ def _relation(world: WorldState, m: re.Match[str]) -> str:
 _PREFIX = r"(?:\bthe\s+|\bthat\s+|^)"
 _NOUN = rf"(?P<noun>{_BLOCK}|{_BIN})"
 _SELECTORS: list[tuple[re.Pattern[str], object]] = [
+    # "whichever block is stacked on another one", "the cube sitting on top of a block": the
+    # stack's upper cube (asked about when there are several)
+    (
+        re.compile(
+            rf"(?:\bwhichever|\bwhatever|\bany|\bthe|\bthat)\s+{_BLOCK}\s+(?:that's\s+|thats\s+|that\s+|which\s+)?(?:is\s+|'s\s+)?"
+            r"(?:stacked|sitting|resting|lying|sat|standing|placed)?\s*on\s+(?:top\s+of\s+)?(?:another(?:\s+(?:one|block|cube))?|"
+            r"a\s+(?:block|cube|brick)|some\s+other\s+(?:block|cube)|something)\b"
+        ),
+        lambda world, m: _stacked_one(world, m),
+    ),
     # "the block on your right that's closest to you", "the cube at the back nearest the red bin"
     (
         re.compile(
@@ -826,8 +845,12 @@ def another(text: str, world: WorldState, avoid: set[str]) -> Resolution:
         r"(?:\s+(?:block|cube|brick|one)\b|(?=\s*(?:[,.;!?]|$|\band\b|\bthen\b)))",
         text,
     )
-    if m is None:
-        return Resolution(text, [])
+    if m is None or re.search(
+        r"\b(?:is|'s|that|which|stacked|sitting|resting|lying|sat|standing)\s*$|"
+        r"^(?:please\s+)?(?:grab|take|pick\s+up|get|fetch|lift)\s+(?:whichever|the)\s+(?:block|cube|one)\s*$",
+        text[: m.start()],
+    ):
+        return Resolution(text, [])  # "whichever block is stacked on another one": a selector
     movers = re.findall(rf"\b({_C})\b(?!\s+{_BIN})", text[: m.start()])
     moved = f"{movers[-1]}_block" if movers else world.held_object
     pool = [
@@ -1208,6 +1231,62 @@ def _count(text: str, world: WorldState, forbidden: set[str]) -> Resolution | No
     return _chosen(text, m, pool[:count], "are")
 
 
+_WORDS = {"zero": 0, "no": 0, "one": 1, "a": 1, "two": 2, "three": 3, "four": 4}
+
+
+def totals(text: str, world: WorldState) -> Resolution:
+    """A count said as what a bin must end up holding ("I need exactly two blocks in the red
+    bin" with one there already; "make it so that each bin holds exactly one block"): the
+    blocks still to add, as a plain count ("put a block in the red bin"). A bin that already
+    holds its total adds nothing; one that holds more is left for the planners to refuse."""
+    each = re.search(
+        r"\b(?:make\s+(?:it\s+)?(?:so\s+)?(?:that\s+)?|make\s+sure\s+(?:that\s+)?|so\s+that\s+|i\s+want\s+|i\s+need\s+)?"
+        r"(?:each|every)\s+(?:of\s+the\s+)?bins?\s+(?:holds|has|contains|gets|ends\s+up\s+with|to\s+(?:hold|have))\s+"
+        r"(?:exactly\s+|just\s+|only\s+)?(?:one|a\s+single|1)\s+(?:block|cube)\b(?:\s+in\s+it|\s+inside)?"
+        r"(?:[.!]\s*(?:no\s+more,?\s+no\s+less)?[.!]?)?",
+        text,
+    )
+    loose = [o.name for o in world.objects if not o.in_bin and world.clear(o.name)]
+    if each:
+        empty = [b.name for b in world.bins if not any(o.in_bin == b.name for o in world.objects)]
+        steps = [
+            f"put {_say(c)} in the {b.replace('_', ' ')}"
+            for b, c in zip(
+                empty, _by_distance(world, loose, empty[0]) if empty else [], strict=False
+            )
+        ]
+        note = f"{each.group(0).strip()!r}: " + (", ".join(steps) or "every bin holds one already")
+        said = ", then ".join(steps) if steps else ""
+        return Resolution(text[: each.start()] + said + text[each.end() :], [note])
+    m = re.search(
+        rf"\b(?:exactly|in\s+total|altogether|a\s+total\s+of)\s+(?P<n>one|two|three|four|[1-4])\s+(?:blocks?|cubes?)\s+"
+        rf"(?:in|into|inside)\s+(?:the\s+)?(?P<c>{_C})\s+bin\b",
+        text,
+    )
+    if m is None:
+        return Resolution(text, [])
+    n = int(m["n"]) if m["n"].isdigit() else _WORDS[m["n"]]
+    have = sum(o.in_bin == f"{m['c']}_bin" for o in world.objects)
+    if n <= have:
+        return Resolution(text, [])
+    verb = re.search(
+        r"\b(?:i\s+(?:need|want)|(?:i'd|i\s+would)\s+like|get|put|place|make\s+sure\s+there\s+are)\s+$",
+        text[: m.start()],
+    )
+    if re.search(r"\b(?:put|place|move|drop)\s+$", text[: m.start()]) and m.group(0).startswith(
+        "exactly"
+    ):
+        return Resolution(text, [])  # "put exactly two blocks in the bin": two are moved
+    start = verb.start() if verb else m.start()
+    chosen = _by_distance(world, loose, f"{m['c']}_bin")[: n - have]
+    if len(chosen) < n - have:
+        return Resolution(text, [])
+    said = ", then ".join(f"put {_say(c)} in the {m['c']} bin" for c in chosen)
+    return Resolution(
+        text[:start] + said + text[m.end() :], [f"{m.group(0)!r} with {have} there: {said}"]
+    )
+
+
 def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | None:
     """ "any block", "a block", "one of the blocks": the robot picks one."""
     text = re.sub(
@@ -1223,6 +1302,8 @@ def _any_one(text: str, world: WorldState, forbidden: set[str]) -> Resolution | 
         _VERB + r"|\bpick\b|\bgrab\b|\btake\b|\bwant\b|\bneed\b", text[: m.start()]
     ):
         return None
+    if _SELECTORS[0][0].match(text, m.start()):
+        return None  # "whichever block is stacked on another one": a selector, no free choice
     if re.fullmatch(r"(?:a|one)\s+\w+s", m.group(0)):
         return None  # "a blocks" is no reference
     taking = re.search(r"\b(?:take|remove|get|grab|pick|lift|fetch)\b", text[: m.start()])

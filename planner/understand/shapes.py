@@ -45,6 +45,13 @@ def _places(t: str) -> str:
     "and", a scene-setting clause dropped."""
 
     t = re.sub(r"\s+-+\s+", ", ", t)
+    # "you may put the green block in the red bin": permission is the request
+    t = re.sub(
+        r"^(?:you\s+(?:may|can|could)\s+(?:now\s+|go\s+ahead\s+and\s+)?|feel\s+free\s+to\s+|go\s+ahead\s+and\s+)"
+        r"(?=(?:put|place|move|stack|push|pick|drop|take|grab|open|close|press|turn)\b)",
+        "",
+        t,
+    )
     t = re.sub(
         r"[\s,]+(?:please|pls|plz|bitte|por\s+favor|s'il\s+te\s+plaît|thanks|thank\s+you)\s*[.!]*$",
         "",
@@ -248,6 +255,24 @@ def _references(t: str) -> str:
     )
     if m:
         t = f"{m['v']} the block {m['g']} {m['d']} {m['rest']}"
+    # "stack the blue block on the red" (German "auf den roten"): a colour after "on" is a block
+    t = re.sub(
+        rf"\b(on|onto|on\s+top\s+of)\s+the\s+({_C})(?=\s*(?:[,.!?;]|$|\s+(?:please|thanks|then|and)\b))",
+        r"\1 the \2 one",
+        t,
+    )
+    # "add the blue cube to the blue bin": it goes in
+    t = re.sub(
+        rf"\badd\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+{_ONE})?)\s+(?:to|into)\s+(?P<b>(?:the\s+)?(?:{_C})\s+(?:bin|box|basket))",
+        r"put \g<x> in \g<b>",
+        t,
+    )
+    # "top the yellow cube with the green cube", "crown red with blue": the second goes on the first
+    t = re.sub(
+        rf"\b(?:top|cap|crown)\s+(?:off\s+)?(?:the\s+)?(?P<x>{_C})(?:\s+{_ONE})?\s+with\s+(?:the\s+)?(?P<y>{_C})(?:\s+{_ONE})?",
+        lambda m: f"stack the {m['y']} block on the {m['x']} block",
+        t,
+    )
     # "put the red block underneath the green one": the green one goes on the red one
     t = re.sub(
         rf"^(?:please\s+)?(?:put|place|set|slide|move|get)\s+(?:the\s+)?(?P<x>{_C})(?:\s+{_ONE})?\s+"
@@ -360,7 +385,8 @@ def _counted_fragments(t: str) -> str:
     # (only a list of terse steps: a sentence of talk after an order is no step)
     if all(len(s.split()) <= 8 for s in re.split(r"\.\s+", t)):
         t = re.sub(
-            r"(?<=[a-z])\.\s+(?=[a-z])(?!(?:don't|dont|do\s+not|never|not|no|but|leave|keep|avoid)\b)",
+            r"(?<=[a-z])\.\s+(?=[a-z])(?!(?:don't|dont|do\s+not|never|not|no|but|leave|keep|avoid|under|on\s+no|"
+            r"in\s+no|at\s+no|by\s+no|stay|without)\b)",
             ", then ",
             t,
         )

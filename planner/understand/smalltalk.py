@@ -161,6 +161,15 @@ def _relevant(sentence: str) -> bool:
         return True
     if words & {"tower", "stack", "pile", "build", "goal", "result", "order", "sequence"}:
         return True
+    if words & {"no", "never", "don't", "dont", "not"} and words & {
+        "stacking",
+        "touching",
+        "moving",
+        "pushing",
+        "grabbing",
+        "lifting",
+    }:
+        return True  # a rule: "no more stacking, period."
     if words & {"light", "lights", "lamp", "drawer", "button"} and words & {
         "on",
         "off",
@@ -191,6 +200,7 @@ def strip(text: str) -> str:
     if m and re.search(r"\b(?:it|that\s+one)\b", m["cmd"]):
         np = re.sub(r"^(?:a|an)\s+", "the ", m["np"])
         text = re.sub(r"\b(?:it|that\s+one)\b", np, m["cmd"], count=1)
+    text = _buried(text)
     text = _unwrap(text)
     parts = [p.strip() for p in re.split(r"(?<=[.!?;])\s+|\.{2,}\s*|\s+-+\s+", text) if p.strip()]
     # a colon ends a preface of chat ("last thing today I promise: green block, blue bin"),
@@ -239,6 +249,28 @@ def strip(text: str) -> str:
         r"(?:[\s,.!]*\b(?:thanks|thank\s+you|cheers|please)\b(?:\s+\w+){0,2}[\s.!]*)+$", "", text
     )
     return text.strip(" ,")
+
+
+_BURIED = re.compile(
+    r"(?:^|[,;.!?]\s*|\band\s+)(?:(?:anyway|anyways|so|oh|but|well|while\s+i\s+remember|before\s+i\s+forget|"
+    r"by\s+the\s+way|speaking\s+of\s+which)[\s,]+)*"
+    r"(?P<req>(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:just\s+)?(?:put|place|move|stack|push|pick|drop|set|"
+    r"take|grab|pop|slide)\b.*?)"
+    r"(?=,\s*(?:and\s+)?(?:then\s+)?(?:she|he|i|i'm|we|they|it's|my|her|his|you\s+know)\b|[.;!?](?:\s|$)|$)"
+)
+
+
+def _buried(text: str) -> str:
+    """A long ramble with one polite request in its middle ("so my sister came over ...,
+    and anyway, while I remember, could you put the yellow block on the blue one, and then
+    she says ..."): the request alone; any other text as it stands."""
+    if len(text.split()) < 20:
+        return text
+    found = list(_BURIED.finditer(text))
+    if len(found) != 1:
+        return text
+    req = found[0]["req"].strip(" ,")
+    return req if len(req.split()) <= 0.6 * len(text.split()) else text
 
 
 def _preface(part: str) -> list[str]:
@@ -305,6 +337,10 @@ def remark(text: str) -> str | None:
         return "Noted; I did not move anything"
     if re.search(rf"\b(?:{_C})\b", t) and not re.match(r"^(?:nice|good|great)\s+(?:job|work)\b", t):
         return None  # "hey robot, red on blue" names what to move: a request
+    if re.search(r"\b(?:task|make\s+(?:it|sure)|each\s+bin|every\s+bin)\b", t) and re.search(
+        r"\b(?:bins?|blocks?|cubes?)\b", t
+    ):
+        return None  # "okay class - here's your task: make it so each bin holds one block"
     if _REMARK.match(t) and not re.search(rf"\b(?:{_C})\s+(?:block|cube)\s+(?:in|on|into)\b", t):
         return "Thank you; I did not move anything"
     return None

@@ -408,6 +408,19 @@ def _cjk(text: str, lang: str) -> str:
         english,
     )
     english = re.sub(r"(?<!\bthe\s)\b(leftmost|rightmost|frontmost|backmost)\b", r"the \1", english)
+    english = re.sub(r"\b(two|three|four|[234])\s+block\b", r"\1 blocks", english)
+    # 红色的方块在哪个箱子里: "red block is in which bin" asks which bin it is in
+    english = re.sub(
+        r"^(?:the\s+)?(?P<x>.+?)\s+(?:now\s+)?is\s+in\s+(?:the\s+)?which\s+(?P<b>bin|box|drawer)\b(?:\s+(?:in|inside))?\s*(?P<q>\?)?",
+        lambda m: f"which {m['b']} is the {m['x']} in" + (m["q"] or ""),
+        english,
+    )
+    # 放两个方块到红色箱子里: "put into two blocks red bin" -> "put two blocks into red bin"
+    english = re.sub(
+        r"^(put|place|move)\s+(into|in|onto|on)\s+(.+?)\s+((?:the\s+)?\w+\s+(?:bin|box|block)|drawer)\s*$",
+        r"\1 \3 \2 \4",
+        english,
+    )
     if english.startswith("if "):
         # 如果红色方块在桌子上: a condition keeps its verb ("is on the table")
         english = re.sub(r"\bis\s+in\s+(?:the\s+)?table\b", "is on the table", english)
@@ -506,6 +519,8 @@ def _zh_questions(s: str) -> str:
     "red block where ?" -> "where is the red block?"."""
     s = s.strip()
     s = re.sub(r"\s*<\w+\??>\s*", " ", s).strip()
+    if s.startswith("which "):
+        return s  # 哪个: already a question word first
     m = re.fullmatch(r"(?:the\s+)?(.+?)\s+(?:has\s+|is\s+in\s+)?what\s*\?*", s)
     if m and not m.group(1).startswith(("what", "where", "how")):
         return f"what is in the {m.group(1).strip()}?"

@@ -335,10 +335,11 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
         ("understanding_g.yaml", 24),
         ("understanding_h.yaml", 48),
         ("understanding_i.yaml", 48),
+        ("understanding_k.yaml", 40),
     ],
 )
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D to I (2026-12-03): every kind of outcome, no id or instruction of an earlier
+    """Sets D to K (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
     order = [
         "understanding_b.yaml",
@@ -348,6 +349,8 @@ def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
         "understanding_f.yaml",
         "understanding_g.yaml",
         "understanding_h.yaml",
+        "understanding_i.yaml",
+        "understanding_k.yaml",
     ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:
