@@ -31,7 +31,7 @@ COLOUR_CUES: dict[str, frozenset[str]] = {
         """green greenish emerald jade lime olive mint sage kelly forest grass
         grassy leaf leaves frog cucumber broccoli spinach pine moss lettuce hulk avocado
         pea peas kiwi shamrock clover basil verde vert grun grün fern jungle shrek
-        zucchini courgette celery""".split()
+        zucchini courgette celery christmas-tree tree""".split()
     ),
     "blue": frozenset(
         """blue bluish navy azure cobalt sapphire cerulean indigo royal baby
@@ -131,7 +131,10 @@ STOP_PHRASES = frozenset(
     lascia perdere|alt|pare|parem|pára|chega|cancela|cancele|para tudo|pare tudo|
     cancela tudo|deixa pra lá|deixa para lá|esquece|esqueça|esquece isso|
     pause|pause it|pause that|pause there|pause everything|pause the task|wait up|one sec|
-    just a sec|take a break|hold still|keep still""".replace("\n", " ").split("|")
+    just a sec|take a break|hold still|keep still|abort the transfer|abort the move|abort that|
+    abort everything|abort abort|abort the operation|abort the run|abort the procedure|
+    all stop|all stop all stop|hold position|hold your position|negative all stop|
+    terminate|terminate the task|kill it|cease|cease operation""".replace("\n", " ").split("|")
 )
 STOP_PHRASES = frozenset(p.strip() for p in STOP_PHRASES if p.strip())
 #: Words that negate the clause they start ("don't move the red block").
@@ -454,6 +457,7 @@ FOREIGN: dict[str, dict[str, str]] = {
         "levante": "pick up",
         "sujeta": "pick up",
         "toques": "touch",
+        "vale": "ok",
         "toque": "touch",
         "tocar": "touch",
         "vuelve": "go",
@@ -612,6 +616,15 @@ FOREIGN: dict[str, dict[str, str]] = {
         "el más cercano": "the closest",
     },
     "fr": {
+        "merci": "thanks",
+        "merci beaucoup": "thank you",
+        "tu peux": "can you",
+        "vous pouvez": "can you",
+        "pourriez-vous": "could you",
+        "il est bien": "it is really",
+        "elle est bien": "it is really",
+        "est-il bien": "is it really",
+        "est-elle bien": "is it really",
         "mets": "put",
         "mettez": "put",
         "mettre": "put",
@@ -1431,6 +1444,11 @@ FOREIGN: dict[str, dict[str, str]] = {
         "quero dizer": "i mean",
         "queria dizer": "i meant",
         "ou melhor": "rather",
+        "que está mais à frente": "that is frontmost",
+        "que está mais atrás": "that is backmost",
+        "mais à frente": "frontmost",
+        "mais para a frente": "frontmost",
+        "mais atrás": "backmost",
         "mais à esquerda": "leftmost",
         "mais à direita": "rightmost",
         "mais a esquerda": "leftmost",
@@ -1777,6 +1795,12 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "蓝": "blue",
         "黄色": "yellow",
         "黄": "yellow",
+        "紫色": "purple",
+        "橙色": "orange",
+        "粉色": "pink",
+        "粉红色": "pink",
+        "黑色": "black",
+        "白色": "white",
         "方块": "block",
         "积木": "block",
         "立方体": "block",
@@ -1934,6 +1958,12 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "、": " and ",
     },
     "ja": {
+        "紫の": "purple",
+        "紫色の": "purple",
+        "オレンジの": "orange",
+        "ピンクの": "pink",
+        "黒い": "black",
+        "白い": "white",
         "赤い": "red",
         "赤": "red",
         "緑の": "green",

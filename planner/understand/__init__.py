@@ -157,7 +157,8 @@ _RHETORIC = re.compile(
 #: The person says outright that nothing is asked.
 _NOT_ASKING = re.compile(
     r"[\s,;.-]*\b(?:not\s+that\s+i'?m\s+asking(?:\s+you)?(?:\s+to)?|i'?m\s+not\s+asking\s+you\s+to(?:\s+do\s+it)?|"
-    r"(?:i'm\s+)?(?:just|only)\s+(?:curious|wondering|asking)(?:\s+though)?|not\s+(?:telling|asking)\s+you\s+to(?:\s+do\s+(?:it|that))?|"
+    r"(?:i'm\s+)?(?:just|only)\s+(?:curious|wondering|asking)(?:\s+(?:though|whether\s+you(?:'d|\s+would)\s+be\s+able\s+to))?|"
+    r"please\s+don't\s+actually\s+do\s+(?:it|that|anything)|not\s+(?:telling|asking)\s+you\s+to(?:\s+do\s+(?:it|that))?|"
     r"(?:just\s+|purely\s+)?hypothetically(?:\s+speaking)?|don't\s+actually\s+do\s+(?:it|that|anything)|"
     r"if\s+you\s+(?:really\s+)?(?:had|needed)\s+to|in\s+theory|theoretically)\b"
     r"(?:\s*,?\s*(?:mind|though|really))?[\s.!,:;]*"
@@ -256,6 +257,31 @@ def _quizzed(t: str) -> str:
         "",
         t,
     )
+    # "deal: if you put red in green, I'll let you skip the blue one": the task, and the rest spared
+    t = re.sub(
+        r"^(?:(?:deal|ok(?:ay)?|tell\s+you\s+what|here's\s+the\s+deal)\s*[:,-]\s*)?if\s+you\s+(?P<a>(?:put|place|stack|move|push)\s+.+?)\s*,\s*"
+        r"(?:i'll|i\s+will)\s+let\s+you\s+(?:skip|off|leave)\s+(?P<b>.+?)[.!]*$",
+        lambda m: f"{m['a']}, don't touch {m['b']}",
+        t,
+    )
+    # "tell me, the blue block, it is really in the red bin?": the thing named first is asked about
+    t = re.sub(
+        r"^(?:tell\s+me\s*,\s*|so\s*,\s*|and\s+)?(?P<np>the\s+\w+\s+(?:block|cube|bin|drawer|lamp|light|one))\s*,\s*"
+        r"(?:it|that)\s+(?:is|'s)\s+(?:really\s+|indeed\s+|actually\s+|definitely\s+)?(?P<rest>[^?]+?)\s*\?$",
+        lambda m: f"is {m['np']} {m['rest']}?",
+        t,
+    )
+    # "should the yellow block already be in the blue bin, add the red one to it": an "if"
+    t = re.sub(
+        r"^should\s+(?P<x>(?:the\s+)?[a-z]+\s+(?:block|cube|one|drawer|light|lamp))\s+(?:already\s+|still\s+)?be\s+(?P<s>[^,]+?)\s*,\s*",
+        lambda m: f"if {m['x']} is {m['s']}, ",
+        t,
+    )
+    # "lights, please - and while you're over there, shut that drawer"
+    t = re.sub(r"^(?:the\s+)?lights?\s*(?:on\s*)?,?\s*please\b", "turn on the light", t)
+    t = re.sub(
+        r"\b(?:and\s+)?while\s+you(?:'re|\s+are)\s+(?:over\s+)?(?:there|at\s+it|up)\s*,\s*", "", t
+    )
     m = re.match(
         r"^(?:true\s+or\s+false|yes\s+or\s+no|right\s+or\s+wrong|fact\s+or\s+fiction)\s*[:,?!-]+\s*"
         r"(?P<s>.+?)\s+(?P<v>is|are)\s+(?P<rest>[^?]+?)[\s.?!]*$",
@@ -268,7 +294,8 @@ def _filler(chunk: str) -> bool:
     """A chunk that says nothing ("oh", "ok", "please", "sorry")."""
     return bool(
         re.fullmatch(
-            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|nah|wait|actually|"
+            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|nah|wait|actually|negative|roger|"
+            r"copy(?:\s+that)?|over(?:\s+and\s+out)?|"
             r"that's\s+it|that\s+will\s+do|that'll\s+do|alright|all\s+right)\s*",
             chunk,
         )
@@ -379,9 +406,33 @@ _C = "|".join(L.COLOURS)
 _BIN = refs._BIN
 
 
+#: An order quoted inside someone else's words ("my supervisor keeps telling me 'stack the
+#: red cube on the green one'", "our contestant will be asked to 'put ...'"): reported, not
+#: asked of the robot; the speaker's own "I said '...'" and "do what it says" are orders.
+_QUOTED = re.compile(
+    r"^(?!i\s|i've\s|i'd\s)(?!.*\b(?:do\s+(?:what|as)|follow|go\s+ahead|please\s+do)\b).*\b(?:said|says|say|saying|tell(?:s|ing)?\s+me|"
+    r"told\s+(?:me|us|him|her|them)|ask(?:s|ed|ing)?(?:\s+me)?|be\s+asked\s+to|shout(?:s|ed)?|yell(?:s|ed)?|wrote|reads?|goes)"
+    r"\s*(?:to\s+)?[:,]?\s*['\"\u2018\u201c][^'\"\u2019\u201d]+['\"\u2019\u201d]"
+)
+
+
 def _not_an_order(t: str, world: WorldState) -> str | None:
     """The reply to a request put off, a complaint, or a wondering that says it asks
     nothing; None for anything else."""
+    if _QUOTED.search(t):
+        return "Noted: that was said to someone, not asked of me; I did not move anything"
+    said = (
+        answers.ability(t)
+        if re.match(r"^(?:be\s+honest|honestly|truthfully|seriously)\b", t)
+        else None
+    )
+    if said:
+        return said
+    stripped = re.sub(r"^(?:be\s+honest|honestly|truthfully|seriously)\s*[-,:]*\s*", "", t)
+    if re.search(r"\b(?:at\s+the\s+same\s+time|at\s+once|simultaneously)\b", stripped):
+        said = answers.ability(stripped)
+        if said and said.startswith("No: my gripper"):
+            return said  # "could you carry two blocks at the same time?": it cannot
     if _DEFERRED.search(t):
         # "I was going to ask you to put ..., but let's leave it for later": not now
         return "All right, not now; I did not move anything"
@@ -391,6 +442,12 @@ def _not_an_order(t: str, world: WorldState) -> str | None:
     if _NOT_ASKING.search(t):
         # "... whether you could lift one of those bins - not that I'm asking you to"
         asked = _NOT_ASKING.sub("", t).strip(" ,-.")
+        # "could you put ...? i'm only asking whether you'd be able to": the first question
+        asked = (
+            re.split(r"(?<=\?)\s+", asked)[0]
+            if re.match(r"^(?:could|can|would)\s+you\b", asked)
+            else asked
+        )
         said = answers.answer(asked, world) if answers.is_question(asked) else None
         return (
             said
@@ -517,14 +574,15 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
             answer=f"Understood: I will not do it ({said}); nothing was moved",
         )
     t = _tidy(reading.text)
+    t = _into_the_one_bin(t, reading.constraints, world)
     if answers.is_question(t):
         # "don't move anything, just tell me where the red block is"
         return out(
             ANSWER, text="", constraints=reading.constraints, answer=answers.answer(t, world)
         )
-    why = _impossible(t, world)
-    if why:
-        return out(REFUSE, constraints=reading.constraints, reason=why)
+    early = _refused_or_asked(t, world, out, reading.constraints)
+    if early is not None:
+        return early
     try:
         totals = refs.totals(t, world)
         t = totals.text
@@ -566,6 +624,45 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     if t == as_said.lower().strip():
         t = as_said  # nothing was rewritten: the planners get the words as typed
     return out(PLAN, text=t, constraints=reading.constraints)
+
+
+def _refused_or_asked(t: str, world: WorldState, out: Any, cons: Constraints) -> Any:
+    """A request refused on its face, or one that names no side ("blue block. shove it to
+    the side."), asked back; None for any other."""
+    why = _impossible(t, world)
+    if why:
+        return out(REFUSE, constraints=cons, reason=why)
+    if re.search(
+        r"\b(?:push|shove|slide|nudge|move|scoot)\b[^,.;]*?\b(?:to\s+(?:the|one)\s+side|aside|out\s+of\s+the\s+way)\b",
+        t,
+    ) and not re.search(r"\b(?:left|right)\b", t):
+        return out(
+            CLARIFY,
+            constraints=cons,
+            question="Which side should it go to: the left or the right?",
+            candidates=["table_left", "table_right"],
+            reason="'to the side' names no side",
+        )
+    return None
+
+
+def _into_the_one_bin(t: str, cons: Constraints, world: WorldState) -> str:
+    """ "no bin but the blue one gets used. now tidy the table": with one bin left, tidying
+    puts every block allowed to move in it."""
+    left = [b.name for b in world.bins if b.name not in cons.targets]
+    if len(left) != 1 or len(world.bins) < 2:
+        return t
+    spared = sorted(cons.objects)
+    return re.sub(
+        r"\b(?:(?:now|then|and)\s+)?(?:tidy|clean|clear)(?:\s+up)?(?:\s+(?:the\s+)?(?:table|rest|mess|workspace|blocks))?"
+        r"(?:\s+up)?\b",
+        "put all the blocks"
+        + "".join(f" except the {o.replace('_', ' ')}" for o in spared[:1])
+        + "".join(f" and the {o.replace('_', ' ')}" for o in spared[1:])
+        + f" in the {left[0].replace('_', ' ')}",
+        t,
+        count=1,
+    )
 
 
 def _without_reasons(rest: str) -> str:

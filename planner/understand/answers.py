@@ -138,8 +138,13 @@ def is_question(text: str) -> bool:
     ):
         return False
     t = _SEE.sub("can you ", _REACH.sub("can you reach ", t))
-    if _CHECK.match(t):
-        return True  # "can you check whether the drawer is empty (before I put ...)?"
+    if _CHECK.match(t) or (
+        re.match(r"^if\s+i\s+(?:told|asked)\s+you\s+to\b", t)
+        and re.search(r",\s*(?:which|what|how|where|would|could)\b[^,]*\?$", t)
+    ):
+        # "can you check whether the drawer is empty (before I put ...)?"; "if I asked you
+        # to stack ..., which block would you pick up first?"
+        return True
     m = _POLITE.match(t)
     if (
         m
@@ -244,6 +249,12 @@ def is_statement(text: str) -> bool:
         r"^(?:for\s+the\s+record|fyi|just\s+so\s+you\s+know|note\s+that|heads\s+up|be\s+aware)\b", t
     ) and not (set(re.findall(r"[a-z]+", t)) & set(L.ACTION_VERBS)):
         return True  # "for the record, the red bin has a crack in it": noted, nothing asked
+    if re.match(
+        r"^(?:i'd\s+like\s+to|i\s+(?:want|need|wanted)\s+to|just\s+wanted\s+to)\s+(?:report|log|note|mention|let\s+you\s+know|"
+        r"flag|point\s+out)\b",
+        t,
+    ) or re.search(r"\bno\s+action\s+(?:needed|required|necessary)\b", t):
+        return True  # "I'd like to report that you dropped the green block this morning"
     if _TOLD_OF.search(t) and not re.search(r"\b(?:please|now)\b|\?", t):
         return True  # about another time: "yesterday you stacked ...", "he will ask you to ..."
     if _REPORT.match(t) and not re.search(
@@ -258,7 +269,7 @@ def is_statement(text: str) -> bool:
 #: later and ask you to sort the blocks"). Neither is an order for now.
 _TOLD_OF = re.compile(
     r"^(?:(?:yesterday|last\s+(?:time|week|night|month|session)|the\s+other\s+day|earlier(?:\s+today)?|"
-    r"this\s+morning|before)\s*,?\s+(?:you|we|i|they|he|she)\s+(?:\w+ed|put|set|did|made|built|took)\b)|"
+    r"this\s+morning|before)\s*,?\s+(?:you|we|i|they|he|she|my\s+\w+|[a-z]+)\s+(?:\w+ed|put|set|did|made|built|took)\b)|"
     r"^(?:you|we|they|he|she|my\s+\w+|(?!(?:please|then|and|just|now|also|so|pls|go)\b)[a-z]+)\s+(?:already\s+)?"
     r"(?:\w+ed|put|set|did|made|built|took)\b.*\b(?:yesterday|last\s+(?:time|week|night)|"
     r"the\s+other\s+day|earlier\s+today|this\s+morning|(?:an?|one|two|three|a\s+few|some)\s+(?:minutes?|hours?|days?)\s+ago|"
@@ -344,6 +355,28 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     )
     t = re.sub(r"^what(?:'s|\s+is)\s+the\s+colou?r\s+of\s+", "what colour is ", t)
     t = _SEE.sub("can you ", _REACH.sub("can you reach ", t))
+    # "don't touch the button - is the lamp on?": the prohibition asks for nothing to be done
+    t = re.sub(
+        r"^(?:please\s+)?(?:don't|do\s+not|no\s+need\s+to)\s+(?:touch|press|move|push|open|close)\s+[^-:;,.?]+\s*(?:[-:;,.]+|\s+-+)\s*"
+        r"(?=(?:i\s+(?:only|just)|i\s+want|is|are|does|do|what|where|which|how|tell)\b)",
+        "",
+        t,
+    )
+    # "I only want to know: is the lamp on?": the question after the colon
+    t = re.sub(
+        r"^(?:i\s+(?:only\s+|just\s+)?(?:want|need|would\s+like|'d\s+like)\s+to\s+know|i'm\s+(?:just\s+)?(?:asking|wondering)|"
+        r"question|tell\s+me)\s*[:,-]\s*(?=(?:is|are|does|do|can|what|where|which|how|who)\b)",
+        "",
+        t,
+    )
+    # "is the lamp on or off right now?": the time asked about is now
+    t = re.sub(r"\s+(?:right\s+now|at\s+the\s+moment|currently|at\s+present|now)(?=\s*\??$)", "", t)
+    # "do you believe the red block is in the green bin?": whether it is
+    t = re.sub(
+        r"^(?:do|would)\s+you\s+(?:believe|think|reckon|know|suppose|say)\s+(?:that\s+)?(?P<s>.+?)\s+(?P<v>is|are)\s+(?P<r>[^?]+)\??$",
+        r"\g<v> \g<s> \g<r>?",
+        t,
+    )
     if _CHECK.match(t):
         t = _AFTERWARDS.sub("", _CHECK.sub("whether ", t))
     # "is that the red one you've got in your hand?": whether it is held
@@ -814,6 +847,31 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     m = re.fullmatch(r"which\s+(?:blocks|cubes|ones)\s+(?:are|is)\s+(?P<rest>.+)", t)
     if m and re.search(r"\b(?:bins?|table|drawer|stacked)\b", m["rest"]):
         return _how_many(world, m["rest"])
+    # "how many of the bins are purple?", "how many red bins are there?"
+    m = re.search(
+        rf"\bhow\s+many\s+(?:of\s+the\s+)?(?:(?P<c1>{_C}|{_OTHER_C})\s+)?bins?\s+(?:are|is)\s+(?:there\s+)?(?P<c2>{_C}|{_OTHER_C})?\b",
+        t,
+    )
+    if m and (m["c1"] or m["c2"]):
+        colour = m["c1"] or m["c2"]
+        n = sum(b.color == colour for b in world.bins)
+        return (
+            f"{'None' if n == 0 else n} of the {len(world.bins)} bins "
+            f"{'is' if n == 1 else 'are'} {colour}: " + _bins(world)
+        )
+    # "are there four blocks on the table?": the count, and whether it is that
+    m = re.fullmatch(
+        r"(?:are|is)\s+there\s+(?:still\s+|exactly\s+|only\s+)?(?P<n>one|two|three|four|[0-4])\s+(?:blocks?|cubes?|bricks?)(?P<rest>\s+.+)",
+        t,
+    )
+    if m:
+        said = _how_many(world, m["rest"])
+        got = re.search(r"\b(\d+|no)\s+(?:blocks?|cubes?)", said)
+        n = {"one": 1, "two": 2, "three": 3, "four": 4}.get(m["n"]) or int(m["n"])
+        if got:
+            have = 0 if got.group(1) == "no" else int(got.group(1))
+            return ("Yes. " if have == n else f"No, only {have}. " if have < n else "No. ") + said
+        return said
     # how many
     m = re.search(
         rf"\bhow\s+many\s+(?P<c>{_C}|{_OTHER_C})\s+(?:blocks?|cubes?|bricks?|ones?|things|objects)"
@@ -873,7 +931,8 @@ def ability(text: str) -> str | None:
     base)."""
     m = re.match(
         r"^(?:could|can|would|will)\s+you\s+(?:(?:be\s+able|manage)\s+to\s+|even\s+|possibly\s+)?"
-        r"(?P<v>lift|pick\s+up|pick|hold|carry|grab|take|move|stack|push|reach|throw|get)\s+(?P<rest>.+?)[\s?.!]*$",
+        r"(?P<v>lift|pick\s+up|pick|hold|carry|grab|take|move|stack|push|reach|throw|get|put|place|open|close|press)\s+"
+        r"(?P<rest>.+?)[\s?.!]*$",
         text.strip().lower(),
     )
     if m is None:
@@ -889,7 +948,10 @@ def ability(text: str) -> str | None:
             "another. I did not move anything"
         )
     if (
-        re.search(r"\b(?:bins?|table|robot|yourself|wall|floor|lamp|drawer)\b", rest)
+        re.match(
+            r"(?:the\s+|a\s+|that\s+|this\s+|your\s+)?(?:\w+\s+)?(?:bins?|table|robot|yourself|wall|floor|lamp)\b",
+            rest,
+        )
         and m["v"] != "reach"
     ):
         return (
@@ -1125,6 +1187,13 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
     from bridge.validate import simulate
     from planner.rules import parse as rules_parse
 
+    # "..., which block would you pick up first?": the first step's block is the answer
+    first = re.search(
+        r"\s*,?\s*(?:which|what)\s+(?:block|cube|one)\s+would\s+you\s+(?:pick\s+up|grab|take|lift|move|pick)\s+first\s*\??$",
+        cmd,
+    )
+    if first:
+        cmd = cmd[: first.start()]
     cmd = re.sub(
         r",?\s*(?:what\s+(?:would|will)\s+happen|could\s+you|would\s+you|can\s+you|will\s+you|"
         r"what\s+then)\s*\??$",
@@ -1149,6 +1218,13 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
     if not res.accepted:
         why = res.refusal or "; ".join(x.message for x in res.reasons[:1]) or "it is not possible"
         return f"I could not do that: {why}. Nothing has moved"
+    if first:
+        picked = [s["object"] for s in res.plan_json() if s.get("skill") in ("pick", "push")]
+        if picked:
+            return (
+                f"I would pick up the {picked[0].replace('_', ' ')} first. Nothing has moved yet: "
+                "say it as a command to do it"
+            )
     after, _ = simulate(world, res.plan_json())
     changed = []
     for o in after.objects:

@@ -57,6 +57,18 @@ _SHORT = {
     "yeet": "throw",
     "yeeted": "threw",
 }
+#: Words speech-to-text writes for a colour, read as the colour where a block or a bin
+#: follows ("the read block", "the blew bin", "the grin bin").
+_SOUNDS_LIKE = {
+    "read": "red",
+    "blew": "blue",
+    "grin": "green",
+    "greene": "green",
+    "yellowe": "yellow",
+}
+_HOMOPHONES = re.compile(
+    r"\b(read|blew|grin|greene|yellowe)(?=\s+(?:blocks?|cubes?|bricks?|bins?|boxe?s?|one)\b)", re.I
+)
 #: Chat slang that carries no request: "bro", "lol", "no cap", "fr", said at the start or
 #: the end, or set off by commas.
 _SLANG = re.compile(
@@ -72,6 +84,13 @@ def clean(text: str) -> str:
     together; unchanged when it has none of them."""
     t = _FILLER.sub("", text)
     t = _SLANG.sub("", t).strip() or t
+    t = _HOMOPHONES.sub(lambda m: _SOUNDS_LIKE[m.group(1).lower()], t)
+    t = re.sub(
+        r"\b(are\s+there|there\s+are|all|put|stack|move|the)\s+for\s+(?=(?:blocks|cubes|bricks)\b)",
+        r"\1 four ",
+        t,
+        flags=re.I,
+    )
     t = re.sub(r"\b(\w*?)(\w)\2{2,}(\w*)\b", _held, t)
     t = re.sub(r"\b[A-Za-z]+\b", _word, t)
     t = re.sub(r"\b(left|right|front|back|top|bottom)\s+most\b", r"\1most", t, flags=re.I)
@@ -100,7 +119,10 @@ def _word(m: re.Match[str]) -> str:
         return _SHORT[low]
     if len(low) >= 5 and not _known(low):
         split = _split(low)
-        if split:
+        # only where the robot's own words are in it ("putthe", "bluebin"), not "afternoon"
+        if split and any(
+            p in spelling.vocabulary() and len(p) >= 3 and p not in _LINKS for p in split
+        ):
             return " ".join(split)
     return w
 
@@ -109,6 +131,11 @@ def _word(m: re.Match[str]) -> str:
 def _known(word: str) -> bool:
     return word in spelling.vocabulary() or spelling.is_english(word)
 
+
+#: Robot words that alone do not make a run-together word ours ("after" + "noon").
+_LINKS = frozenset(
+    {"after", "before", "then", "than", "this", "that", "there", "here", "over", "under"}
+)
 
 _SMALL = frozenset(
     {"a", "i", "in", "on", "to", "of", "it", "is", "up", "at", "by", "or", "me", "my"}

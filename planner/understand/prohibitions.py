@@ -140,7 +140,12 @@ def _clause_constraints(
 
 def read(text: str, world: WorldState) -> Reading:
     """Split ``text`` into what to do and what not to do."""
-    t = text
+    # "rule number one, ...", "number two: ...": the numbering of rules says nothing
+    t = re.sub(
+        r"\b(?:rule\s+(?:number\s+)?|number\s+)(?:one|two|three|four|five|[1-5])\s*[,:.)-]\s*",
+        "",
+        text,
+    )
     negated: list[str] = []
     objects: set[str] = set()
     targets: set[str] = set()
@@ -168,6 +173,27 @@ def read(text: str, world: WorldState) -> Reading:
         t,
     )
     t = re.sub(r"^\s*,\s*and\s+also\s+", "", t)
+    # "no bin but the blue one gets used", "only use the blue bin": the other bins are off limits
+    only = re.search(
+        rf"\bno\s+(?:bin|box|basket)\s+(?:but|except|other\s+than|apart\s+from)\s+the\s+(?P<a>{_C})(?:\s+(?:one|bin))?\s+"
+        r"(?:gets|is|may\s+be|can\s+be|should\s+be|is\s+to\s+be)\s+used|"
+        rf"\b(?:only|just)\s+use\s+the\s+(?P<b>{_C})\s+bin|\buse\s+(?:only|just)\s+the\s+(?P<c>{_C})\s+bin",
+        t,
+    )
+    if only:
+        keep = f"{only['a'] or only['b'] or only['c']}_bin"
+        targets |= {b.name for b in world.bins if b.name != keep}
+        negated.append(only.group(0))
+        t = re.sub(
+            r"^[\s,.;]*(?:and\s+)?(?:then\s+)?", "", t[: only.start()] + " " + t[only.end() :]
+        )
+    # "..., then don't touch the yellow block": a prohibition for the whole request
+    t = re.sub(
+        r"(?<=\w)\s*,?\s+(?:and\s+)?then\s+(?=(?:don't|dont|do\s+not|never|hands\s+off|keep\s+(?:your\s+hands\s+)?off|stay\s+away|keep\s+away|"
+        r"no\s+touching)\b)",
+        ". ",
+        t,
+    )
     # "new rule: no stacking", "never stack anything": nothing may go on any block
     nostack = re.search(
         r"(?:^(?:new\s+rule|rule|from\s+now\s+on|house\s+rule)\s*[:,-]?\s*)?\b(?:no\s+(?:more\s+)?stacking|"
@@ -408,6 +434,8 @@ def _wishes(t: str) -> str:
         "don't ",
         t,
     )
+    # "you never push anything off the edge": a rule
+    t = re.sub(r"\byou\s+(?:must\s+|should\s+|will\s+)?never\s+", "never ", t)
     # "avoid the red block while you put the blue one in the bin": red is spared, blue goes
     t = re.sub(
         rf"\b(?:avoid|mind)\s+(?:touching\s+|hitting\s+|bumping\s+(?:into\s+)?|knocking\s+)?(?P<x>(?:the\s+)?(?:{_C})"

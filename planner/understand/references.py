@@ -382,6 +382,58 @@ def _bin_by_count(world: WorldState, m: re.Match[str]) -> str:
     return won[0]
 
 
+def _from_before(world: WorldState, m: re.Match[str]) -> str:
+    names = [o.name for o in world.objects if not o.held]
+    if len(names) == 1:
+        return names[0]
+    raise Ambiguous(m.group(0), names, "block")
+
+
+_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+}
+
+
+def _offset(world: WorldState, m: re.Match[str]) -> str:
+    """The cube nearest the point that far to that side of a named cube (in the robot's
+    frame), within half the distance asked (at least 3 cm); none there is said."""
+    ref = f"{m['ref']}_block"
+    if world.object(ref) is None:
+        raise Unresolvable(f"there is no {m['ref']} block")
+    n = float(_NUMBERS.get(m["n"], 0) or m["n"])
+    d = n / (1000.0 if m["u"].startswith("m") else 100.0)
+    dx, dy = {
+        "left": (0.0, d),
+        "right": (0.0, -d),
+        "front": (d, 0.0),
+        "in front": (d, 0.0),
+        "back": (-d, 0.0),
+        "behind": (-d, 0.0),
+    }[re.sub(r"\s+", " ", m["side"])]
+    rx, ry = _xy(world, ref)
+    goal = (rx + dx, ry + dy)
+    others = [o.name for o in world.objects if o.name != ref and not o.held]
+    near = sorted(others, key=lambda n_: math.dist(_xy(world, n_), goal))
+    if not near or math.dist(_xy(world, near[0]), goal) > max(0.03, d / 2):
+        raise Unresolvable(
+            f"no block is about {m['n']} {m['u']} {m['side']} of the {m['ref']} block"
+        )
+    return near[0]
+
+
 def _stacked_one(world: WorldState, m: re.Match[str]) -> str:
     upper = [o.name for o in world.objects if o.on and world.object(o.on) is not None]
     if not upper:
@@ -441,6 +493,26 @@ _SELECTORS: list[tuple[re.Pattern[str], object]] = [
             r"a\s+(?:block|cube|brick)|some\s+other\s+(?:block|cube)|something)\b"
         ),
         lambda world, m: _stacked_one(world, m),
+    ),
+    # "the same one as before", "the one from last time": no memory of earlier requests,
+    # so which one is asked
+    (
+        re.compile(
+            rf"\bthe\s+same\s+{_BLOCK}(?:\s+(?:as|like)\s+(?:before|last\s+time|earlier|yesterday))?|"
+            r"\bthe\s+(?:one|block|cube)\s+(?:from|as)\s+(?:before|last\s+time|earlier)\b"
+        ),
+        lambda world, m: _from_before(world, m),
+    ),
+    # "the cube roughly ten centimetres to the right of the green one": where that is
+    (
+        re.compile(
+            rf"{_PREFIX}{_BLOCK}\s+(?:that's\s+|that\s+is\s+|which\s+is\s+|sitting\s+)?(?:about\s+|roughly\s+|around\s+|some\s+|"
+            r"approximately\s+|maybe\s+)?(?P<n>\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|"
+            r"eleven|twelve|fifteen|twenty)\s*(?P<u>cm|centimet(?:re|er)s?|mm|millimet(?:re|er)s?)\s+"
+            rf"(?:to\s+the\s+)?(?P<side>left|right|front|back|behind|in\s+front)\s+(?:of\s+)?(?:the\s+)?(?P<ref>{_C})"
+            rf"(?:\s+{_BLOCK})?\b"
+        ),
+        lambda world, m: _offset(world, m),
     ),
     # "the block on your right that's closest to you", "the cube at the back nearest the red bin"
     (
@@ -661,6 +733,32 @@ def resolve(text: str, world: WorldState) -> Resolution:
 
     Raises :class:`Ambiguous` (ask which) or :class:`Unresolvable` (say why)."""
     notes: list[str] = []
+    text = re.sub(r"\bright\s+(?=next\s+to\b|beside\b|by\s+the\b)", "", text)
+    # "the one furthest on the left": the leftmost
+    text = re.sub(
+        r"\bthe\s+(one|block|cube)\s+(?:that's\s+|that\s+is\s+)?(?:furthest|farthest|most)\s+(?:on|to)\s+the\s+(left|right)\b",
+        r"the \2most \1",
+        text,
+    )
+    # "counting from your left, the second block": the ordinal from that side
+    text = re.sub(
+        rf"\b(?:counting|starting|going|numbering)\s+from\s+(?:your|the|my)\s+(left|right|front|back)\s*,?\s+"
+        rf"the\s+(\w+)\s+({_BLOCK})\b",
+        r"the \2 \3 from the \1",
+        text,
+    )
+    # a selector inside another ("the block next to the one furthest on the left") is read
+    # first, then the outer one: a second pass over the selectors when the first changed
+    for _ in range(2):
+        before = text
+        text = _select(text, world, notes)
+        if text == before:
+            break
+    return Resolution(text, notes)
+
+
+def _select(text: str, world: WorldState, notes: list[str]) -> str:
+    """One pass of every selector over ``text``."""
     for pattern, fn in _SELECTORS:
         while True:
             m = pattern.search(text)
@@ -694,7 +792,7 @@ def resolve(text: str, world: WorldState) -> Resolution:
             notes.append(f"{m.group(0).strip()!r} is {said}")
             after = _it_is_the_ref(text[m.end() :], m)
             text = text[: m.start()] + said + after
-    return Resolution(text, notes)
+    return text
 
 
 def _it_is_the_ref(after: str, m: re.Match[str]) -> str:
@@ -1259,8 +1357,8 @@ def totals(text: str, world: WorldState) -> Resolution:
         said = ", then ".join(steps) if steps else ""
         return Resolution(text[: each.start()] + said + text[each.end() :], [note])
     m = re.search(
-        rf"\b(?:exactly|in\s+total|altogether|a\s+total\s+of)\s+(?P<n>one|two|three|four|[1-4])\s+(?:blocks?|cubes?)\s+"
-        rf"(?:in|into|inside)\s+(?:the\s+)?(?P<c>{_C})\s+bin\b",
+        rf"\b(?:exactly|precisely|in\s+total|altogether|a\s+total\s+of)\s+(?P<n>one|two|three|four|[1-4])\s+(?:blocks?|cubes?)\s+"
+        rf"(?:(?:sitting|lying|resting)\s+)?(?:in|into|inside)\s+(?:the\s+)?(?P<c>{_C})\s+bin\b",
         text,
     )
     if m is None:

@@ -25,6 +25,7 @@ _CONTAINER = rf"\b(?:the\s+)?(?:(?:{_C})\s+bin|drawer)\b"
 def tidy(t: str) -> str:
     """``t`` with every shape below spelled out (unchanged when it is already plain)."""
     for step in (
+        _jargon,
         _places,
         _orders_said_otherwise,
         _references,
@@ -37,6 +38,122 @@ def tidy(t: str) -> str:
     ):
         t = step(t)
     return t.strip()
+
+
+def _jargon(t: str) -> str:
+    """A laboratory's or a game show's words for the plain ones: "transfer the red specimen
+    cube to the green receptacle, then return the manipulator to rest" is "put the red
+    block in the green bin, then go home"; "nudge it across to the left-hand side - no need
+    to lift it" is a push to the left."""
+    t = re.sub(
+        rf"\b({_C})\s+(?:receptacles?|trays?|tubs?|crates?|buckets?|containers?|vessels?|bins)\b",
+        r"\1 bin",
+        t,
+    )
+    t = re.sub(
+        rf"\b({_C})\s+(?:specimen|sample|test|item|unit|object|piece)\s+(cube|block|brick)\b",
+        r"\1 \2",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:return|send|bring|move|take)\s+(?:the\s+)?(?:manipulator|arm|gripper|end[\s-]effector|robot|yourself)"
+        r"\s+(?:back\s+)?(?:to\s+(?:its\s+|your\s+|the\s+)?(?:rest(?:\s+position)?|home(?:\s+position)?|start(?:ing)?\s+position|"
+        r"neutral(?:\s+position)?)|home)\b|\breturn\s+to\s+(?:rest|home|base)\b",
+        "go home",
+        t,
+    )
+    t = re.sub(r"\b(push|nudge|slide|shove|scoot)\s+(.+?)\s+(?:across|over)\s+to\b", r"\1 \2 to", t)
+    t = re.sub(r"\b(left|right)-hand\s+side\b", r"\1 side", t)
+    # "put the blue block in the green bin, but only after the red block is in the red bin":
+    # the condition's state is the first step
+    t = re.sub(
+        rf"^(?P<a>.+?)\s*,?\s+(?:but\s+)?only\s+(?:after|once|when)\s+(?P<x>the\s+(?:{_C})\s+{_ONE})\s+(?:is|has\s+been)\s+"
+        rf"(?:put\s+)?(?P<p>in|on|on\s+top\s+of)\s+(?P<y>the\s+(?:{_C})\s+(?:bin|{_ONE}))[\s.!]*$",
+        lambda m: f"put {m['x']} {m['p']} {m['y']}, then {m['a']}",
+        t,
+    )
+    # "take the green cube and set it carefully on top of the yellow cube": one move
+    t = re.sub(
+        rf"\b(?:take|grab|get|pick\s+up)\s+(?P<x>the\s+(?:{_C})\s+{_ONE})\s+and\s+(?:then\s+)?(?:set|put|place|pop|stick|lay|drop)\s+"
+        r"(?:it|that)\s+(?:down\s+)?(?:\w+ly\s+)?(?P<d>(?:on|onto|on\s+top\s+of|in|into|inside)\s+)",
+        r"put \g<x> \g<d>",
+        t,
+    )
+    # "the one the colour of blood", "the christmas-tree coloured cube": the colour named
+    t = re.sub(
+        r"\b(?:the\s+)?(?:one|block|cube)\s+(?:that(?:'s|\s+is)\s+)?the\s+colou?r\s+of\s+(?:a\s+|an\s+|the\s+)?(?P<w>[a-z-]+(?:\s+[a-z]+)?)",
+        lambda m: _cue(m["w"], m.group(0)),
+        t,
+    )
+    t = re.sub(
+        r"\b(?:the\s+)?(?P<w>[a-z]+(?:[\s-][a-z]+)?)[\s-]colou?red\s+(?P<n>cube|block|one)\b",
+        lambda m: _cue(m["w"], m.group(0), m["n"]),
+        t,
+    )
+    # "... when you finish", "... once you're done": said of when, it asks nothing more
+    t = re.sub(
+        r"[\s,]+(?:when|once|after)\s+you(?:'re|\s+are|\s+have|'ve)?\s+(?:finish(?:ed)?|done|through)\b[\s.!]*$",
+        "",
+        t,
+    )
+    # "the blue one - into the red bin with it"
+    t = re.sub(
+        rf"\b((?:in|into|onto|on)\s+the\s+(?:{_C})\s+(?:bin|block|cube|one))\s+with\s+(?:it|them|him|her)\b",
+        r"\1",
+        t,
+    )
+    # "turn on the light, shut that drawer": two orders side by side are done in turn
+    t = re.sub(
+        r"(?<=[a-z]),\s+(?=(?:shut|close|open|press|turn|switch|put|place|stack|push|move|pick|drop|slide)\s+"
+        r"(?:the|that|this|it|on|off|up)\b)",
+        lambda m: (
+            ", then "
+            if _order_before(t, m.start()) and not re.match(r"[^,.;]*\b(?:it|them)\b", t[m.end() :])
+            else m.group(0)
+        ),
+        t,
+    )
+    t = re.sub(r"\b(?:that|this)\s+(drawer|lamp|light|button)\b", r"the \1", t)
+    # "contestant number one, ...: green on blue, thirty seconds on the clock": who is
+    # addressed and how long they have ask nothing
+    t = re.sub(
+        r"^(?:(?:contestant|player|team|class|everyone|everybody|folks|ladies\s+and\s+gentlemen|kids|children)"
+        r"(?:\s+(?:number\s+)?\w+)?\s*[,:!]\s*)+",
+        "",
+        t,
+    )
+    t = re.sub(
+        r"[\s,;-]+(?:you\s+have\s+)?(?:\w+\s+(?:seconds?|minutes?)|a\s+minute)\s+(?:on\s+the\s+clock|to\s+do\s+it|left)\b",
+        "",
+        t,
+    )
+    # "nudge ... to the left - no need to lift it": how, not a prohibition
+    t = re.sub(
+        r"(\b(?:push|nudge|slide|shove|scoot)\b[^.;]*?)[\s,.;-]+(?:there's\s+)?(?:no\s+need\s+to|don't|do\s+not|without)\s+"
+        r"(?:lift|lifting|pick|picking)\s+(?:it|them)(?:\s+up)?[\s.!]*$",
+        r"\1",
+        t,
+    )
+    return t
+
+
+def _cue(words: str, said: str, noun: str = "one") -> str:
+    """ "blood" -> "the red one": the one colour a thing's name calls to mind, else ``said``."""
+    parts = re.split(r"[\s-]+", words)
+    found = {c for c, cues in L.COLOUR_CUES.items() for w in [words, *parts] if w in cues}
+    return f"the {found.pop()} {noun}" if len(found) == 1 else said
+
+
+_ORDER_VERB = re.compile(
+    r"\s*(?:please\s+)?(?:shut|close|open|press|turn|switch|put|place|stack|push|move|pick|drop|slide|"
+    r"take|grab|set|nudge|transfer|go)\b"
+)
+
+
+def _order_before(t: str, at: int) -> bool:
+    """Whether the clause that ends at ``at`` is itself an order (it starts with a verb)."""
+    start = max(t.rfind(c, 0, at) for c in ",;.") + 1
+    return bool(_ORDER_VERB.match(t, start))
 
 
 def _places(t: str) -> str:
@@ -386,7 +503,9 @@ def _counted_fragments(t: str) -> str:
     if all(len(s.split()) <= 8 for s in re.split(r"\.\s+", t)):
         t = re.sub(
             r"(?<=[a-z])\.\s+(?=[a-z])(?!(?:don't|dont|do\s+not|never|not|no|but|leave|keep|avoid|under|on\s+no|"
-            r"in\s+no|at\s+no|by\s+no|stay|without)\b)",
+            r"in\s+no|at\s+no|by\s+no|stay|without)\b)"
+            # (nor a rule said as a description: "the yellow block is off limits")
+            r"(?![^.]*\b(?:off[\s-]+limits|out\s+of\s+bounds|not\s+to\s+be|forbidden|not\s+allowed)\b)",
             ", then ",
             t,
         )
@@ -518,8 +637,31 @@ def _verbless(t: str) -> str:
     """A missing verb ("the red block into the green bin", "green block, blue bin", a list
     of blocks before one destination) and a fronted object ("the green block, put it ...")."""
     t = re.sub(r"^(?:whichever|which\s*ever)\s+(block|cube|one)\s+is\s+", r"the \1 ", t)
+    t = re.sub(r"^(?:(?:hey|hi|ok|okay|yo|oi)\s+)?robot\s*[,!:]\s*", "", t)
+    # "red on blue", "blue on red, green on yellow": terse stacks
+    pairs = re.fullmatch(
+        rf"(?:(?:the\s+)?(?:{_C})(?:\s+{_ONE})?\s+(?:on|onto|on\s+top\s+of)\s+(?:the\s+)?(?:{_C})(?:\s+{_ONE})?"
+        r"(?:\s*(?:,|;|,?\s+and|,?\s+then)\s*|\s*$))+",
+        t,
+    )
+    if pairs:
+        t = ", then ".join(
+            f"stack the {a} block on the {b} block"
+            for a, b in re.findall(
+                rf"(?:the\s+)?({_C})(?:\s+{_ONE})?\s+(?:on|onto|on\s+top\s+of)\s+(?:the\s+)?({_C})",
+                t,
+            )
+        )
+    # "block. bin. that... in.": a block and a bin, said in pieces
+    t = re.sub(
+        r"^(?:the\s+)?(block|cube)\s*,\s*(?:then\s+)?(?:the\s+)?(?:bin|box)\b[\s,.]*$",
+        r"put the \1 in the bin",
+        t,
+    )
+    # "green... the green. blue bin. in.": broken phrases, a colour said twice
+    t = re.sub(rf"^(?:the\s+)?({_C})(?:\s+{_ONE})?\s*,\s*(?:the\s+)?\1\b", r"the \1", t)
     m = re.match(
-        rf"^(?:the\s+)?({_C})\s+{_ONE}\s*,\s*(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+bin\b",
+        rf"^(?:the\s+)?({_C})(?:\s+{_ONE})?\s*,\s*(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+bin\b",
         t,
     )
     if m:

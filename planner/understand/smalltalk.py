@@ -232,7 +232,12 @@ def strip(text: str) -> str:
         if any(_acts(p) for p in merged):
             # a description beside the command ("three blocks are bunched together and one is
             # off on its own - put the lonely one in the red bin") is dropped
-            merged = [p for p in merged if _acts(p) or not re.search(r"\b(?:is|are)\b", p)]
+            # (a rule is kept: "the yellow block is off limits. put all the blocks in the bin")
+            merged = [
+                p
+                for p in merged
+                if _acts(p) or _RULE.search(p) or not re.search(r"\b(?:is|are)\b", p)
+            ]
         if merged and len(merged) < len(parts):
             text = ", ".join(p.rstrip(".!;:") if not p.endswith("?") else p for p in merged)
     text = _unwrap(text)
@@ -251,10 +256,21 @@ def strip(text: str) -> str:
     return text.strip(" ,")
 
 
+#: A rule said as a description ("the yellow block is off limits", "the red bin is not to
+#: be used"): never dropped as talk beside a command.
+_RULE = re.compile(
+    r"\b(?:off[\s-]+limits|out\s+of\s+bounds|not\s+to\s+be\s+(?:touched|moved|used)|forbidden|not\s+allowed|"
+    r"mustn't|must\s+not|can't\s+be\s+(?:moved|touched|used)|(?:stays?|is\s+to\s+stay)\s+(?:put|where|there)|"
+    r"gets\s+used|is\s+used|are\s+used|no\s+\w+\s+but)\b"
+)
+
 _BURIED = re.compile(
     r"(?:^|[,;.!?]\s*|\band\s+)(?:(?:anyway|anyways|so|oh|but|well|while\s+i\s+remember|before\s+i\s+forget|"
     r"by\s+the\s+way|speaking\s+of\s+which)[\s,]+)*"
-    r"(?P<req>(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:just\s+)?(?:put|place|move|stack|push|pick|drop|set|"
+    # a polite request: "could you ...", or "I'd really appreciate it (if you would) ..."
+    r"(?:(?:i'd|i\s+would)\s+(?:really\s+|very\s+much\s+)?(?:appreciate\s+it|like\s+it|love\s+it)(?:\s+if\s+you\s+(?:would|could))?\s+"
+    r"|(?=(?:could|can|would|will)\s+you\s))"
+    r"(?P<req>(?:(?:could|can|would|will)\s+you\s+)?(?:please\s+)?(?:just\s+)?(?:put|place|move|stack|push|pick|drop|set|"
     r"take|grab|pop|slide)\b.*?)"
     r"(?=,\s*(?:and\s+)?(?:then\s+)?(?:she|he|i|i'm|we|they|it's|my|her|his|you\s+know)\b|[.;!?](?:\s|$)|$)"
 )

@@ -150,7 +150,10 @@ def translate(text: str) -> tuple[str, str]:
     if lang == "en":
         return text, lang
     if lang in ("zh", "ja"):
-        return _cjk(text, lang), lang
+        # each sentence on its own ("赤いブロックには触らないで。黄色いブロックだけ…"): a
+        # prohibition and a request must not run together
+        said = [p for p in re.split(r"[。．]+", text) if p.strip()]
+        return ". ".join(_cjk(p, lang) for p in said) if len(said) > 1 else _cjk(text, lang), lang
     return _western(text, lang), lang
 
 
@@ -166,6 +169,13 @@ def _western(text: str, lang: str) -> str:
     s = s.replace("¿", " ").replace("¡", " ")
     if lang == "de":
         s = re.sub(r"\bzu\s*\?", " closed ?", s)  # "ist die Schublade zu?"
+    if lang == "es":
+        # "el verde no lo toques": the object named first, then "don't touch it"
+        s = re.sub(
+            r"\b(el|la|los|las)\s+(\w+)\s+no\s+(?:lo|la|los|las)\s+(toques|muevas|cojas|agarres|tires|empujes)\b",
+            r"no \3 \1 \2",
+            s,
+        )
     # multi-word entries first, longest first (before French elision splits "s'il")
     phrases = sorted((k for k in table if " " in k or "-" in k or "'" in k), key=len, reverse=True)
     if lang in _ROMANCE:

@@ -336,10 +336,12 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
         ("understanding_h.yaml", 48),
         ("understanding_i.yaml", 48),
         ("understanding_k.yaml", 40),
+        ("understanding_l.yaml", 40),
+        ("understanding_m.yaml", 40),
     ],
 )
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D to K (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
+    """Sets D to M (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
     order = [
         "understanding_b.yaml",
@@ -351,6 +353,8 @@ def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
         "understanding_h.yaml",
         "understanding_i.yaml",
         "understanding_k.yaml",
+        "understanding_l.yaml",
+        "understanding_m.yaml",
     ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:
