@@ -134,6 +134,7 @@ STOP_PHRASES = frozenset(
     just a sec|take a break|hold still|keep still|abort the transfer|abort the move|abort that|
     abort everything|abort abort|abort the operation|abort the run|abort the procedure|
     all stop|all stop all stop|hold position|hold your position|negative all stop|
+    stop don't move|stop do not move|hold it right there|hold it there|freeze right there|
     terminate|terminate the task|kill it|cease|cease operation""".replace("\n", " ").split("|")
 )
 STOP_PHRASES = frozenset(p.strip() for p in STOP_PHRASES if p.strip())
@@ -1727,6 +1728,9 @@ FOREIGN: dict[str, dict[str, str]] = {
         "seu": "its",
         "cor": "colour",
         # negation, questions, states
+        "não, espera": "no wait",
+        "não espera": "no wait",
+        "espera": "wait",
         "não": "not",
         "nunca": "never",
         "nada": "nothing",

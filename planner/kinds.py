@@ -112,6 +112,13 @@ def _synonyms(text: str) -> str:
         text,
         flags=re.IGNORECASE,
     )
+    # "the bigger of the two cubes", "the smaller cube": the size compared is the size named
+    text = re.sub(
+        r"\bthe\s+(?P<s>bigger|larger|smaller|littler)\s+(?:of\s+the\s+(?:two\s+)?(?:cubes|blocks|boxes)|(?P<k>cube|block|box))\b",
+        lambda m: f"the {'big' if m['s'] in ('bigger', 'larger') else 'small'} {m['k'] or 'cube'}",
+        text,
+        flags=re.I,
+    )
     # "the cube that's not the big one": the other size
     text = re.sub(
         r"\bthe\s+(?P<k>cube|block|box)\s+(?:that's|that\s+is|which\s+is|thats)\s+not\s+the\s+(?P<s>big|large|small|little)"

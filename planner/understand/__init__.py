@@ -250,6 +250,10 @@ def _quizzed(t: str) -> str:
             t[m.end() :],
             count=1,
         )
+    # "quick status check: drawer open or closed?": what follows is asked
+    t = re.sub(
+        r"^(?:quick\s+)?(?:status\s+(?:check|report|update)|sitrep|questions?)\s*[:,-]\s*", "", t
+    )
     # "here's your task: ...", "your mission: ...": what follows is the request
     t = re.sub(
         r"(?:^|(?<=[-,.!:]\s))(?:here's|here\s+is|this\s+is)?\s*(?:your|the|a|today's)\s+(?:next\s+)?(?:task|job|challenge|mission|assignment|exercise)"
@@ -295,6 +299,7 @@ def _filler(chunk: str) -> bool:
     return bool(
         re.fullmatch(
             r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|nah|wait|actually|negative|roger|"
+            r"behind|heads\s+up|careful|watch\s+out|look\s+out|mind\s+out|"
             r"copy(?:\s+that)?|over(?:\s+and\s+out)?|"
             r"that's\s+it|that\s+will\s+do|that'll\s+do|alright|all\s+right)\s*",
             chunk,
@@ -353,6 +358,13 @@ def understand(text: str, world: WorldState) -> Understanding:
     if _SUGGESTION.match(t):
         t = _SUGGESTION.sub("", t).rstrip(" ?")  # the suggestion's "?" asks nothing
     t = _quizzed(t)
+    # "why did you grab the green one last run? don't touch green. I wanted ...": the
+    # complaint about another run asks nothing of this one
+    t = re.sub(
+        r"^why\s+did\s+you\s+[^?]*\?\s+(?=.*\b(?:don't|put|stack|move|place|i\s+wanted|i\s+want|i\s+meant)\b)",
+        "",
+        t,
+    )
 
     def out(kind: str, **kw: Any) -> Understanding:
         return Understanding(kind, original, kw.pop("text", t), lang, notes=notes, **kw)
@@ -379,6 +391,14 @@ def understand(text: str, world: WorldState) -> Understanding:
         t,
     )
     t = _asked_condition(t)
+    # "drawer open or closed, lamp on or off?": each a question with its "is" left out
+    t = re.sub(
+        r"(?:^|(?<=[,:;]\s))(?:the\s+)?(drawer|lamp|light)\s+(?=(?:open|closed|shut|on|off)\s+or\s+\w+)",
+        r"is the \1 ",
+        t,
+    )
+    # "put red in green - no wait, first tell me where red is": the question is what is left
+    t = re.sub(r"(?:^|(?<=[-,.;:]\s))(?:but\s+)?first\s*,?\s+(?=tell\s+me\b|show\s+me\b)", "", t)
     sides = _whose_side(t, world)
     if sides is not None:
         return _clarify(out, sides, "block", "the one on that side", Constraints())
@@ -493,7 +513,8 @@ def _questions(t: str) -> list[str]:
     parts = [
         p.strip(" ,;?")
         for p in re.split(
-            r"\s*(?:,\s*(?:and\s+|also\s+)|\?\s*(?:and\s+|also\s+)?|;\s*)"
+            r"\s*(?:,\s*(?:and\s+|also\s+)|,\s*(?=is\s+the\s+(?:drawer|lamp|light)\b)|\?\s*(?:and\s+|also\s+)?|;\s*|"
+            r"\s+and\s+(?=(?:which|where|what|how)\b))"
             r"(?=(?:is|are|where|what|which|how|do|does|did|was|were)\b)",
             t,
         )
@@ -633,7 +654,8 @@ def _refused_or_asked(t: str, world: WorldState, out: Any, cons: Constraints) ->
     if why:
         return out(REFUSE, constraints=cons, reason=why)
     if re.search(
-        r"\b(?:push|shove|slide|nudge|move|scoot)\b[^,.;]*?\b(?:to\s+(?:the|one)\s+side|aside|out\s+of\s+the\s+way)\b",
+        r"\b(?:push|shove|slide|nudge|move|scoot)\b[^,.;]*?\b(?:to\s+(?:the|one)\s+side|aside|out\s+of\s+the\s+way)\b|"
+        r"\b(?:to\s+the\s+side|aside)\b.*\b(?:move|push|shove|slide)\s+it\b",
         t,
     ) and not re.search(r"\b(?:left|right)\b", t):
         return out(
@@ -690,7 +712,7 @@ def _only_says_why(rest: str) -> bool:
     the blue block, it is very fragile"): no verb of doing, a copula or no place at all."""
     # a tag ("..., okay? thanks, love") asks nothing
     rest = re.sub(
-        r"\b(?:okay|ok|alright|all\s+right|right|yeah|got\s+it|understood|clear|deal)\s*\?",
+        r"\b(?:okay|ok|alright|all\s+right|right|yeah|got\s+it|understood|clear|deal|heard|copy)\s*\?",
         "",
         rest,
     )
@@ -699,7 +721,11 @@ def _only_says_why(rest: str) -> bool:
         set(L.ACTION_VERBS) | {"stack", "sort", "goes", "go", "belongs", "should", "needs"}
     ):
         return False
-    if "?" in rest or words & {"tell", "show", "say", "where", "what", "which", "how", "why"}:
+    if (
+        "?" in rest
+        or words & {"tell", "show", "say", "where", "what", "which", "how", "why"}
+        or re.match(r"\s*(?:[,.;:-]\s*)?(?:is|are|does|do|can)\b", rest)
+    ):
         return False  # a question beside it is answered
     return bool(words & {"is", "are", "was", "'s", "because", "since"}) or not re.search(
         r"\b(?:in|into|onto|on|to)\b", rest

@@ -142,7 +142,7 @@ def read(text: str, world: WorldState) -> Reading:
     """Split ``text`` into what to do and what not to do."""
     # "rule number one, ...", "number two: ...": the numbering of rules says nothing
     t = re.sub(
-        r"\b(?:rule\s+(?:number\s+)?|number\s+)(?:one|two|three|four|five|[1-5])\s*[,:.)-]\s*",
+        r"\b(?:(?:rule|step)\s+(?:number\s+)?|number\s+)(?:one|two|three|four|five|[1-5])\s*[,:.)-]\s*",
         "",
         text,
     )
@@ -432,6 +432,12 @@ def _wishes(t: str) -> str:
         r"you\s+needn't|you\s+need\s+not)\s+(?=(?:put|place|move|stack|push|touch|pick|take|grab|drop|knock|lift|"
         r"disturb|bother|shift|handle)\b)",
         "don't ",
+        t,
+    )
+    # "nobody touches the red one until I say so": a rule for the robot too
+    t = re.sub(
+        r"\b(?:nobody|no\s+one|no-one)\s+(?:touches|moves|lays\s+a\s+finger\s+on)\b",
+        "don't touch",
         t,
     )
     # "you never push anything off the edge": a rule

@@ -382,6 +382,27 @@ def _bin_by_count(world: WorldState, m: re.Match[str]) -> str:
     return won[0]
 
 
+def _which_of_two(text: str, world: WorldState) -> str:
+    """ "whichever of the red and the green blocks is nearer to you - put that one in the
+    blue bin": the one of the two that fits, put where "that one" stands (a tie is asked)."""
+    m = re.match(
+        rf"^whichever\s+of\s+the\s+(?P<a>{_C})\s+and\s+(?:the\s+)?(?P<b>{_C})\s+(?:blocks?|ones?|cubes?)\s+is\s+"
+        r"(?P<d>nearer|closer|farther|further)\s+(?:to\s+|from\s+)?(?:you|me|the\s+robot)\s*[-,:;]*\s*(?P<rest>.+)$",
+        text,
+    )
+    if m is None:
+        return text
+    names = [f"{m['a']}_block", f"{m['b']}_block"]
+    if any(world.object(n) is None for n in names):
+        return text
+    base = _robot_xy()
+    dist = {n: math.dist(_xy(world, n), base) for n in names}
+    if abs(dist[names[0]] - dist[names[1]]) <= TIE_M:
+        raise Ambiguous(m.group(0), names, "block")
+    pick = (min if m["d"] in ("nearer", "closer") else max)(names, key=lambda n: dist[n])
+    return re.sub(r"\b(?:that\s+one|that\s+block|it)\b", _say(pick), m["rest"], count=1)
+
+
 def _from_before(world: WorldState, m: re.Match[str]) -> str:
     names = [o.name for o in world.objects if not o.held]
     if len(names) == 1:
@@ -734,6 +755,21 @@ def resolve(text: str, world: WorldState) -> Resolution:
     Raises :class:`Ambiguous` (ask which) or :class:`Unresolvable` (say why)."""
     notes: list[str] = []
     text = re.sub(r"\bright\s+(?=next\s+to\b|beside\b|by\s+the\b)", "", text)
+    text = _which_of_two(text, world)
+    # "the bin next to the green one" with no green block: the green bin's neighbours
+    near = re.search(rf"\bthe\s+bin\s+(?:next\s+to|beside)\s+the\s+({_C})\s+(?:one|bin)\b", text)
+    if near and (world.object(f"{near[1]}_block") is None or near.group(0).endswith("bin")):
+        ref = world.bin(f"{near[1]}_bin")
+        if ref is not None:
+            side = sorted(
+                (b for b in world.bins if b.name != ref.name),
+                key=lambda b: abs(b.pos[0] - ref.pos[0]) + abs(b.pos[1] - ref.pos[1]),
+            )
+            gap = [abs(b.pos[0] - ref.pos[0]) + abs(b.pos[1] - ref.pos[1]) for b in side]
+            if len(side) > 1 and abs(gap[0] - gap[1]) <= TIE_M:
+                raise Ambiguous(near.group(0), [b.name for b in side[:2]], "bin")
+            if side:
+                text = text[: near.start()] + _say(side[0].name) + text[near.end() :]
     # "the one furthest on the left": the leftmost
     text = re.sub(
         r"\bthe\s+(one|block|cube)\s+(?:that's\s+|that\s+is\s+)?(?:furthest|farthest|most)\s+(?:on|to)\s+the\s+(left|right)\b",

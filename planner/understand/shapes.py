@@ -90,10 +90,75 @@ def _jargon(t: str) -> str:
         lambda m: _cue(m["w"], m.group(0), m["n"]),
         t,
     )
+    # "do the yellow block last: red block in the green bin first, then yellow ...": the order
+    # is said again in the steps
+    t = re.sub(rf"^do\s+(?:the\s+)?(?:{_C})\s+(?:{_ONE}\s+)?(?:last|first)\s*[:,-]\s*", "", t)
+    t = re.sub(r"\s+first\s*,\s*(?:and\s+)?then\s+", ", then ", t)
+    t = re.sub(
+        rf"(?<=,\sthen\s)((?:the\s+)?(?:{_C})\s+{_ONE}\s+(?:in|into|on|onto)\s+the\s+)",
+        r"put \1",
+        t,
+    )
+    t = re.sub(
+        rf"^((?:the\s+)?(?:{_C})\s+{_ONE}\s+(?:in|into|on|onto)\s+the\s+\w+\s+\w+,\s+then\s+put\b)",
+        r"put \1",
+        t,
+    )
     # "... when you finish", "... once you're done": said of when, it asks nothing more
     t = re.sub(
         r"[\s,]+(?:when|once|after)\s+you(?:'re|\s+are|\s+have|'ve)?\s+(?:finish(?:ed)?|done|through)\b[\s.!]*$",
         "",
+        t,
+    )
+    # a kitchen's "86 the yellow one - blue bin, on the fly!": get rid of it, there, quickly
+    t = re.sub(
+        rf"^86\s+(?P<x>(?:the\s+)?(?:{_C})(?:\s+{_ONE})?)\s*[-,:]*\s*(?:(?:in|into)\s+)?(?:the\s+)?(?P<b>(?:{_C})\s+bin)\b",
+        r"put \g<x> in the \g<b>",
+        t,
+    )
+    t = re.sub(r"[\s,]+(?:on\s+the\s+fly|pronto|chop\s+chop|stat)\b[\s.!]*$", "", t)
+    # a commentator's "watch now as the arm takes the blue block and drops it into the red bin"
+    t = re.sub(
+        rf"^(?:(?:and\s+)?(?:now|so|right)\s*,?\s*)?(?:(?:ladies\s+and\s+gentlemen|folks|everyone|everybody|people)\s*,?\s*)?"
+        rf"watch\s+(?:now\s+)?(?:as|while)\s+(?:the\s+(?:arm|robot)|it|he|she)\s+"
+        rf"(?:takes|picks\s+up|grabs|lifts)\s+(?P<x>the\s+(?:{_C})\s+{_ONE})\s+and\s+(?:drops|puts|places|pops|sets)\s+it\s+"
+        r"(?:\w+\s+)?(?P<p>into|in|on|onto|on\s+top\s+of)\s+",
+        r"put \g<x> \g<p> ",
+        t,
+    )
+    t = re.sub(
+        r"[\s,;-]+(?:go\s+on|come\s+on)\b\s*,?\s*(?:show\s+(?:them|us|me|everyone)\s+how\s+it's\s+done)?[\s!.]*$",
+        "",
+        t,
+    )
+    # "I want the table empty", "clear the table": every block in a bin
+    t = re.sub(
+        r"^(?:i(?:\s+want|\s+need|\s+would\s+like|'d\s+like)\s+the\s+table\s+(?:empty|emptied|clear(?:ed)?(?:\s+off)?)|"
+        r"(?:clear|empty)\s+(?:off\s+)?the\s+table)\b",
+        "put all the blocks in a bin",
+        t,
+    )
+    # "... bins, any of them, I don't care which": the choice is left to the robot
+    t = re.sub(
+        r"(\bin\s+a\s+bin)[\s,;.]+(?:then\s+)?any\s+(?:bin|one|of\s+them)\s+(?:will\s+do|is\s+fine)[\s.!]*$",
+        r"\1",
+        t,
+    )
+    t = re.sub(
+        r"\s*[,;.]\s*(?:then\s+)?(?:bins?|blocks?)\s*,\s*any\s+(?:of\s+them|one|bin)(?:\s*,?\s*i\s+don't\s+care\s+which)?[\s.!]*$",
+        "",
+        t,
+    )
+    # "whichever one's nearer to you": the nearest one
+    t = re.sub(
+        r"\bwhichever\s+(?:one's|one\s+is|block\s+is|one)\s+(nearer|closer|farther|further)\s+(to\s+you|from\s+you)\b",
+        lambda m: f"the one {'nearest' if m[1] in ('nearer', 'closer') else 'farthest'} {m[2]}",
+        t,
+    )
+    # "I wanted blue stacked on yellow": what should be done
+    t = re.sub(
+        rf"\bi\s+(?:wanted|want|meant)\s+(?:the\s+)?(?P<x>{_C})(?:\s+{_ONE})?\s+stacked\s+on\s+(?:top\s+of\s+)?(?:the\s+)?(?P<y>{_C})\b",
+        r"stack the \g<x> block on the \g<y> block",
         t,
     )
     # "the blue one - into the red bin with it"
@@ -510,7 +575,11 @@ def _counted_fragments(t: str) -> str:
             t,
         )
     # "green -> green bin; rest -> blue bin": the rest is every block not named before it
-    rest = re.search(r"\b(?:the\s+rest|the\s+others|all\s+the\s+others|everything\s+else)\b", t)
+    rest = re.search(
+        r"\b(?:the\s+rest|the\s+others|all\s+the\s+others|everything\s+else|"
+        r"the\s+(?:other|remaining)\s+(?:two|three|ones|blocks|cubes)|the\s+(?:two|three)\s+(?:others|remaining(?:\s+ones)?))\b",
+        t,
+    )
     named = re.findall(rf"\b({_C})\s+{_ONE}\b(?!\s+bin)", t[: rest.start()]) if rest else []
     if rest and named:
         but = " and ".join(f"the {c} block" for c in dict.fromkeys(named))
@@ -666,6 +735,12 @@ def _verbless(t: str) -> str:
     )
     if m:
         t = f"put the {m.group(1)} block in the {m.group(2)} bin" + t[m.end() :]
+        # "red cube, blue bin. yellow cube, green bin.": every pair so said
+        t = re.sub(
+            rf"(?<=,\sthen\s)(?:the\s+)?({_C})(?:\s+{_ONE})?\s*,\s*(?:(?:in|into|to)\s+)?(?:the\s+)?({_C})\s+bin\b",
+            r"put the \1 block in the \2 bin",
+            t,
+        )
     # "the green block, the blue block and the yellow block into the red bin": a list of
     # things before one destination
     listed = re.match(

@@ -150,7 +150,11 @@ _NAMING = re.compile(
 
 
 def _relevant(sentence: str) -> bool:
-    if _NAMING.match(sentence):
+    if _NAMING.match(sentence) or re.search(
+        r"\bto\s+the\s+side\b|\b(?:push|shove|move|slide)\b.*\baside\b|^aside\b[\s!.]*$|"
+        r"\btable\b.*\b(?:empty|emptied|clear|cleared)\b",
+        sentence,
+    ):
         return True
     words = set(re.findall(r"[a-z']+", sentence))
     if words & set(L.COLOURS) or re.search(rf"\b{_THINGS}\b", sentence):
@@ -200,6 +204,14 @@ def strip(text: str) -> str:
     if m and re.search(r"\b(?:it|that\s+one)\b", m["cmd"]):
         np = re.sub(r"^(?:a|an)\s+", "the ", m["np"])
         text = re.sub(r"\b(?:it|that\s+one)\b", np, m["cmd"], count=1)
+    # "the green block is a bit close to the edge, so could you slide it over ...": "it" is
+    # the block the description names
+    text = re.sub(
+        rf"(?:^|(?<=[.!?]\s))(?P<np>the\s+(?:{_C})\s+(?:block|cube|brick|one))\s+(?:is|'s|looks|seems)\b[^,.!?]*,\s*"
+        r"(?:so\s+)?(?P<rest>(?:could|can|would|will)\s+you\b[^.!?]*?\bit\b[^.!?]*[.!?]?)",
+        lambda m: re.sub(r"\bit\b", m["np"], m["rest"], count=1),
+        text,
+    )
     text = _buried(text)
     text = _unwrap(text)
     parts = [p.strip() for p in re.split(r"(?<=[.!?;])\s+|\.{2,}\s*|\s+-+\s+", text) if p.strip()]
@@ -236,7 +248,14 @@ def strip(text: str) -> str:
             merged = [
                 p
                 for p in merged
-                if _acts(p) or _RULE.search(p) or not re.search(r"\b(?:is|are)\b", p)
+                if _acts(p)
+                or _RULE.search(p)
+                or p.rstrip().endswith("?")
+                or re.match(
+                    r"(?:step\s+\w+\s*:\s*)?(?:(?:tell|show)\s+me|is|are|where|what|which|how|does|whichever)\b",
+                    p,
+                )
+                or not re.search(r"\b(?:is|are)\b", p)
             ]
         if merged and len(merged) < len(parts):
             text = ", ".join(p.rstrip(".!;:") if not p.endswith("?") else p for p in merged)
@@ -251,7 +270,9 @@ def strip(text: str) -> str:
         text,
     )
     text = re.sub(
-        r"(?:[\s,.!]*\b(?:thanks|thank\s+you|cheers|please)\b(?:\s+\w+){0,2}[\s.!]*)+$", "", text
+        r"(?:[\s,.!?]*\b(?:thanks|thank\s+you|cheers|please|(?:much|greatly|really)\s+appreciated|thx|ta)\b(?:\s+\w+){0,2}[\s.!]*)+$",
+        "",
+        text,
     )
     return text.strip(" ,")
 

@@ -178,3 +178,30 @@ def test_radio_stops(text):
 )
 def test_free_language_shapes(text, goals):
     assert goal_holds(goals, planned(text, four()))
+
+
+@pytest.mark.parametrize(
+    "text, goals",
+    [
+        (
+            "blue cube, red bin. green cube, blue bin.",
+            ["in(blue_block, red_bin)", "in(green_block, blue_bin)"],
+        ),
+        (
+            "do the red block last: green block in the blue bin first, then red block in the "
+            "red bin",
+            ["in(green_block, blue_bin)", "in(red_block, red_bin)"],
+        ),
+        (
+            "Morning! The yellow block looks a bit lost out there, so could you push it to the "
+            "middle of the table? Much appreciated.",
+            ["in_region(yellow_block, table_center)"],
+        ),
+        (
+            "stack the blue block on the green one, then put the remaining two in the red bin",
+            ["on(blue_block, green_block)", "in(red_block, red_bin)", "in(yellow_block, red_bin)"],
+        ),
+    ],
+)
+def test_the_suites_terse_pairs_orders_descriptions_and_the_rest(text, goals):
+    assert goal_holds(goals, planned(text, four()))
