@@ -513,7 +513,8 @@ def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, l
     w = world
     sig = None  # the signature of w, carried over from the step that made it
     for i, sub in enumerate(plan):
-        skill = REGISTRY[skill_of(sub)]
+        name = skill_of(sub)
+        skill = REGISTRY[name]
         violations = skill.preconditions(w, sub)
         if violations:
             out = []
@@ -529,10 +530,11 @@ def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, l
                     )
                 )
             return w, out
-        step = subgoal_json(sub)
-        low = low_affordance(w, step, sub)
+        # the predictor reads only the step's skill name; the whole step (a model dump)
+        # is made only for the repair of a step it rates too low
+        low = low_affordance(w, {"skill": name}, sub)
         if low is not None:
-            _, hint = affordance_repair(w, step)
+            _, hint = affordance_repair(w, subgoal_json(sub))
             msg = (
                 f"step {i} {_describe(sub)}: the {skill.name} skill is predicted to succeed "
                 f"with p={low[0]:.2f} here (threshold {low[1]:.2f})"

@@ -242,21 +242,31 @@ def _goal(
     region is empty or the region is full). Asked by the preconditions and again by the
     effect about one world: remembered within a :func:`sim.call_memo.scope` (callers
     read the point, never write it)."""
+    goal, tol, _ = _aimed(world, target, obj)
+    return goal, tol
+
+
+def _aimed(
+    world: WorldState, target: str | tuple[float, float], obj: str | None
+) -> tuple[np.ndarray | None, float, bool]:
+    """:func:`_goal`, and whether the region is full for ``obj``: no spot there for it
+    (:func:`sim.cubes.region_spot` gave None, so the goal is the region's centre)."""
     args = call_memo.key(target, obj)
     return call_memo.remembered("push_goal", world, args, lambda: _aim(world, target, obj))
 
 
 def _aim(
     world: WorldState, target: str | tuple[float, float], obj: str | None
-) -> tuple[np.ndarray | None, float]:
+) -> tuple[np.ndarray | None, float, bool]:
     r = world.region(target) if isinstance(target, str) else None
     if r is not None:
         o = world.object(obj) if obj is not None else None
         spot = region_spot(world, r.name, obj, o.pos[:2]) if o is not None else None
-        return np.asarray(spot if spot is not None else r.pos), r.radius
+        full = o is not None and spot is None
+        return np.asarray(spot if spot is not None else r.pos), r.radius, full
     if isinstance(target, str):
-        return None, 0.0
-    return np.asarray(target, dtype=np.float64), POINT_TOLERANCE
+        return None, 0.0, False
+    return np.asarray(target, dtype=np.float64), POINT_TOLERANCE, False
 
 
 def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
@@ -484,7 +494,24 @@ def _first_wall(centres: list[tuple[float, float]], half: float, walls: BinWalls
     ``polygons_overlap`` says a pair whose boxes are strictly apart is apart (it tests the
     boxes first); a box strictly apart from the box around a bin's walls is apart from each.
     So boxes rule out bins and walls, and only the pairs left get the full test; a centre
-    that is not finite gets it against every wall, as there."""
+    that is not finite gets it against every wall, as there.
+
+    Centres all finite and far from overflow (so each one's own test is the box test):
+    where the box around all their footprints is strictly apart from a bin's box, so is
+    each footprint's (``x - half`` and ``x + half`` are monotone in ``x``, so the least
+    and greatest of them are those of the least and greatest centre), and a search with
+    every bin so ruled out finds none: the fingers' slide towards the row, away from
+    the bins, is answered in one test per bin."""
+    if len(centres) > 1:
+        xs, ys = [c[0] for c in centres], [c[1] for c in centres]
+        if (sum(xs) + sum(ys)) * 0.0 == 0.0:  # (every coordinate finite)
+            x0, x1, y0, y1 = min(xs) - half, max(xs) + half, min(ys) - half, max(ys) + half
+            if -1e300 < x0 and x1 < 1e300 and -1e300 < y0 and y1 < 1e300:
+                for _, (bx0, bx1, by0, by1), _ in walls:
+                    if not (x1 < bx0 or bx1 < x0 or y1 < by0 or by1 < y0):
+                        break
+                else:
+                    return None
     for x, y in centres:
         x0, x1, y0, y1 = x - half, x + half, y - half, y + half
         # the corners' sum, as the box test of polygons_overlap checks it
@@ -559,7 +586,7 @@ class Push(Skill[PushParams]):
         if v:
             return v
         out = []
-        goal, _ = _goal(world, params.target, params.object)
+        goal, _, full = _aimed(world, params.target, params.object)
         if goal is None:
             out.append(
                 Violation(
@@ -590,7 +617,12 @@ class Push(Skill[PushParams]):
             out.append(
                 Violation(NO_EFFECT, f"{o.name} is already at {params.target}", "", "target")
             )
-        if not out and isinstance(params.target, str):
+        # region_full's question is whether region_spot finds a spot for the cube among
+        # the others (the hand is empty here, so no release band): the question _aimed
+        # asked with the cube's position as ``toward``, which orders the candidates but
+        # never makes one free or not (sim.cubes.free_spot), so the same yes or no.
+        # Asked again only where the answer was no, for its message
+        if not out and isinstance(params.target, str) and full:
             out += region_full(world, params.target, o.name)
         if not out and object_spec(o.name).rolls:
             out.append(

@@ -294,3 +294,68 @@ def test_push_landing_on_the_table_is_the_experts_choice():
         else:
             picked.add(None)
     assert picked == {True, False, None}  # the usual spot, another one, and none at all
+
+
+def _plain_first_wall(centres, half: float, w: WorldState) -> str | None:
+    """``skills.push._first_wall`` as ``polygons_overlap`` answers it, footprint by footprint."""
+    plain = [(b.name, wall) for b in w.bins for wall in bin_walls(b)]
+    for x, y in centres:
+        spot = square_footprint(x, y, half, 0.0)
+        hit = next((n for n, wall in plain if polygons_overlap(spot, wall)), None)
+        if hit is not None:
+            return hit
+    return None
+
+
+def test_first_wall_of_a_slide_is_the_plain_search():
+    """The fingers' slide (eight footprints along a segment) against the bins' walls, the
+    segment's box tested first: near the bins, far from them, through them, and with
+    centres not finite or so large that their sums overflow."""
+    rng = random.Random(7)
+    w = make_world()
+    walls = P._walls_of(w)
+    answers = set()
+    for _ in range(4000):
+        b = rng.choice(w.bins)
+        spread = rng.choice([0.02, 0.08, 0.2, 0.5])
+        a = (b.pos[0] + rng.uniform(-spread, spread), b.pos[1] + rng.uniform(-spread, spread))
+        e = (a[0] + rng.uniform(-0.06, 0.06), a[1] + rng.uniform(-0.06, 0.06))
+        centres = [(a[0] + f * (e[0] - a[0]), a[1] + f * (e[1] - a[1])) for f in P._SLIDE_F]
+        if rng.random() < 0.05:
+            k = rng.randrange(len(centres))
+            bad = rng.choice([math.nan, math.inf, -math.inf, 1e300, -1e308, 1.7e308])
+            centres[k] = (bad, centres[k][1]) if rng.random() < 0.5 else (centres[k][0], bad)
+        half = rng.choice([scripted.FINGERS_HALF, scene.CUBE_HALF + P.EDGE_MARGIN])
+        want = _plain_first_wall(centres, half, w)
+        assert P._first_wall(centres, half, walls) == want, centres
+        answers.add(want)
+    assert None in answers and len(answers) >= 3  # clear slides and walls of several bins
+
+
+def test_region_full_is_what_the_push_goal_found():
+    """The push's preconditions ask whether the target region is full from the goal's own
+    search (its ``toward`` only orders the candidates): the same answer as
+    ``region_full``, on crowds with cubes packed into the regions."""
+    from skills.place import region_full
+
+    rng = random.Random(9)
+    fulls = set()
+    for _ in range(300):
+        w = _crowd(rng)
+        r = rng.choice(w.regions)
+        objs = list(w.objects)
+        for i in range(len(objs)):  # most cubes into the region, close together
+            if rng.random() < 0.7:
+                a, d = rng.uniform(-math.pi, math.pi), rng.uniform(0.0, r.radius + 0.05)
+                xy = (r.pos[0] + d * math.cos(a), r.pos[1] + d * math.sin(a))
+                objs[i] = cube(objs[i].name, xy)
+        step = 2 * scene.CUBE_HALF + rng.choice([0.0, 0.005, 0.01, 0.02])
+        for k in range(rng.randrange(0, 25)):  # and a packed grid of more cubes about it
+            xy = (r.pos[0] + (k % 5 - 2) * step, r.pos[1] + (k // 5 - 2) * step)
+            objs.append(objs[0].model_copy(update={"name": f"extra_{k}", "pos": (*xy, 0.02)}))
+        w = w.model_copy(update={"objects": objs})
+        for o in w.objects:
+            full = P._aimed(w, r.name, o.name)[2]
+            assert full == bool(region_full(w, r.name, o.name)), (r.name, o.name)
+            fulls.add(full)
+    assert fulls == {True, False}
