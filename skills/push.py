@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,7 +43,13 @@ from skills.base import (
     sample_arm_start,
 )
 from skills.place import region_full
-from skills.success_model import fold_yaw, nearest_blocks, obstacle_blocks, reach_features
+from skills.success_model import (
+    fold_yaw,
+    nearest_blocks,
+    nearest_blocks_many,
+    obstacle_blocks,
+    reach_features,
+)
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -791,6 +797,41 @@ PREDICTOR_FEATURES = (
 def predictor_features(world: WorldState, p: PushParams) -> list[float]:
     """The values :data:`PREDICTOR_FEATURES` names, for the push success predictor
     (:mod:`skills.success_model`)."""
+    assemble, groups = _feature_parts(world, p)
+    return assemble([nearest_blocks(blocks, queries) for blocks, queries in groups])
+
+
+def predictor_features_many(items: list[tuple[WorldState, PushParams]]) -> list:
+    """:func:`predictor_features` of each (world, params), with the nearest-obstacle
+    distances of all of them in one pass (:func:`skills.success_model.nearest_blocks_many`:
+    the same numbers); an item whose features raise gives its exception in its place."""
+    parts: list = []
+    for world, p in items:
+        try:
+            parts.append(_feature_parts(world, p))
+        except Exception as e:  # (its own answer: the caller raises it in its turn)
+            parts.append(e)
+    groups = [g for part in parts if not isinstance(part, Exception) for g in part[1]]
+    found = iter(nearest_blocks_many(groups))
+    out: list = []
+    for part in parts:
+        if isinstance(part, Exception):
+            out.append(part)
+            continue
+        assemble, gs = part
+        dists = [next(found) for _ in gs]
+        try:
+            out.append(assemble(dists))
+        except Exception as e:
+            out.append(e)
+    return out
+
+
+def _feature_parts(
+    world: WorldState, p: PushParams
+) -> tuple[Callable[[list[list[float]]], list[float]], list[tuple[list, list]]]:
+    """:func:`predictor_features` up to its nearest-obstacle distances: the questions
+    (obstacle blocks, points) and the function that makes the features from their answers."""
     o = cube_of(world, p.object)
     x, y = o.pos[0], o.pos[1]
     xy = resolve_xy(world, p.target)
@@ -805,33 +846,41 @@ def predictor_features(world: WorldState, p: PushParams) -> list[float]:
     # nearest() of the path's middle and end, of the spot behind the row, and of the cube
     # (whose obstacles are these when the row is the cube alone), in one pass
     queries = [(x + f * (gx - x), y + f * (gy - y)) for f in (0.5, 1.0)] + [behind]
-    if chain == [o.name]:
-        mid, end, behind_clear, here = nearest_blocks(around, [*queries, (x, y)])
+    alone = chain == [o.name]
+    if alone:
+        groups = [(around, [*queries, (x, y)])]
     else:
-        mid, end, behind_clear = nearest_blocks(around, queries)
-        (here,) = nearest_blocks(obstacle_blocks(world, [o.name], 0.0), [(x, y)])
-    path = min(mid, end)
-    return [
-        x,
-        y,
-        *reach_features(x, y),
-        gx,
-        gy,
-        *reach_features(gx, gy),
-        d,
-        fold_yaw(o.yaw),
-        fold_yaw(o.yaw - ang),
-        behind_clear,
-        path,
-        here,
-        *reach_features(*behind)[1:],
-        u[0],
-        u[1],
-        float(len(chain) - 1),
-    ]
+        groups = [(around, queries), (obstacle_blocks(world, [o.name], 0.0), [(x, y)])]
+
+    def assemble(found: list[list[float]]) -> list[float]:
+        if alone:
+            ((mid, end, behind_clear, here),) = found
+        else:
+            (mid, end, behind_clear), (here,) = found
+        path = min(mid, end)
+        return [
+            x,
+            y,
+            *reach_features(x, y),
+            gx,
+            gy,
+            *reach_features(gx, gy),
+            d,
+            fold_yaw(o.yaw),
+            fold_yaw(o.yaw - ang),
+            behind_clear,
+            path,
+            here,
+            *reach_features(*behind)[1:],
+            u[0],
+            u[1],
+            float(len(chain) - 1),
+        ]
+
+    return assemble, groups
 
 
-success_model.register("push", PREDICTOR_FEATURES, predictor_features)
+success_model.register("push", PREDICTOR_FEATURES, predictor_features, many=predictor_features_many)
 
 
 def _carry_instead(world: WorldState, obj: str, region: str) -> Repair | None:

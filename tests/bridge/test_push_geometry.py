@@ -359,3 +359,42 @@ def test_region_full_is_what_the_push_goal_found():
             assert full == bool(region_full(w, r.name, o.name)), (r.name, o.name)
             fulls.add(full)
     assert fulls == {True, False}
+
+
+def test_nearest_of_many_groups_is_each_groups_own():
+    """The distances of a plan's steps in one pass (blocks shared between groups, NaN and
+    infinite points, groups without blocks) are each group's ``nearest_blocks``."""
+    rng = np.random.default_rng(4)
+    for _ in range(600):
+        pool = []
+        for _ in range(int(rng.integers(1, 8))):
+            c = rng.uniform(-0.4, 0.4, size=2)
+            pts = c + rng.uniform(-0.05, 0.05, size=(int(rng.integers(1, 50)), 2))
+            if rng.random() < 0.04:
+                pts[0, rng.integers(2)] = rng.choice([math.nan, math.inf, -math.inf])
+            pool.append(S._block(pts))
+        groups = []
+        for _ in range(int(rng.integers(1, 7))):
+            k = int(rng.integers(0, len(pool) + 1))
+            bs = [pool[int(i)] for i in rng.choice(len(pool), size=k, replace=False)]
+            n_q = int(rng.integers(1, 5))
+            qs = [tuple(rng.uniform(-0.45, 0.45, size=2).tolist()) for _ in range(n_q)]
+            if rng.random() < 0.04:
+                qs[0] = (math.nan, qs[0][1])
+            groups.append((bs, qs))
+        with np.errstate(invalid="ignore"):
+            want = [S.nearest_blocks(bs, qs) for bs, qs in groups]
+            assert S.nearest_blocks_many(groups) == want
+
+
+def test_push_features_of_many_steps_are_each_steps_own():
+    from skills.push import PushParams
+
+    items = []
+    for w, name, goal in _cases(20):
+        items.append((w, PushParams(object=name, target=(float(goal[0]), float(goal[1])))))
+        items.append((w, PushParams(object=name, target=w.regions[0].name)))
+    for k in (2, 5, 9):
+        for i in range(0, len(items) - k, 37):
+            chunk = items[i : i + k]
+            assert P.predictor_features_many(chunk) == [P.predictor_features(*it) for it in chunk]
