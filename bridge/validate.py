@@ -649,6 +649,16 @@ def validate(raw: Any, world: WorldState, *, max_steps: int = DEFAULT_MAX_STEPS)
     return res
 
 
+def _effect_step(sub: SkillParams) -> dict[str, Any]:
+    """What ``goals.effect_goal`` reads of a step's JSON (its skill, and its object): where
+    both are plain strings (or there is no object), what ``subgoal_json`` would give them,
+    without dumping the whole model; else the dump itself."""
+    skill, obj = skill_of(sub), getattr(sub, "object", None)
+    if type(skill) is str and (obj is None or type(obj) is str):
+        return {"skill": skill, "object": obj}
+    return subgoal_json(sub)
+
+
 def _safe_text(raw: Any) -> str:
     try:
         return raw if isinstance(raw, str) else repr(raw)[:1000]
@@ -709,7 +719,7 @@ def _validate(raw: Any, world: WorldState, max_steps: int) -> BridgeResult:
             return _reject(ex.text, reasons)
         stated, source = [str(lit) for lit in goal], "plan"
     else:
-        stated = G.effect_goal(world, predicted, [subgoal_json(s) for s in plan])
+        stated = G.effect_goal(world, predicted, [_effect_step(s) for s in plan])
         source = "effects"
     return BridgeResult(
         accepted=True, plan=plan, raw=ex.text, predicted=predicted, goal=stated, goal_source=source

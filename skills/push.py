@@ -827,6 +827,20 @@ def predictor_features_many(items: list[tuple[WorldState, PushParams]]) -> list:
     return out
 
 
+def _target_point(
+    world: WorldState, target: str | tuple[float, float]
+) -> tuple[float, float] | None:
+    """``resolve_xy`` as two Python floats: the same doubles (its float64 array holds the
+    coordinates as they are; a target point is two floats, as PushParams validates it)."""
+    if isinstance(target, (tuple, list)):
+        return float(target[0]), float(target[1])
+    for getter in (world.region, world.bin, world.object):
+        found = getter(target)
+        if found is not None:
+            return float(found.pos[0]), float(found.pos[1])
+    return None
+
+
 def _feature_parts(
     world: WorldState, p: PushParams
 ) -> tuple[Callable[[list[list[float]]], list[float]], list[tuple[list, list]]]:
@@ -834,8 +848,8 @@ def _feature_parts(
     (obstacle blocks, points) and the function that makes the features from their answers."""
     o = cube_of(world, p.object)
     x, y = o.pos[0], o.pos[1]
-    xy = resolve_xy(world, p.target)
-    gx, gy = (float(xy[0]), float(xy[1])) if xy is not None else (x, y)
+    xy = _target_point(world, p.target)
+    gx, gy = xy if xy is not None else (x, y)
     d = math.hypot(gx - x, gy - y)
     ang = math.atan2(gy - y, gx - x)
     u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))

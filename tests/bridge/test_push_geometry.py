@@ -398,3 +398,18 @@ def test_push_features_of_many_steps_are_each_steps_own():
         for i in range(0, len(items) - k, 37):
             chunk = items[i : i + k]
             assert P.predictor_features_many(chunk) == [P.predictor_features(*it) for it in chunk]
+
+
+def test_target_point_is_resolve_xy():
+    from skills.base import resolve_xy
+
+    for w, name, goal in _cases(5):
+        targets = [*w.region_names, *w.bin_names, *w.object_names, "nowhere", (0.1, -0.2)]
+        targets.append((float(goal[0]), float(goal[1])))
+        for t in targets:
+            want = resolve_xy(w, t)
+            got = P._target_point(w, t)
+            assert (got is None) == (want is None)
+            if want is not None:
+                assert np.array(got).tobytes() == want.tobytes()
+        del name
