@@ -180,6 +180,16 @@ def nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> l
     farther than ``_FAR`` from every point along x or y: each of their points is farther
     than CAP * 2 from each point asked about, so it changes no answer (a minimum below
     CAP * 2 is another point's; above it, the answer is CAP * 2 either way)."""
+    blocks = _near(blocks, points)
+    if not blocks:
+        return [CAP * 2] * len(points)
+    xy = blocks[0].xy if len(blocks) == 1 else np.concatenate([b.xy for b in blocks], axis=1)
+    return _distances(xy, points)
+
+
+def _near(blocks: list[_Block], points: list[tuple[float, float]]) -> list[_Block]:
+    """The blocks :func:`nearest_blocks` measures: all but those farther than ``_FAR`` from
+    every point along x or y."""
     qx = [p[0] for p in points]
     qy = [p[1] for p in points]
     # a finite sum means every coordinate is finite (an overflow only keeps every block)
@@ -190,10 +200,7 @@ def nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> l
             for b in blocks
             if not (b.box[0] > x1 or b.box[1] < x0 or b.box[2] > y1 or b.box[3] < y0)
         ]
-    if not blocks:
-        return [CAP * 2] * len(points)
-    xy = blocks[0].xy if len(blocks) == 1 else np.concatenate([b.xy for b in blocks], axis=1)
-    return _distances(xy, points)
+    return blocks
 
 
 def nearest_blocks_many(groups: list[tuple[list[_Block], list[tuple[float, float]]]]) -> list:
@@ -203,11 +210,10 @@ def nearest_blocks_many(groups: list[tuple[list[_Block], list[tuple[float, float
     distances). Each block's least squared distance to each point is the least of the
     same per-point values ``_distances`` computes (the same difference, squares and sum,
     element by element), and a group's least is the least of its blocks' (NaN where any
-    is NaN, as numpy's minimum has it); the blocks ``nearest_blocks`` passes over are
-    farther than CAP * 2 from every point, so they change no answer, and they are not
-    passed over here."""
+    is NaN, as numpy's minimum has it), over the blocks ``nearest_blocks`` measures."""
     if len(groups) < 2:
         return [nearest_blocks(bs, qs) for bs, qs in groups]
+    groups = [(_near(bs, qs), qs) for bs, qs in groups]  # (what nearest_blocks measures)
     index: dict[int, int] = {}
     blocks: list[_Block] = []
     for bs, _ in groups:
