@@ -626,6 +626,11 @@ def low_affordance(
     return (p, model.threshold) if p < model.threshold else None
 
 
+#: A skill's steps in a plan are asked at once from this many on; fewer, one by one (the
+#: batch's own arrays cost about what two steps' networks do).
+BATCH_FROM = 3
+
+
 def first_low(
     items: list[tuple[WorldState, str, SkillParams]],
 ) -> tuple[int, tuple[float, float] | Exception] | None:
@@ -654,6 +659,8 @@ def first_low(
     clear: set[int] = set()
     raised: dict[int, Exception] = {}
     for skill, idx in todo.items():
+        if len(idx) < BATCH_FROM:
+            continue  # (asked of low_affordance below, one by one)
         model = shipped(skill)
         assert model is not None  # (asked above)
         rows = _feature_rows(skill, [(items[i][0], items[i][2]) for i in idx])
