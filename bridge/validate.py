@@ -39,7 +39,7 @@ from sim.world import WorldState
 from skills.affordance import affordance_repair
 from skills.base import SkillParams
 from skills.registry import REGISTRY
-from skills.success_model import low_affordance
+from skills.success_model import first_low
 
 #: Deepest nesting a plan can need is 5 (plan, steps, step, point, number); allow slack.
 MAX_DEPTH = 8
@@ -510,49 +510,84 @@ def _describe(sub: BaseModel) -> str:
 
 
 def _simulate(world: WorldState, plan: list[SkillParams]) -> tuple[WorldState, list[Reason]]:
+    """The plan run on the symbolic world: per step its preconditions, then its success
+    predictor (``low_affordance``), then its effect (and whether it changed anything); the
+    first of these to fail, in that order, is the answer.
+
+    The predictors are asked of all the steps at once, after the preconditions and effects
+    (``skills.success_model.first_low``: one pass of each network, the distances to the
+    obstacles of every step together; issue 25). That is the same answer: the steps'
+    preconditions and effects do not read the predictors, so they run as far as the first
+    step that fails them (or raises), and a step the predictor rates low before that one,
+    or that one itself where its preconditions held, comes first in the order above."""
     w = world
     sig = None  # the signature of w, carried over from the step that made it
+    asked: list[tuple[WorldState, str, SkillParams]] = []  # (world, skill, params) per step
+    stop: tuple[WorldState, list[Reason]] | BaseException | None = None
     for i, sub in enumerate(plan):
-        skill = REGISTRY[skill_of(sub)]
-        violations = skill.preconditions(w, sub)
-        if violations:
-            out = []
-            for v in violations:
-                code = v.code if v.code in R.CODES else R.PRECONDITION_VIOLATED
-                path = pointer(["steps", i] + ([v.field] if v.field else []))
-                out.append(
-                    Reason(
-                        code,
-                        path,
-                        R.bounded(f"step {i} {_describe(sub)}: {v.message}"),
-                        R.bounded(v.hint or _default_hint(code, w)),
-                    )
+        # (what a step raises is raised in its turn, where no step before it is low)
+        try:
+            name = skill_of(sub)
+            skill = REGISTRY[name]
+            violations = skill.preconditions(w, sub)
+            if violations:
+                stop = w, _violated(i, sub, violations, w)
+                break
+        except Exception as e:
+            stop = e
+            break
+        asked.append((w, name, sub))
+        try:
+            nxt = skill.effect(w, sub)
+            nxt_sig = _signature(nxt)
+            if nxt_sig == (sig if sig is not None else _signature(w)):
+                stop = (
+                    w,
+                    [
+                        Reason(
+                            R.NO_EFFECT,
+                            pointer(["steps", i]),
+                            f"step {i} {_describe(sub)} would change nothing",
+                            "drop this step",
+                        )
+                    ],
                 )
-            return w, out
-        step = subgoal_json(sub)
-        low = low_affordance(w, step, sub)
-        if low is not None:
-            _, hint = affordance_repair(w, step)
-            msg = (
-                f"step {i} {_describe(sub)}: the {skill.name} skill is predicted to succeed "
-                f"with p={low[0]:.2f} here (threshold {low[1]:.2f})"
-            )
-            return w, [
-                Reason(R.LOW_AFFORDANCE, pointer(["steps", i]), R.bounded(msg), R.bounded(hint))
-            ]
-        nxt = skill.effect(w, sub)
-        nxt_sig = _signature(nxt)
-        if nxt_sig == (sig if sig is not None else _signature(w)):
-            return w, [
-                Reason(
-                    R.NO_EFFECT,
-                    pointer(["steps", i]),
-                    f"step {i} {_describe(sub)} would change nothing",
-                    "drop this step",
-                )
-            ]
+                break
+        except Exception as e:
+            stop = e
+            break
         w, sig = nxt, nxt_sig
-    return w, []
+    first = first_low(asked)
+    if first is not None:
+        i, low = first
+        if isinstance(low, Exception):
+            raise low
+        w, _, sub = asked[i]
+        _, hint = affordance_repair(w, subgoal_json(sub))
+        msg = (
+            f"step {i} {_describe(sub)}: the {REGISTRY[skill_of(sub)].name} skill is "
+            f"predicted to succeed with p={low[0]:.2f} here (threshold {low[1]:.2f})"
+        )
+        return w, [Reason(R.LOW_AFFORDANCE, pointer(["steps", i]), R.bounded(msg), R.bounded(hint))]
+    if isinstance(stop, BaseException):
+        raise stop
+    return stop if stop is not None else (w, [])
+
+
+def _violated(i: int, sub: SkillParams, violations: list, w: WorldState) -> list[Reason]:
+    out = []
+    for v in violations:
+        code = v.code if v.code in R.CODES else R.PRECONDITION_VIOLATED
+        path = pointer(["steps", i] + ([v.field] if v.field else []))
+        out.append(
+            Reason(
+                code,
+                path,
+                R.bounded(f"step {i} {_describe(sub)}: {v.message}"),
+                R.bounded(v.hint or _default_hint(code, w)),
+            )
+        )
+    return out
 
 
 def simulate(world: WorldState, steps: list[dict]) -> tuple[WorldState, list[Reason]]:
@@ -612,6 +647,16 @@ def validate(raw: Any, world: WorldState, *, max_steps: int = DEFAULT_MAX_STEPS)
         )
     res.latency_s = time.perf_counter() - t0
     return res
+
+
+def _effect_step(sub: SkillParams) -> dict[str, Any]:
+    """What ``goals.effect_goal`` reads of a step's JSON (its skill, and its object): where
+    both are plain strings (or there is no object), what ``subgoal_json`` would give them,
+    without dumping the whole model; else the dump itself."""
+    skill, obj = skill_of(sub), getattr(sub, "object", None)
+    if type(skill) is str and (obj is None or type(obj) is str):
+        return {"skill": skill, "object": obj}
+    return subgoal_json(sub)
 
 
 def _safe_text(raw: Any) -> str:
@@ -674,7 +719,7 @@ def _validate(raw: Any, world: WorldState, max_steps: int) -> BridgeResult:
             return _reject(ex.text, reasons)
         stated, source = [str(lit) for lit in goal], "plan"
     else:
-        stated = G.effect_goal(world, predicted, [subgoal_json(s) for s in plan])
+        stated = G.effect_goal(world, predicted, [_effect_step(s) for s in plan])
         source = "effects"
     return BridgeResult(
         accepted=True, plan=plan, raw=ex.text, predicted=predicted, goal=stated, goal_source=source

@@ -17,11 +17,10 @@ chooses where a block goes in a region that already holds one (a region is an ar
 
 from __future__ import annotations
 
-import heapq
 import math
 import numbers
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -244,23 +243,39 @@ def _free_spot(
     for kind in ("inner", "beside"):
         group = inner if kind == "inner" else _beside(members)
         if ordered:
-            # the nearest free candidate, ties in candidate order: what min() over the free
-            # ones gives, without testing the farther ones. The candidates come off a heap
-            # nearest first, each keyed by key(p) and then its place in the group (so equal
-            # keys come off in candidate order, as a stable sort orders them): no sort of
-            # them all, and no scan of them all per candidate that is not free
-            dist = math.dist
-            keyed = [(round(dist(p, ref), 9), p, i) for i, p in enumerate(group)]
-            heapq.heapify(keyed)
-            while keyed:
-                p = heapq.heappop(keyed)[1]
-                if free(p):
-                    return p
+            p = _nearest_free(group, ref, free)
+            if p is not None:
+                return p
             continue
         ok = [p for p in group if free(p)]
         if ok:
             return min(ok, key=key)
     return None
+
+
+def _nearest_free(group: list[XY], ref: XY, free: Callable[[XY], bool]) -> XY | None:
+    """The least free candidate of ``group`` by (its distance to ``ref`` rounded to 9
+    places, the point, its place in the group): what min() over the free ones gives,
+    without testing the farther ones (all finite). The candidates are taken nearest first
+    by their distance alone (rounding is monotone, so that is key order, and the rounding,
+    the costly part, is done only from the first free one on); the first free one's key
+    is the least, and the free ones with that same key, the tie broken as min() breaks
+    it, follow it in that order (``tests/sim/test_free_spot.py`` holds this to a heap of
+    all the keys)."""
+    dist = math.dist
+    ds = [dist(p, ref) for p in group]
+    found, chosen = 0.0, None
+    for i in sorted(range(len(ds)), key=ds.__getitem__):
+        p = group[i]
+        if chosen is None:
+            if free(p):
+                found, chosen = round(ds[i], 9), (p, i)
+            continue
+        if round(ds[i], 9) != found:
+            break
+        if (p, i) < chosen and free(p):
+            chosen = (p, i)
+    return None if chosen is None else chosen[0]
 
 
 def _beside(members: list[XY]) -> list[XY]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -43,7 +43,13 @@ from skills.base import (
     sample_arm_start,
 )
 from skills.place import region_full
-from skills.success_model import fold_yaw, nearest_blocks, obstacle_blocks, reach_features
+from skills.success_model import (
+    fold_yaw,
+    nearest_blocks,
+    nearest_blocks_many,
+    obstacle_blocks,
+    reach_features,
+)
 
 if TYPE_CHECKING:
     from sim.env import TabletopEnv
@@ -242,21 +248,31 @@ def _goal(
     region is empty or the region is full). Asked by the preconditions and again by the
     effect about one world: remembered within a :func:`sim.call_memo.scope` (callers
     read the point, never write it)."""
+    goal, tol, _ = _aimed(world, target, obj)
+    return goal, tol
+
+
+def _aimed(
+    world: WorldState, target: str | tuple[float, float], obj: str | None
+) -> tuple[np.ndarray | None, float, bool]:
+    """:func:`_goal`, and whether the region is full for ``obj``: no spot there for it
+    (:func:`sim.cubes.region_spot` gave None, so the goal is the region's centre)."""
     args = call_memo.key(target, obj)
     return call_memo.remembered("push_goal", world, args, lambda: _aim(world, target, obj))
 
 
 def _aim(
     world: WorldState, target: str | tuple[float, float], obj: str | None
-) -> tuple[np.ndarray | None, float]:
+) -> tuple[np.ndarray | None, float, bool]:
     r = world.region(target) if isinstance(target, str) else None
     if r is not None:
         o = world.object(obj) if obj is not None else None
         spot = region_spot(world, r.name, obj, o.pos[:2]) if o is not None else None
-        return np.asarray(spot if spot is not None else r.pos), r.radius
+        full = o is not None and spot is None
+        return np.asarray(spot if spot is not None else r.pos), r.radius, full
     if isinstance(target, str):
-        return None, 0.0
-    return np.asarray(target, dtype=np.float64), POINT_TOLERANCE
+        return None, 0.0, False
+    return np.asarray(target, dtype=np.float64), POINT_TOLERANCE, False
 
 
 def landing_wall(world: WorldState, name: str, goal: np.ndarray) -> str | None:
@@ -484,7 +500,24 @@ def _first_wall(centres: list[tuple[float, float]], half: float, walls: BinWalls
     ``polygons_overlap`` says a pair whose boxes are strictly apart is apart (it tests the
     boxes first); a box strictly apart from the box around a bin's walls is apart from each.
     So boxes rule out bins and walls, and only the pairs left get the full test; a centre
-    that is not finite gets it against every wall, as there."""
+    that is not finite gets it against every wall, as there.
+
+    Centres all finite and far from overflow (so each one's own test is the box test):
+    where the box around all their footprints is strictly apart from a bin's box, so is
+    each footprint's (``x - half`` and ``x + half`` are monotone in ``x``, so the least
+    and greatest of them are those of the least and greatest centre), and a search with
+    every bin so ruled out finds none: the fingers' slide towards the row, away from
+    the bins, is answered in one test per bin."""
+    if len(centres) > 1:
+        xs, ys = [c[0] for c in centres], [c[1] for c in centres]
+        if (sum(xs) + sum(ys)) * 0.0 == 0.0:  # (every coordinate finite)
+            x0, x1, y0, y1 = min(xs) - half, max(xs) + half, min(ys) - half, max(ys) + half
+            if -1e300 < x0 and x1 < 1e300 and -1e300 < y0 and y1 < 1e300:
+                for _, (bx0, bx1, by0, by1), _ in walls:
+                    if not (x1 < bx0 or bx1 < x0 or y1 < by0 or by1 < y0):
+                        break
+                else:
+                    return None
     for x, y in centres:
         x0, x1, y0, y1 = x - half, x + half, y - half, y + half
         # the corners' sum, as the box test of polygons_overlap checks it
@@ -559,7 +592,7 @@ class Push(Skill[PushParams]):
         if v:
             return v
         out = []
-        goal, _ = _goal(world, params.target, params.object)
+        goal, _, full = _aimed(world, params.target, params.object)
         if goal is None:
             out.append(
                 Violation(
@@ -590,7 +623,12 @@ class Push(Skill[PushParams]):
             out.append(
                 Violation(NO_EFFECT, f"{o.name} is already at {params.target}", "", "target")
             )
-        if not out and isinstance(params.target, str):
+        # region_full's question is whether region_spot finds a spot for the cube among
+        # the others (the hand is empty here, so no release band): the question _aimed
+        # asked with the cube's position as ``toward``, which orders the candidates but
+        # never makes one free or not (sim.cubes.free_spot), so the same yes or no.
+        # Asked again only where the answer was no, for its message
+        if not out and isinstance(params.target, str) and full:
             out += region_full(world, params.target, o.name)
         if not out and object_spec(o.name).rolls:
             out.append(
@@ -759,10 +797,59 @@ PREDICTOR_FEATURES = (
 def predictor_features(world: WorldState, p: PushParams) -> list[float]:
     """The values :data:`PREDICTOR_FEATURES` names, for the push success predictor
     (:mod:`skills.success_model`)."""
+    assemble, groups = _feature_parts(world, p)
+    return assemble([nearest_blocks(blocks, queries) for blocks, queries in groups])
+
+
+def predictor_features_many(items: list[tuple[WorldState, PushParams]]) -> list:
+    """:func:`predictor_features` of each (world, params), with the nearest-obstacle
+    distances of all of them in one pass (:func:`skills.success_model.nearest_blocks_many`:
+    the same numbers); an item whose features raise gives its exception in its place."""
+    parts: list = []
+    for world, p in items:
+        try:
+            parts.append(_feature_parts(world, p))
+        except Exception as e:  # (its own answer: the caller raises it in its turn)
+            parts.append(e)
+    groups = [g for part in parts if not isinstance(part, Exception) for g in part[1]]
+    found = iter(nearest_blocks_many(groups))
+    out: list = []
+    for part in parts:
+        if isinstance(part, Exception):
+            out.append(part)
+            continue
+        assemble, gs = part
+        dists = [next(found) for _ in gs]
+        try:
+            out.append(assemble(dists))
+        except Exception as e:
+            out.append(e)
+    return out
+
+
+def _target_point(
+    world: WorldState, target: str | tuple[float, float]
+) -> tuple[float, float] | None:
+    """``resolve_xy`` as two Python floats: the same doubles (its float64 array holds the
+    coordinates as they are; a target point is two floats, as PushParams validates it)."""
+    if isinstance(target, (tuple, list)):
+        return float(target[0]), float(target[1])
+    for getter in (world.region, world.bin, world.object):
+        found = getter(target)
+        if found is not None:
+            return float(found.pos[0]), float(found.pos[1])
+    return None
+
+
+def _feature_parts(
+    world: WorldState, p: PushParams
+) -> tuple[Callable[[list[list[float]]], list[float]], list[tuple[list, list]]]:
+    """:func:`predictor_features` up to its nearest-obstacle distances: the questions
+    (obstacle blocks, points) and the function that makes the features from their answers."""
     o = cube_of(world, p.object)
     x, y = o.pos[0], o.pos[1]
-    xy = resolve_xy(world, p.target)
-    gx, gy = (float(xy[0]), float(xy[1])) if xy is not None else (x, y)
+    xy = _target_point(world, p.target)
+    gx, gy = xy if xy is not None else (x, y)
     d = math.hypot(gx - x, gy - y)
     ang = math.atan2(gy - y, gx - x)
     u = ((gx - x) / max(d, 1e-9), (gy - y) / max(d, 1e-9))
@@ -773,33 +860,41 @@ def predictor_features(world: WorldState, p: PushParams) -> list[float]:
     # nearest() of the path's middle and end, of the spot behind the row, and of the cube
     # (whose obstacles are these when the row is the cube alone), in one pass
     queries = [(x + f * (gx - x), y + f * (gy - y)) for f in (0.5, 1.0)] + [behind]
-    if chain == [o.name]:
-        mid, end, behind_clear, here = nearest_blocks(around, [*queries, (x, y)])
+    alone = chain == [o.name]
+    if alone:
+        groups = [(around, [*queries, (x, y)])]
     else:
-        mid, end, behind_clear = nearest_blocks(around, queries)
-        (here,) = nearest_blocks(obstacle_blocks(world, [o.name], 0.0), [(x, y)])
-    path = min(mid, end)
-    return [
-        x,
-        y,
-        *reach_features(x, y),
-        gx,
-        gy,
-        *reach_features(gx, gy),
-        d,
-        fold_yaw(o.yaw),
-        fold_yaw(o.yaw - ang),
-        behind_clear,
-        path,
-        here,
-        *reach_features(*behind)[1:],
-        u[0],
-        u[1],
-        float(len(chain) - 1),
-    ]
+        groups = [(around, queries), (obstacle_blocks(world, [o.name], 0.0), [(x, y)])]
+
+    def assemble(found: list[list[float]]) -> list[float]:
+        if alone:
+            ((mid, end, behind_clear, here),) = found
+        else:
+            (mid, end, behind_clear), (here,) = found
+        path = min(mid, end)
+        return [
+            x,
+            y,
+            *reach_features(x, y),
+            gx,
+            gy,
+            *reach_features(gx, gy),
+            d,
+            fold_yaw(o.yaw),
+            fold_yaw(o.yaw - ang),
+            behind_clear,
+            path,
+            here,
+            *reach_features(*behind)[1:],
+            u[0],
+            u[1],
+            float(len(chain) - 1),
+        ]
+
+    return assemble, groups
 
 
-success_model.register("push", PREDICTOR_FEATURES, predictor_features)
+success_model.register("push", PREDICTOR_FEATURES, predictor_features, many=predictor_features_many)
 
 
 def _carry_instead(world: WorldState, obj: str, region: str) -> Repair | None:

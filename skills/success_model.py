@@ -20,7 +20,7 @@ import math
 import os
 from array import array
 from collections.abc import Callable
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -180,6 +180,16 @@ def nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> l
     farther than ``_FAR`` from every point along x or y: each of their points is farther
     than CAP * 2 from each point asked about, so it changes no answer (a minimum below
     CAP * 2 is another point's; above it, the answer is CAP * 2 either way)."""
+    blocks = _near(blocks, points)
+    if not blocks:
+        return [CAP * 2] * len(points)
+    xy = blocks[0].xy if len(blocks) == 1 else np.concatenate([b.xy for b in blocks], axis=1)
+    return _distances(xy, points)
+
+
+def _near(blocks: list[_Block], points: list[tuple[float, float]]) -> list[_Block]:
+    """The blocks :func:`nearest_blocks` measures: all but those farther than ``_FAR`` from
+    every point along x or y."""
     qx = [p[0] for p in points]
     qy = [p[1] for p in points]
     # a finite sum means every coordinate is finite (an overflow only keeps every block)
@@ -190,10 +200,58 @@ def nearest_blocks(blocks: list[_Block], points: list[tuple[float, float]]) -> l
             for b in blocks
             if not (b.box[0] > x1 or b.box[1] < x0 or b.box[2] > y1 or b.box[3] < y0)
         ]
-    if not blocks:
-        return [CAP * 2] * len(points)
-    xy = blocks[0].xy if len(blocks) == 1 else np.concatenate([b.xy for b in blocks], axis=1)
-    return _distances(xy, points)
+    return blocks
+
+
+def nearest_blocks_many(groups: list[tuple[list[_Block], list[tuple[float, float]]]]) -> list:
+    """:func:`nearest_blocks` of each (blocks, points) in one pass over the blocks they
+    share (a plan's steps ask about one scene: the bins' walls and the cubes that stand
+    still are the same blocks; numpy's cost per call, not per point, is most of a step's
+    distances). Each block's least squared distance to each point is the least of the
+    same per-point values ``_distances`` computes (the same difference, squares and sum,
+    element by element), and a group's least is the least of its blocks' (NaN where any
+    is NaN, as numpy's minimum has it), over the blocks ``nearest_blocks`` measures."""
+    if len(groups) < 2:
+        return [nearest_blocks(bs, qs) for bs, qs in groups]
+    groups = [(_near(bs, qs), qs) for bs, qs in groups]  # (what nearest_blocks measures)
+    index: dict[int, int] = {}
+    blocks: list[_Block] = []
+    for bs, _ in groups:
+        for b in bs:
+            if id(b) not in index:
+                index[id(b)] = len(blocks)
+                blocks.append(b)
+    starts, n = [], 0
+    for b in blocks:
+        starts.append(n)
+        n += b.xy.shape[1]
+    if not blocks or any(b.xy.shape[1] == 0 for b in blocks):
+        return [nearest_blocks(bs, qs) for bs, qs in groups]
+    points = [q for _, qs in groups for q in qs]
+    xy = np.concatenate([b.xy for b in blocks], axis=1)
+    q = np.asarray(points, dtype=np.float64).T[:, :, None]  # (2, k, 1)
+    d = xy[:, None, :] - q  # (2, k, n)
+    np.multiply(d, d, out=d)
+    sq = np.add(d[0], d[1], out=d[0])
+    least = np.minimum.reduceat(sq, starts, axis=1).tolist()  # (k, blocks)
+    cap, sqrt, out, row = CAP * 2, math.sqrt, [], 0
+    for bs, qs in groups:
+        cols = [index[id(b)] for b in bs]
+        got = []
+        for _ in qs:
+            vals = least[row]
+            row += 1
+            if not cols:
+                got.append(cap)
+                continue
+            m = vals[cols[0]]
+            for c in cols[1:]:
+                v = vals[c]
+                if v < m or v != v:
+                    m = v
+            got.append(cap if m != m else min(cap, sqrt(m)))
+        out.append(got)
+    return out
 
 
 def finger_gaps(world: WorldState, name: str, axis: str = "y") -> tuple[float, float]:
@@ -287,6 +345,9 @@ def reach_features(x: float, y: float) -> list[float]:
 #: (:func:`register`). This module knows no skill by name.
 FEATURES: dict[str, list[str]] = {}
 _FN: dict[str, Callable[[WorldState, Any], list[float]]] = {}
+#: A skill's features of several (world, params) at once, where it registered such a
+#: function (each item's values, or the exception its features raised).
+_MANY: dict[str, Callable[[list[tuple[WorldState, Any]]], list]] = {}
 #: Highest centre (m) of the cube a skill acts on among the starts its predictor was fitted
 #: on, where the skill registered one (:func:`in_support`).
 SUPPORT_TOP_Z: dict[str, float] = {}
@@ -297,10 +358,16 @@ def register(
     names: list[str],
     fn: Callable[[WorldState, Any], list[float]],
     support_top_z: float | None = None,
+    many: Callable[[list[tuple[WorldState, Any]]], list] | None = None,
 ) -> None:
     """Declare ``skill``'s predictor features: ``fn(world, params)`` gives the values named
-    ``names``, in order; ``support_top_z``: see :data:`SUPPORT_TOP_Z`."""
+    ``names``, in order; ``support_top_z``: see :data:`SUPPORT_TOP_Z`; ``many``: the same
+    values of a list of (world, params) at once (see :data:`_MANY`)."""
     FEATURES[skill], _FN[skill] = list(names), fn
+    if many is None:
+        _MANY.pop(skill, None)
+    else:
+        _MANY[skill] = many
     if support_top_z is not None:
         SUPPORT_TOP_Z[skill] = support_top_z
     shipped.cache_clear()
@@ -362,6 +429,48 @@ class SuccessModel:
                 h = np.tanh(h)
         return 1.0 / (1.0 + np.exp(-_clip(h[:, 0], -60, 60)))
 
+    def prob_rows(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`prob_features` of the rows of ``x``, and for each a bound on how far
+        :meth:`prob` (one row at a time: matrix-vector products, ``math.exp``) can answer
+        from it. The two differ only in rounding: the same inputs scaled element by
+        element, then sums of the same products in another order (each within
+        ``gamma_n * sum |w h|`` of the exact one), the bias added, ``tanh`` and the
+        logistic each within a few units in the last place. The bound follows those
+        through the layers from the largest scaled input of the row, doubled; it is not
+        finite where an input is not (then only :meth:`prob` answers)."""
+        x = np.atleast_2d(np.asarray(x, dtype=np.float64))
+        h = (x - self._mean) / self._std
+        m = np.abs(h).max(axis=1)
+        for w, b in self.layers[:-1]:
+            h = np.tanh(h @ w.T + b)
+        w, b = self.layers[-1]
+        z = (h @ w.T + b)[:, 0]
+        p = 1.0 / (1.0 + np.exp(-_clip(z, -60, 60)))
+        at0, per = self._rounding
+        return p, at0 + per * m
+
+    @cached_property
+    def _rounding(self) -> tuple[float, float]:
+        """:meth:`prob_rows`' bound as (its value for inputs all 0, its growth per unit of
+        the largest scaled input): the bound is affine in that input (below), so these
+        two, taken from the weights once, give it for every row (1% added)."""
+
+        def bound(m: float) -> float:
+            err = 0.0
+            for i, (w, b) in enumerate(self.layers):
+                n = w.shape[1]
+                gamma = n * _U / (1 - n * _U)
+                rows = float(np.abs(w).sum(axis=1).max())
+                size = rows * m + float(np.abs(b).max(initial=0.0))
+                err = rows * err + 2 * gamma * rows * m  # the sums, in another order
+                err = err + 2 * _U * (size + err)  # the bias added
+                if i < len(self.layers) - 1:
+                    err, m = err + 8 * _U, 1.0  # tanh; its values within [-1, 1]
+            return 2 * (err / 4 + 16 * _U) + 1e-15  # the logistic's slope at most 1/4
+
+        at0 = bound(0.0)
+        return 1.01 * at0, 1.01 * (bound(1.0) - at0)
+
     def prob(self, world: WorldState, params: SkillParams) -> float:
         """One step's probability: :meth:`prob_features` of one row, on vectors (a matrix
         product a layer and the logistic on a Python float: the bridge asks this of every
@@ -372,6 +481,10 @@ class SuccessModel:
             h = np.tanh(w @ h + b)
         z = float((w_out @ h + b_out)[0])
         return 1.0 / (1.0 + math.exp(-min(max(z, -60.0), 60.0)))
+
+
+#: The unit roundoff of a float64.
+_U = 2.0**-53
 
 
 #: Centre height above which a cube in a bin stands on another one (one on the bin's floor
@@ -511,3 +624,91 @@ def low_affordance(
         return None
     p = model.prob(world, params)
     return (p, model.threshold) if p < model.threshold else None
+
+
+#: A skill's steps in a plan are asked at once from this many on; fewer, one by one (the
+#: batch's own arrays cost about what two steps' networks do).
+BATCH_FROM = 3
+
+
+def first_low(
+    items: list[tuple[WorldState, str, SkillParams]],
+) -> tuple[int, tuple[float, float] | Exception] | None:
+    """What :func:`low_affordance` asked of each (world, skill, params) in turn finds first:
+    (its index, (p, threshold)) for the first rated too low, (its index, the exception)
+    for the first whose question raises before that, or None.
+
+    The bridge asks this of a plan's steps at once (issue 25): each skill's predictor
+    features of all its steps together (:data:`_MANY`, where a skill registered it), and
+    one pass of its network over them (:meth:`SuccessModel.prob_rows`). A step whose
+    probability that pass puts at the threshold or below, within the bound on how far
+    ``low_affordance``'s own computation can lie from it, is asked of ``low_affordance``
+    itself, which answers (and gives the p of the message); one further above it is not
+    low by either."""
+    todo: dict[str, list[int]] = {}
+    stop: tuple[int, Exception] | None = None
+    for i, (world, skill, params) in enumerate(items):
+        try:
+            model = shipped(skill)
+            if model is None or not enabled() or not in_support(skill, world, params):
+                continue
+        except Exception as e:  # (raised in its turn, if no step before it is low)
+            stop = (i, e)
+            break
+        todo.setdefault(skill, []).append(i)
+    clear: set[int] = set()
+    raised: dict[int, Exception] = {}
+    for skill, idx in todo.items():
+        if len(idx) < BATCH_FROM:
+            continue  # (asked of low_affordance below, one by one)
+        model = shipped(skill)
+        assert model is not None  # (asked above)
+        rows = _feature_rows(skill, [(items[i][0], items[i][2]) for i in idx])
+        good = [(i, r) for i, r in zip(idx, rows, strict=True) if not isinstance(r, Exception)]
+        raised.update((i, r) for i, r in zip(idx, rows, strict=True) if isinstance(r, Exception))
+        if good:
+            p, bound = model.prob_rows(np.stack([r for _, r in good]))
+            thr = model.threshold
+            for (i, _), pi, bi in zip(good, p.tolist(), bound.tolist(), strict=True):
+                if pi - 2 * bi > thr:  # (NaN, or a bound not finite: asked below)
+                    clear.add(i)
+    asked = sorted(i for idx in todo.values() for i in idx)
+    for i in asked:
+        if i in raised:
+            return i, raised[i]
+        if i in clear:
+            continue
+        world, skill, params = items[i]
+        low = low_affordance(world, {"skill": skill}, params)
+        if low is not None:
+            return i, low
+    return stop
+
+
+def _feature_rows(skill: str, items: list[tuple[WorldState, Any]]) -> list:
+    """:func:`features` of each (world, params) of ``skill``: its array, or the exception
+    computing it raised."""
+    many = _MANY.get(skill)
+    if many is not None:
+        values = many(items)
+    else:
+        values = []
+        for world, params in items:
+            try:
+                values.append(_FN[skill](world, params))
+            except Exception as e:
+                values.append(e)
+    n = len(FEATURES[skill])
+    out: list = []
+    for v in values:
+        if isinstance(v, Exception):
+            out.append(v)
+            continue
+        try:
+            a = np.asarray(v, dtype=np.float64)
+            assert a.shape == (n,)
+        except Exception as e:
+            out.append(e)
+            continue
+        out.append(a)
+    return out

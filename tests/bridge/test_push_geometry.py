@@ -294,3 +294,122 @@ def test_push_landing_on_the_table_is_the_experts_choice():
         else:
             picked.add(None)
     assert picked == {True, False, None}  # the usual spot, another one, and none at all
+
+
+def _plain_first_wall(centres, half: float, w: WorldState) -> str | None:
+    """``skills.push._first_wall`` as ``polygons_overlap`` answers it, footprint by footprint."""
+    plain = [(b.name, wall) for b in w.bins for wall in bin_walls(b)]
+    for x, y in centres:
+        spot = square_footprint(x, y, half, 0.0)
+        hit = next((n for n, wall in plain if polygons_overlap(spot, wall)), None)
+        if hit is not None:
+            return hit
+    return None
+
+
+def test_first_wall_of_a_slide_is_the_plain_search():
+    """The fingers' slide (eight footprints along a segment) against the bins' walls, the
+    segment's box tested first: near the bins, far from them, through them, and with
+    centres not finite or so large that their sums overflow."""
+    rng = random.Random(7)
+    w = make_world()
+    walls = P._walls_of(w)
+    answers = set()
+    for _ in range(4000):
+        b = rng.choice(w.bins)
+        spread = rng.choice([0.02, 0.08, 0.2, 0.5])
+        a = (b.pos[0] + rng.uniform(-spread, spread), b.pos[1] + rng.uniform(-spread, spread))
+        e = (a[0] + rng.uniform(-0.06, 0.06), a[1] + rng.uniform(-0.06, 0.06))
+        centres = [(a[0] + f * (e[0] - a[0]), a[1] + f * (e[1] - a[1])) for f in P._SLIDE_F]
+        if rng.random() < 0.05:
+            k = rng.randrange(len(centres))
+            bad = rng.choice([math.nan, math.inf, -math.inf, 1e300, -1e308, 1.7e308])
+            centres[k] = (bad, centres[k][1]) if rng.random() < 0.5 else (centres[k][0], bad)
+        half = rng.choice([scripted.FINGERS_HALF, scene.CUBE_HALF + P.EDGE_MARGIN])
+        want = _plain_first_wall(centres, half, w)
+        assert P._first_wall(centres, half, walls) == want, centres
+        answers.add(want)
+    assert None in answers and len(answers) >= 3  # clear slides and walls of several bins
+
+
+def test_region_full_is_what_the_push_goal_found():
+    """The push's preconditions ask whether the target region is full from the goal's own
+    search (its ``toward`` only orders the candidates): the same answer as
+    ``region_full``, on crowds with cubes packed into the regions."""
+    from skills.place import region_full
+
+    rng = random.Random(9)
+    fulls = set()
+    for _ in range(300):
+        w = _crowd(rng)
+        r = rng.choice(w.regions)
+        objs = list(w.objects)
+        for i in range(len(objs)):  # most cubes into the region, close together
+            if rng.random() < 0.7:
+                a, d = rng.uniform(-math.pi, math.pi), rng.uniform(0.0, r.radius + 0.05)
+                xy = (r.pos[0] + d * math.cos(a), r.pos[1] + d * math.sin(a))
+                objs[i] = cube(objs[i].name, xy)
+        step = 2 * scene.CUBE_HALF + rng.choice([0.0, 0.005, 0.01, 0.02])
+        for k in range(rng.randrange(0, 25)):  # and a packed grid of more cubes about it
+            xy = (r.pos[0] + (k % 5 - 2) * step, r.pos[1] + (k // 5 - 2) * step)
+            objs.append(objs[0].model_copy(update={"name": f"extra_{k}", "pos": (*xy, 0.02)}))
+        w = w.model_copy(update={"objects": objs})
+        for o in w.objects:
+            full = P._aimed(w, r.name, o.name)[2]
+            assert full == bool(region_full(w, r.name, o.name)), (r.name, o.name)
+            fulls.add(full)
+    assert fulls == {True, False}
+
+
+def test_nearest_of_many_groups_is_each_groups_own():
+    """The distances of a plan's steps in one pass (blocks shared between groups, NaN and
+    infinite points, groups without blocks) are each group's ``nearest_blocks``."""
+    rng = np.random.default_rng(4)
+    for _ in range(600):
+        pool = []
+        for _ in range(int(rng.integers(1, 8))):
+            c = rng.uniform(-0.4, 0.4, size=2)
+            pts = c + rng.uniform(-0.05, 0.05, size=(int(rng.integers(1, 50)), 2))
+            if rng.random() < 0.04:
+                pts[0, rng.integers(2)] = rng.choice([math.nan, math.inf, -math.inf])
+            pool.append(S._block(pts))
+        groups = []
+        for _ in range(int(rng.integers(1, 7))):
+            k = int(rng.integers(0, len(pool) + 1))
+            bs = [pool[int(i)] for i in rng.choice(len(pool), size=k, replace=False)]
+            n_q = int(rng.integers(1, 5))
+            qs = [tuple(rng.uniform(-0.45, 0.45, size=2).tolist()) for _ in range(n_q)]
+            if rng.random() < 0.04:
+                qs[0] = (math.nan, qs[0][1])
+            groups.append((bs, qs))
+        with np.errstate(invalid="ignore"):
+            want = [S.nearest_blocks(bs, qs) for bs, qs in groups]
+            assert S.nearest_blocks_many(groups) == want
+
+
+def test_push_features_of_many_steps_are_each_steps_own():
+    from skills.push import PushParams
+
+    items = []
+    for w, name, goal in _cases(20):
+        items.append((w, PushParams(object=name, target=(float(goal[0]), float(goal[1])))))
+        items.append((w, PushParams(object=name, target=w.regions[0].name)))
+    for k in (2, 5, 9):
+        for i in range(0, len(items) - k, 37):
+            chunk = items[i : i + k]
+            assert P.predictor_features_many(chunk) == [P.predictor_features(*it) for it in chunk]
+
+
+def test_target_point_is_resolve_xy():
+    from skills.base import resolve_xy
+
+    for w, name, goal in _cases(5):
+        targets = [*w.region_names, *w.bin_names, *w.object_names, "nowhere", (0.1, -0.2)]
+        targets.append((float(goal[0]), float(goal[1])))
+        for t in targets:
+            want = resolve_xy(w, t)
+            got = P._target_point(w, t)
+            assert (got is None) == (want is None)
+            if want is not None:
+                assert np.array(got).tobytes() == want.tobytes()
+        del name
