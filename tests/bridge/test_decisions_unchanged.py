@@ -1,7 +1,10 @@
 """Every decision of the bridge on the bench's seeded fuzz set is the one the code made
 before its speed work (issue 25): same cases, same plans, same reasons, same predictions.
 
-The fixture was recorded by that older code (``tests/bridge/decisions.py``). The default
+The fixture was recorded by that older code (``tests/bridge/decisions.py``) and re-recorded
+on 2026-12-04 after the second round of speed work, whose full decision record was compared
+with the tree before it (2a672ae) and found identical; the older fixture had gone stale
+before that tree (one case's first reason, precondition_violated -> no_effect). The default
 suite checks the first 1,000 tabletop cases one by one and the first 500 articulated ones;
 the slow test replays every recorded set in full.
 """
