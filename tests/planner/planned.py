@@ -7,6 +7,7 @@ from __future__ import annotations
 from bridge.validate import simulate
 from planner.hybrid import HybridPlanner
 from sim.world import WorldState
+from tests.worlds import cube, world
 
 
 def planned(text: str, w: WorldState) -> WorldState:
@@ -17,3 +18,21 @@ def planned(text: str, w: WorldState) -> WorldState:
     after, reasons = simulate(w, out.steps())
     assert not reasons, reasons
     return after
+
+
+def four() -> WorldState:
+    """Four blocks apart on the table: red front left, green back right, blue front right,
+    yellow back left (the families' common scene)."""
+    return world(
+        [
+            cube("red_block", (0.1, 0.05, 0.02)),
+            cube("green_block", (-0.1, -0.1, 0.02)),
+            cube("blue_block", (0.12, -0.18, 0.02)),
+            cube("yellow_block", (-0.14, 0.07, 0.02)),
+        ]
+    )
+
+
+def moved(text: str, w: WorldState) -> set[str]:
+    """The blocks the plan for ``text`` picks or pushes."""
+    return {s["object"] for s in HybridPlanner().plan(text, w).steps() if "object" in s}

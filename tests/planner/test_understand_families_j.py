@@ -16,34 +16,17 @@ from __future__ import annotations
 import pytest
 
 from bridge.goals import goal_holds
-from planner.hybrid import HybridPlanner
 from planner.understand import understand
 from sim.world import DrawerState
-from tests.planner.planned import planned
+from tests.planner.planned import four, moved, planned
 from tests.worlds import cube, world
 
 Z = 0.02
 
 
-def four():
-    return world(
-        [
-            cube("red_block", (0.1, 0.05, Z)),
-            cube("green_block", (-0.1, -0.1, Z)),
-            cube("blue_block", (0.12, -0.18, Z)),
-            cube("yellow_block", (-0.14, 0.07, Z)),
-        ]
-    )
-
-
 def forbids(c, obj: str, target: str) -> bool:
     """Whether the prohibitions ``c`` forbid putting ``obj`` on or in ``target``."""
     return target in c.targets or bool({(obj, target), (c.ANY, target)} & c.pairs)
-
-
-def moved(text: str, w) -> set[str]:
-    out = HybridPlanner().plan(text, w)
-    return {s["object"] for s in out.steps() if "object" in s}
 
 
 @pytest.mark.parametrize(

@@ -19,9 +19,8 @@ from __future__ import annotations
 import pytest
 
 from bridge.goals import goal_holds
-from planner.hybrid import HybridPlanner
 from planner.understand import is_stop, noise, understand
-from tests.planner.planned import planned
+from tests.planner.planned import four, moved, planned
 from tests.worlds import cube, world
 
 Z = 0.02
@@ -30,21 +29,6 @@ IN = {
     "green_bin": (0.0, 0.25, 0.025),
     "blue_bin": (0.16, 0.25, 0.025),
 }
-
-
-def four():
-    return world(
-        [
-            cube("red_block", (0.1, 0.05, Z)),
-            cube("green_block", (-0.1, -0.1, Z)),
-            cube("blue_block", (0.12, -0.18, Z)),
-            cube("yellow_block", (-0.14, 0.07, Z)),
-        ]
-    )
-
-
-def moved(text: str, w) -> set[str]:
-    return {s["object"] for s in HybridPlanner().plan(text, w).steps() if "object" in s}
 
 
 @pytest.mark.parametrize(

@@ -19,28 +19,12 @@ from __future__ import annotations
 import pytest
 
 from bridge.goals import goal_holds
-from planner.hybrid import HybridPlanner
 from planner.understand import is_stop, understand
 from sim.world import DrawerState
-from tests.planner.planned import planned
+from tests.planner.planned import four, moved, planned
 from tests.worlds import cube, world
 
 Z = 0.02
-
-
-def four():
-    return world(
-        [
-            cube("red_block", (0.1, 0.05, Z)),
-            cube("green_block", (-0.1, -0.1, Z)),
-            cube("blue_block", (0.12, -0.18, Z)),
-            cube("yellow_block", (-0.14, 0.07, Z)),
-        ]
-    )
-
-
-def moved(text: str, w) -> set[str]:
-    return {s["object"] for s in HybridPlanner().plan(text, w).steps() if "object" in s}
 
 
 @pytest.mark.parametrize(
