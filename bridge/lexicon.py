@@ -617,6 +617,9 @@ FOREIGN: dict[str, dict[str, str]] = {
         "el más cercano": "the closest",
     },
     "fr": {
+        "dépose-le": "put it",
+        "pose-le": "put it",
+        "dépose-la": "put it",
         "merci": "thanks",
         "merci beaucoup": "thank you",
         "tu peux": "can you",
@@ -809,6 +812,8 @@ FOREIGN: dict[str, dict[str, str]] = {
         "moi": "",
     },
     "de": {
+        "tischmitte": "table center",
+        "in die tischmitte": "to the table center",
         "hör auf": "stop",
         "ganz links": "on the far left",
         "ganz rechts": "on the far right",

@@ -250,6 +250,23 @@ def _quizzed(t: str) -> str:
             t[m.end() :],
             count=1,
         )
+    # "I DIDN'T SAY MOVE ANYTHING. I ASKED WHERE THE RED BLOCK IS. WHERE IS IT.": the question
+    t = re.sub(
+        r"\bi\s+(?:didn't|did\s+not|never)\s+(?:say|ask(?:\s+you)?|tell\s+you)\s+(?:to\s+)?(?:move|touch|do)\s+(?:anything|it|that)\b[.!]*\s*",
+        "",
+        t,
+    )
+    t = re.sub(
+        r"^i\s+(?:asked|was\s+asking|want\s+to\s+know)\s+where\s+(?P<x>.+?)\s+(?:is|was)\b[.!?]*(?:\s*where\s+is\s+it\b[.!?]*)?$",
+        r"where is \g<x>?",
+        t,
+    )
+    # "there are seven blocks in the blue bin, right?": asked whether there are
+    t = re.sub(
+        r"^there\s+(are|is)\s+(.+?)\s*,\s*(?:right|correct|yes|isn't\s+it|aren't\s+there|no|yeah)\s*\?.*$",
+        r"\1 there \2?",
+        t,
+    )
     # "quick status check: drawer open or closed?": what follows is asked
     t = re.sub(
         r"^(?:quick\s+)?(?:status\s+(?:check|report|update)|sitrep|questions?)\s*[:,-]\s*", "", t

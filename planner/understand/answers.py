@@ -235,6 +235,16 @@ def is_statement(text: str) -> bool:
     t = text.strip().lower()
     if _did(t) is not None:
         return True
+    if (
+        re.match(
+            r"^(?:this|the|our|my)\s+(?:arm|robot|machine)\b(?:\s+here|\s+there)?(?:\s*,\s*[^,]+,)?\s+(?:can|is\s+able\s+to|could|knows\s+how\s+to)\b",
+            t,
+        )
+        and "?" not in t
+    ):
+        return (
+            True  # said of the robot to others: "this arm, ladies and gentlemen, can pick up ..."
+        )
     if re.search(
         r"[,;:-]\s*(?:and\s+|then\s+|so\s+)?(?:please\s+)?(?:can\s+you\s+|could\s+you\s+)?(?:put|place|move|stack|"
         r"push|pick|drop|take|grab|clean|tidy|sort|clear|organi[sz]e|fix|empty)\b",
@@ -366,6 +376,17 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     t = re.sub(
         r"^(?:i\s+(?:only\s+|just\s+)?(?:want|need|would\s+like|'d\s+like)\s+to\s+know|i'm\s+(?:just\s+)?(?:asking|wondering)|"
         r"question|tell\s+me)\s*[:,-]\s*(?=(?:is|are|does|do|can|what|where|which|how|who)\b)",
+        "",
+        t,
+    )
+    # "how many are on the table - not counting the ones in the bins?": the bins are left out
+    t = re.sub(
+        r"[\s,;-]+(?:not\s+counting|excluding|leaving\s+out)\s+(?:the\s+ones|those|any|the\s+blocks)\s+in\s+(?:the\s+)?bins?\b",
+        "",
+        t,
+    )
+    t = re.sub(
+        r"^(?:robot\s*,\s*)?(?:would|could|can|will)\s+you\s+tell\s+(?:our\s+guests|us|everyone|them|the\s+\w+)\s+",
         "",
         t,
     )
@@ -861,13 +882,14 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         )
     # "are there four blocks on the table?": the count, and whether it is that
     m = re.fullmatch(
-        r"(?:are|is)\s+there\s+(?:still\s+|exactly\s+|only\s+)?(?P<n>one|two|three|four|[0-4])\s+(?:blocks?|cubes?|bricks?)(?P<rest>\s+.+)",
+        r"(?:are|is)\s+there\s+(?:still\s+|exactly\s+|only\s+)?(?P<n>one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
+        r"(?:blocks?|cubes?|bricks?)(?P<rest>\s+.+)",
         t,
     )
     if m:
         said = _how_many(world, m["rest"])
         got = re.search(r"\b(\d+|no)\s+(?:blocks?|cubes?)", said)
-        n = {"one": 1, "two": 2, "three": 3, "four": 4}.get(m["n"]) or int(m["n"])
+        n = _COUNT_WORDS.get(m["n"]) or int(m["n"])
         if got:
             have = 0 if got.group(1) == "no" else int(got.group(1))
             return ("Yes. " if have == n else f"No, only {have}. " if have < n else "No. ") + said
@@ -922,6 +944,11 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         "what I am holding, how many blocks there are, and whether something is in, on "
         "or under something else"
     )
+
+
+_COUNT_WORDS = {
+    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())
+}
 
 
 def ability(text: str) -> str | None:

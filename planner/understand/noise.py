@@ -117,6 +117,9 @@ def _word(m: re.Match[str]) -> str:
     low = w.lower()
     if low in _SHORT:
         return _SHORT[low]
+    swapped = _transposed(low) if len(low) >= 4 and not _known(low) else None
+    if swapped:
+        return swapped  # "blcok", "lfet": two letters typed the wrong way round
     if len(low) >= 5 and not _known(low):
         split = _split(low)
         # only where the robot's own words are in it ("putthe", "bluebin"), not "afternoon"
@@ -125,6 +128,18 @@ def _word(m: re.Match[str]) -> str:
         ):
             return " ".join(split)
     return w
+
+
+@functools.lru_cache(maxsize=4096)
+def _transposed(word: str) -> str | None:
+    """The one robot word that ``word`` is with two neighbouring letters swapped, else None."""
+    found = {
+        w
+        for i in range(len(word) - 1)
+        if (w := word[:i] + word[i + 1] + word[i] + word[i + 2 :]) != word
+        and w in spelling.vocabulary()
+    }
+    return found.pop() if len(found) == 1 else None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -161,6 +161,67 @@ def _jargon(t: str) -> str:
         r"stack the \g<x> block on the \g<y> block",
         t,
     )
+    # a lawyer's "provided that ..., X is to be placed therein; failing that, ...", "save for",
+    # "shall be deposited in", "notwithstanding anything said earlier"
+    t = re.sub(
+        r"^notwithstanding\s+(?:anything|everything)\s+(?:said|stated)\s+(?:earlier|before|above)\s*,\s*",
+        "",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:provided|providing)\s+that\b|\bon\s+condition\s+that\b|\b(?:so|as)\s+long\s+as\b|^long\s+as\b",
+        "if",
+        t,
+    )
+    t = re.sub(
+        rf"\b(?P<x>the\s+(?:{_C})\s+{_ONE}|it)\s+(?:is|shall\s+be)\s+(?:to\s+be\s+)?(?:placed|put|deposited|set)\s+therein\b",
+        r"put \g<x> in it",
+        t,
+    )
+    t = re.sub(
+        r"\b(?P<x>it|the\s+\w+\s+(?:block|cube|one))\s+(?:is|shall\s+be)\s+to\s+be\s+(?P<p>in|on)\s+",
+        r"put \g<x> \g<p> ",
+        t,
+    )
+    t = re.sub(r"[;,]\s*failing\s+that\s*,\s*", ", otherwise ", t)
+    t = re.sub(r"\bsave\s+for\b|\bwith\s+the\s+exception\s+of\b", "except", t)
+    t = re.sub(
+        rf"\b(?P<x>(?:the\s+(?:{_C})\s+{_ONE}|it|every\s+block[^;]*?|all\s+(?:the\s+)?blocks[^;]*?))\s*,?\s+(?:is|are|shall\s+be|is\s+to\s+be|are\s+to\s+be)"
+        r"\s+(?:to\s+be\s+)?(?:placed|put|deposited|moved|set|stored)\s+(?P<p>in|into|on|onto)\s+",
+        r"put \g<x> \g<p> ",
+        t,
+    )
+    t = re.sub(r"\bput\s+(the\s+\w+\s+\w+)\s+therein\b", r"put \1 in it", t)
+    t = re.sub(r"\bis\s+to\s+be\s+placed\s+therein\b|\btherein\b", "in it", t)
+    t = re.sub(
+        rf"\b(?:the\s+)?((?:{_C})\s+{_ONE})\s+(?:shall|is\s+to|must)\s+(?:remain|stay)\s+(?:where\s+it\s+(?:lies|is)|in\s+place|put)\b",
+        r"leave the \1 where it is",
+        t,
+    )
+    # "make it look like a traffic light: red on top, then yellow, then green at the bottom"
+    t = re.sub(
+        r"^(?:make\s+it\s+look\s+|build\s+(?:it\s+|them\s+)?)?like\s+(?:a|an)\s+[^:]+:\s*", "", t
+    )
+    tower = re.fullmatch(
+        rf"(?:the\s+)?({_C})(?:\s+{_ONE})?\s+(?:on\s+(?:the\s+)?top|at\s+the\s+top)\s*,\s*(?:then\s+)?(?:the\s+)?({_C})(?:\s+{_ONE})?"
+        rf"\s*,\s*(?:then\s+|and\s+)?(?:the\s+)?({_C})(?:\s+{_ONE})?\s+(?:at\s+the\s+bottom|on\s+the\s+bottom)[\s.!]*",
+        t,
+    )
+    if tower:
+        top, mid, low = tower.groups()
+        t = f"stack the {mid} block on the {low} block, then stack the {top} block on the {mid} one"
+    # "either the red or the blue one goes in the green bin - your call": one of them
+    t = re.sub(
+        rf"\beither\s+the\s+({_C})(?:\s+{_ONE})?\s+or\s+the\s+(?:{_C})\s+{_ONE}\b",
+        r"the \1 block",
+        t,
+    )
+    t = re.sub(r"\b(?:the\s+(?:whole\s+)?lot|every\s+last\s+one)\b", "all the blocks", t)
+    t = re.sub(
+        r"[\s,;-]+(?:it's\s+)?(?:up\s+to\s+you|your\s+call|your\s+choice|you\s+choose|you\s+decide)\b[\s.!]*$",
+        "",
+        t,
+    )
     # "the blue one - into the red bin with it"
     t = re.sub(
         rf"\b((?:in|into|onto|on)\s+the\s+(?:{_C})\s+(?:bin|block|cube|one))\s+with\s+(?:it|them|him|her)\b",

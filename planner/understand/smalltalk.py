@@ -252,7 +252,7 @@ def strip(text: str) -> str:
                 or _RULE.search(p)
                 or p.rstrip().endswith("?")
                 or re.match(
-                    r"(?:step\s+\w+\s*:\s*)?(?:(?:tell|show)\s+me|is|are|where|what|which|how|does|whichever)\b",
+                    r"(?:step\s+\w+\s*:\s*)?(?:(?:tell|show)\s+me|is|are|where|what|which|how|does|whichever|failing\s+that|otherwise|else|if\s+not)\b",
                     p,
                 )
                 or not re.search(r"\b(?:is|are)\b", p)

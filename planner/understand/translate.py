@@ -62,6 +62,7 @@ _MARKERS: dict[str, frozenset[str]] = {
     ),
     "pt": frozenset(
         """o os uma umas uns na nas nos num numa da das ao aos em coloque ponha põe bote
+        coloca cesto cestos azul por favor
         mova mexa empilhe empilha empurre empurra pegue pega apanhe feche fecha ligue
         desligue apague aperte bloco blocos peça peças caixa caixas esquerda direita
         gaveta lâmpada botão vermelho vermelha vermelhos vermelhas amarelo amarela amarelos

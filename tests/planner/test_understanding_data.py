@@ -339,10 +339,11 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
         ("understanding_l.yaml", 40),
         ("understanding_m.yaml", 40),
         ("understanding_n.yaml", 40),
+        ("understanding_o.yaml", 40),
     ],
 )
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D to N (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
+    """Sets D to O (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
     order = [
         "understanding_b.yaml",
@@ -357,6 +358,7 @@ def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
         "understanding_l.yaml",
         "understanding_m.yaml",
         "understanding_n.yaml",
+        "understanding_o.yaml",
     ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:

@@ -20,10 +20,15 @@ import pytest
 from sim import scene
 from sim.env import TabletopEnv
 
-#: Per scene: the digest of every state's set-points (recorded before the change).
+#: Per scene: the digests of every state's set-points, each recorded by the controller
+#: before the change. The last bits of a transcendental or a fused multiply-add differ
+#: between machines (one CPU's numpy and MuJoCo builds take other vector paths), so each
+#: machine this suite runs on has its own digest; the second pair was recorded on
+#: 2026-12-04 by the tree before the change (37fe1f8^) and equals the current
+#: controller's there.
 DIGESTS = {
-    "tabletop": "67e6d2f9632e33795ecde0d5",
-    "articulated": "bdb63e1739813ba4c503ded0",
+    "tabletop": ("67e6d2f9632e33795ecde0d5", "1b80b6f2d4944ae154a26760"),
+    "articulated": ("bdb63e1739813ba4c503ded0", "3b92a2ce9b10e8bf70676773"),
 }
 N_STATES = 400
 
@@ -74,7 +79,7 @@ def _digest(scene_name: str, n: int = N_STATES) -> str:
 
 @pytest.mark.parametrize("scene_name", sorted(DIGESTS))
 def test_set_points_over_random_states_are_as_before(scene_name: str):
-    assert _digest(scene_name) == DIGESTS[scene_name]
+    assert _digest(scene_name) in DIGESTS[scene_name]
 
 
 if __name__ == "__main__":
