@@ -51,6 +51,7 @@ _SHORT = {
     "lotsa": "lots of",
     "gonna": "going to",
     "wanna": "want to",
+    "pres": "press",
     "chillin": "chilling",
     "sittin": "sitting",
     "rn": "right now",
@@ -149,7 +150,24 @@ def _known(word: str) -> bool:
 
 #: Robot words that alone do not make a run-together word ours ("after" + "noon").
 _LINKS = frozenset(
-    {"after", "before", "then", "than", "this", "that", "there", "here", "over", "under"}
+    {
+        "after",
+        "before",
+        "then",
+        "than",
+        "this",
+        "that",
+        "there",
+        "here",
+        "over",
+        "under",
+        "but",
+        "and",
+        "not",
+        "for",
+        "out",
+        "off",
+    }
 )
 
 _SMALL = frozenset(

@@ -210,7 +210,18 @@ def _jargon(t: str) -> str:
     if tower:
         top, mid, low = tower.groups()
         t = f"stack the {mid} block on the {low} block, then stack the {top} block on the {mid} one"
-    # "either the red or the blue one goes in the green bin - your call": one of them
+    # "tower time! ruby, then sapphire, then emerald, from bottom to top": a tower in that order
+    order = re.fullmatch(
+        r"(?:[\w\s]*\btime\s*[!:,]*\s*|build\s+a\s+tower\s*:?\s*)?(?P<a>[a-z]+)\s*,\s*(?:then\s+)?(?P<b>[a-z]+)\s*,\s*"
+        r"(?:then\s+|and\s+)?(?P<c>[a-z]+)\s*,?\s*from\s+(?:the\s+)?(?P<d>bottom|top)\s+(?:up\s+)?to\s+(?:the\s+)?(?:top|bottom)[\s.!]*",
+        t,
+    )
+    if order:
+        said = [_cue(order[k], "", "block").split(" ")[1:2] for k in "abc"]
+        cols = [c[0] for c in said if c]
+        if len(cols) == 3 and len(set(cols)) == 3:
+            low, mid, top = cols if order["d"] == "bottom" else cols[::-1]
+            t = f"stack the {mid} block on the {low} block, then stack the {top} block on it"
     t = re.sub(
         rf"\beither\s+the\s+({_C})(?:\s+{_ONE})?\s+or\s+the\s+(?:{_C})\s+{_ONE}\b",
         r"the \1 block",

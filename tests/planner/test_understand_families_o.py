@@ -88,3 +88,24 @@ def test_other_languages():
     after = planned("Schieb den blauen Würfel in die Tischmitte.", four())
     assert goal_holds(["in_region(blue_block, table_center)"], after)
     assert translate("Coloca o cubo azul no cesto vermelho, por favor.")[1] == "pt"
+
+
+@pytest.mark.parametrize(
+    "text, goals",
+    [
+        (
+            "tower time: cherry, then sky, then grass, from bottom to top",
+            ["on(blue_block, red_block)", "on(green_block, blue_block)"],
+        ),
+        (
+            "yellow, then green, then red, from top to bottom",
+            ["on(green_block, red_block)", "on(yellow_block, green_block)"],
+        ),
+    ],
+)
+def test_a_tower_said_as_an_order_of_colours(text, goals):
+    assert goal_holds(goals, planned(text, four()))
+
+
+def test_a_word_that_holds_a_short_robot_word_is_not_split():
+    assert noise.clean("pres the buton") == "press the buton"
