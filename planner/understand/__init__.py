@@ -229,9 +229,12 @@ def _asks_or_acts(chunk: str) -> bool:
     )
 
 
-def _quizzed(t: str) -> str:
-    """A quiz is a question: "pop quiz, robot! which bin is farthest?" asks which bin;
-    "true or false: the yellow block is on the red one" asks whether it is."""
+def _said_plainly(t: str) -> str:
+    """Framings that hide what is asked, taken off before anything is read: a quiz ("pop
+    quiz, robot! which bin is farthest?", "true or false: ..."), a task's preface ("here's
+    your task: ..."), a tag ("..., right?"), a shouted complaint before its question, a deal,
+    a dislocated subject ("the blue block, it is in the red bin?"), "should X be ..." as an
+    "if", and "check the green bin - if X is in there" (there is that bin)."""
     t = re.sub(
         r"^(?:(?:pop|surprise|quick|little)\s+quiz|quiz\s+time|test\s+time)\b[\s,!.:-]*(?:robot\b[\s,!.:-]*)?",
         "",
@@ -374,7 +377,7 @@ def understand(text: str, world: WorldState) -> Understanding:
     t = _POLITENESS.sub(" ", english.lower()).strip(" ,-")
     if _SUGGESTION.match(t):
         t = _SUGGESTION.sub("", t).rstrip(" ?")  # the suggestion's "?" asks nothing
-    t = _quizzed(t)
+    t = _said_plainly(t)
     # "why did you grab the green one last run? don't touch green. I wanted ...": the
     # complaint about another run asks nothing of this one
     t = re.sub(

@@ -889,7 +889,7 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     if m:
         said = _how_many(world, m["rest"])
         got = re.search(r"\b(\d+|no)\s+(?:blocks?|cubes?)", said)
-        n = _COUNT_WORDS.get(m["n"]) or int(m["n"])
+        n = L.NUMBERS.get(m["n"]) or int(m["n"])
         if got:
             have = 0 if got.group(1) == "no" else int(got.group(1))
             return ("Yes. " if have == n else f"No, only {have}. " if have < n else "No. ") + said
@@ -944,11 +944,6 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         "what I am holding, how many blocks there are, and whether something is in, on "
         "or under something else"
     )
-
-
-_COUNT_WORDS = {
-    w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())
-}
 
 
 def ability(text: str) -> str | None:

@@ -410,22 +410,8 @@ def _from_before(world: WorldState, m: re.Match[str]) -> str:
     raise Ambiguous(m.group(0), names, "block")
 
 
-_NUMBERS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-}
+#: Distances said in words: the lexicon's count words and the few larger ones people say.
+_NUMBERS = {**L.NUMBERS, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20}
 
 
 def _offset(world: WorldState, m: re.Match[str]) -> str:
@@ -434,7 +420,7 @@ def _offset(world: WorldState, m: re.Match[str]) -> str:
     ref = f"{m['ref']}_block"
     if world.object(ref) is None:
         raise Unresolvable(f"there is no {m['ref']} block")
-    n = float(_NUMBERS.get(m["n"], 0) or m["n"])
+    n = float(_NUMBERS.get(m["n"]) or m["n"])
     d = n / (1000.0 if m["u"].startswith("m") else 100.0)
     dx, dy = {
         "left": (0.0, d),
@@ -1365,9 +1351,6 @@ def _count(text: str, world: WorldState, forbidden: set[str]) -> Resolution | No
     return _chosen(text, m, pool[:count], "are")
 
 
-_WORDS = {"zero": 0, "no": 0, "one": 1, "a": 1, "two": 2, "three": 3, "four": 4}
-
-
 def totals(text: str, world: WorldState) -> Resolution:
     """A count said as what a bin must end up holding ("I need exactly two blocks in the red
     bin" with one there already; "make it so that each bin holds exactly one block"): the
@@ -1399,7 +1382,7 @@ def totals(text: str, world: WorldState) -> Resolution:
     )
     if m is None:
         return Resolution(text, [])
-    n = int(m["n"]) if m["n"].isdigit() else _WORDS[m["n"]]
+    n = L.NUMBERS[m["n"]]
     have = sum(o.in_bin == f"{m['c']}_bin" for o in world.objects)
     if n <= have:
         return Resolution(text, [])

@@ -41,10 +41,13 @@ def tidy(t: str) -> str:
 
 
 def _jargon(t: str) -> str:
-    """A laboratory's or a game show's words for the plain ones: "transfer the red specimen
-    cube to the green receptacle, then return the manipulator to rest" is "put the red
-    block in the green bin, then go home"; "nudge it across to the left-hand side - no need
-    to lift it" is a push to the left."""
+    """Other people's words and framings for the plain ones, each a rewrite: a laboratory's
+    ("transfer the red specimen cube to the green receptacle, then return the manipulator to
+    rest" is "put the red block in the green bin, then go home"), a game show's, a kitchen's,
+    a commentator's, a lawyer's ("provided that", "save for", "shall be deposited in"), a
+    tower drawn from the top or said as an order of colours, "either X or Y - your call",
+    "I want the table empty", "nudge it across - no need to lift it" (a push, not a
+    prohibition)."""
     t = re.sub(
         rf"\b({_C})\s+(?:receptacles?|trays?|tubs?|crates?|buckets?|containers?|vessels?|bins)\b",
         r"\1 bin",
