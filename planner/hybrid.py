@@ -368,14 +368,22 @@ class HybridPlanner:
         from planner.understand.translate import detect
 
         # "teh bal": the kind words are read after the slips (of English: "blu" is Italian)
-        heard = noise.clean(task) if detect(task) == "en" else task
+        lang = detect(task)
+        heard = noise.clean(task) if lang == "en" else task
+        if lang != "en" and kinds.is_mixed(world):
+            # "la pelota amarilla": kind and size words are read in English, so the
+            # translation comes first where the scene has kinds to tell apart
+            from planner.understand import _normalise
+            from planner.understand.translate import translate
+
+            heard = noise.clean(translate(_normalise(task))[0])
         question = kinds.ambiguous(heard, world)
         if question is not None:
             why = "the words fit more than one object"
             return Understanding("clarify", task, task, question=question, reason=why)
         sized = kinds.describe(heard, world)
         if sized is None and kinds.is_mixed(world):
-            sized = kinds.compare(heard, world)
+            sized = kinds.compare(heard, world) or kinds.properties(heard, world)
         if sized is not None:
             return Understanding("answer", task, task, answer=sized)
         said = kinds.spoken(heard, world)
@@ -384,6 +392,9 @@ class HybridPlanner:
         except Exception as e:  # noqa: BLE001 - the planner must still answer
             u = Understanding(PLAN, said, said, notes=[f"not understood ({e!r})"])
         u.original = task
+        if lang != "en" and u.language == "en":
+            u.language = lang
+            u.notes.insert(0, f"translated: {heard!r}")
         u.constraints = kinds.scene_constraints(u.constraints, world)
         if u.answer is not None:
             u.answer = kinds.in_scene_words(u.answer, world)

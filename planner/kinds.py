@@ -161,6 +161,25 @@ def _group(text: str, world: WorldState) -> str:
     )
 
 
+_NOT_KIND = re.compile(
+    rf"\b(?:the|that)\s+(?:one|thing|object|item)\s+(?:(?:that|which)\s+)?(?:isn't|is\s+not|'s\s+not|is\s+no|"
+    rf"that's\s+not|thats\s+not)\s+(?:a|an|the)?\s*(?P<k>{_WORDS})\b|\bthe\s+non-?\s*(?P<k2>{_WORDS})"
+    r"(?:\s+(?:one|thing|object))?\b",
+    re.IGNORECASE,
+)
+
+
+def _not_of_kind(text: str, world: WorldState) -> tuple[re.Match, list[ObjectSpec]] | None:
+    """ "the one that isn't a cube", "the non-cube": the phrase, and the objects of the
+    other kinds it fits."""
+    m = _NOT_KIND.search(text)
+    if m is None:
+        return None
+    kind = _KIND_OF[(m["k"] or m["k2"]).lower()]
+    found = [s for s in (object_spec(o.name) for o in world.objects) if s.kind != kind]
+    return m, found
+
+
 def spoken(text: str, world: WorldState) -> str:
     """``text`` with each phrase that names exactly one object by its kind or size put as
     that object's colour phrase ("put the ball in the red bin" -> "put the yellow block in
@@ -169,6 +188,10 @@ def spoken(text: str, world: WorldState) -> str:
     if not is_mixed(world):
         return text
     text = _group(_synonyms(text), world)
+    other = _not_of_kind(text, world)
+    if other is not None and len(other[1]) == 1:
+        m, (one,) = other
+        text = f"{text[: m.start()]}the {one.color} block{text[m.end() :]}"
 
     said: list[str | None] = [None]  # the kind last named: what a later "one" stands for
 
@@ -196,6 +219,10 @@ def ambiguous(text: str, world: WorldState) -> str | None:
     if not is_mixed(world):
         return None
     text = _synonyms(text)
+    other = _not_of_kind(text, world)
+    if other is not None and len(other[1]) > 1:
+        options = " or ".join(f"the {_describe(s)}" for s in other[1])
+        return f"Which one do you mean: {options}?"
     said: str | None = None
     for m in _PHRASE.finditer(text):
         kind, colour, size, plural = _read(m)
@@ -282,6 +309,45 @@ _WHICH_KIND = re.compile(
     r"\s+or\s+an?\s+(?P<b>\w+)",
     re.IGNORECASE,
 )
+
+
+_WHICH_THINGS = (
+    r"^(?:which|what)(?:\s+(?:one|ones|object|objects|thing|things|"
+    r"of\s+(?:those|these|the|them)(?:\s+(?:things|objects|ones))?))?"
+)
+_ROLLS = re.compile(
+    _WHICH_THINGS + r"\s+(?:would|will|can|could|might|does|do)?\s*roll", re.IGNORECASE
+)
+_NOT_STACKABLE = re.compile(
+    _WHICH_THINGS + r"\s+(?:can(?:not|'t)?|could(?:n't)?)\s+"
+    r"(?:(?:nothing|you\s+not|not|you\s+never|never|you|i|we)\s+)?(?:be\s+)?"
+    r"(?:stack(?:ed)?|put|placed?)\s+(?:anything\s+)?(?:on|onto|on\s+top\s+of)(?:\s+it)?\b",
+    re.IGNORECASE,
+)
+
+
+def properties(text: str, world: WorldState) -> str | None:
+    """ "which of those things would roll away?", "which one can nothing be stacked on?":
+    the objects of ``world`` whose kind says so, from their specs; None for other text."""
+    t = text.strip().lower()
+    if _ROLLS.match(t):
+        found = [s for s in (object_spec(o.name) for o in world.objects) if s.rolls]
+        what = "rolls" if len(found) == 1 else "roll"
+        tail = "; the others stay where they are put" if found else ""
+        said = _listed(found) or "Nothing here"
+        return f"{said} {what} when pushed or let go{tail}. I did not move anything"
+    if _NOT_STACKABLE.match(t):
+        found = [s for s in (object_spec(o.name) for o in world.objects) if not s.stackable]
+        said = _listed(found)
+        if not said:
+            return "Every object here can carry another one. I did not move anything"
+        return f"Nothing can be stacked on {said}: it would roll off. I did not move anything"
+    return None
+
+
+def _listed(found: list[ObjectSpec]) -> str:
+    words = [f"the {_describe(s)}" for s in found]
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
 
 
 def describe(text: str, world: WorldState) -> str | None:

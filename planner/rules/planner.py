@@ -70,9 +70,13 @@ class RulesPlanner:
         if named is not None:
             return named
         low = task.lower()
-        if re.search(r"colou?r|\blike\b|\bmatch", low) and any(
-            w in OTHER_THINGS for w in re.findall(r"[a-z]+", low)
-        ):
+        likened = re.findall(
+            r"\b(?:block|cube|brick|one|box)\s+(?:that\s+(?:looks|is)\s+)?(?:like|as)\s+(?:a|an|the|some)?\s*([a-z]+)|"
+            r"\b([a-z]+)[- ]colou?red\b|"
+            r"\bcolou?r\s+of\s+(?:a|an|the)?\s*([a-z]+)|\bmatch(?:es|ing)?\s+(?:a|an|the)?\s*([a-z]+)",
+            low,
+        )
+        if any(w in OTHER_THINGS for g in likened for w in g if w):
             # "the banana-coloured one", "the block like a cherry": a thing that names a
             # colour, not a missing object; the rules would refuse it, a model can read it
             raise Unsure("a thing named for its colour")

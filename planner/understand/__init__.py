@@ -86,21 +86,155 @@ class Understanding:
 _POLITENESS = re.compile(
     r"(?:\b(?:and|but)\s+)?(?:\bonly\s+)?\b(?:when|if|whenever)\s+(?:you\s+(?:get|have)\s+a\s+(?:moment|minute|chance|sec(?:ond)?)|"
     r"you\s+(?:don't|do\s+not)\s+mind(?:\s+me\s+asking)?|it's\s+not\s+too\s+much\s+trouble|"
-    r"that\s+makes\s+sense|it's\s+no\s+trouble(?:\s+at\s+all)?|it\s+is\s+no\s+trouble(?:\s+at\s+all)?|you\s+(?:can|could|are\s+able\s+to)\s+(?:reach|get\s+to|manage|do)\s+(?:it|them|that|this)|"
+    r"that\s+makes\s+sense|it's\s+no\s+(?:trouble|bother)(?:\s+at\s+all)?|"
+    r"(?:it's|it\s+is|it\s+isn't)\s+not\s+(?:too\s+much\s+)?(?:of\s+a\s+)?(?:trouble|bother)|"
+    r"it\s+isn't\s+(?:too\s+much\s+)?(?:of\s+a\s+)?(?:trouble|bother)|you(?:'re|\s+are)\s+(?:ready|free|not\s+busy)|"
+    r"you\s+get\s+(?:a|the)\s+chance|it\s+is\s+no\s+trouble(?:\s+at\s+all)?|you\s+(?:can|could|are\s+able\s+to)\s+(?:reach|get\s+to|manage|do)\s+(?:it|them|that|this)|"
     r"you\s+(?:can|could|would|will|like|want|wish|please)|possible|"
     r"you\s+have\s+(?:a\s+)?(?:time|moment)|it's\s+(?:safe|ok|okay|alright)(?:\s+to\s+do\s+so)?|"
     r"it\s+is\s+(?:safe|ok|okay)(?:\s+to\s+do\s+so)?)\b[,\s-]*"
 )
 
 
+#: A term of address set off by a comma ("shut that drawer for me, love", "ta, mate",
+#: "O patient arm of steel, lift ..."): it names the listener, not a thing.
+_VOCATIVE = re.compile(
+    r",\s*(?:my\s+)?(?:love|dear|darling|sweetie|sweetheart|honey|hun|mate|buddy|pal|friend|boss|"
+    r"chief|champ|old\s+chap|kiddo)(?=\s*(?:[,.!?;]|$))|"
+    r"^o\s+(?:\w+\s+){0,4}?(?:arm|robot|machine|friend|one|servant|helper)(?:\s+of\s+\w+)?\s*,\s*"
+)
+#: An audience addressed first ("now children, is the drawer open?", "ok class, ..."): the
+#: question that follows is the one asked.
+_AUDIENCE = re.compile(
+    r"^(?:(?:ok|okay|now|right|so|alright|all\s+right|well)\s*,?\s+)*(?:children|kids|class|everyone|"
+    r"everybody|folks|guys|boys\s+and\s+girls|ladies\s+and\s+gentlemen|team|students|visitors)"
+    r"(?:\s*,?\s*(?:eyes\s+(?:up\s+)?(?:here|on\s+me)|listen(?:\s+up)?|look))?\s*[,:!.]\s*"
+)
+#: A sentence that hands the question to the robot and says nothing else ("Let's ask.",
+#: "Robot, you tell them.", "Over to you.").
+_HAND_OVER = re.compile(
+    r"(?:let's\s+(?:ask|see|find\s+out)(?:\s+(?:it|him|her|the\s+robot))?|(?:robot\s*,?\s*)?(?:you\s+)?"
+    r"(?:tell|show)\s+(?:them|us|the\s+class|everyone|everybody|the\s+kids|the\s+children)|"
+    r"over\s+to\s+you(?:\s*,?\s*robot)?|go\s+on(?:\s*,?\s*robot)?|your\s+turn(?:\s*,?\s*robot)?)"
+)
+
+
+def _addressed(t: str) -> str:
+    """``t`` without an audience addressed first and sentences that only hand the question
+    to the robot; unchanged when a request is left with nothing else."""
+    u = _AUDIENCE.sub("", t)
+    parts = re.split(r"(?<=[.?!])\s+", u)
+    kept = [p for p in parts if not _HAND_OVER.fullmatch(p.strip(" .!?,"))]
+    out = " ".join(kept).strip()
+    return out or t
+
+
+#: "which bin is the blue block closest to? ... put the blue block in that bin": the
+#: question names the thing the order then points at.
+_WHICH_NEAREST = re.compile(
+    r"\bwhich\s+(?P<k>bin|block|cube|box|one)\s+is\s+(?P<x>(?:the\s+)?[\w ]+?)\s+"
+    r"(?P<s>closest|nearest|farthest|furthest)\s+to\s*\?"
+    r"|\bwhich\s+(?P<k2>bin|block|cube|box|one)\s+is\s+(?P<s2>closest|nearest|farthest|furthest)\s+to\s+"
+    r"(?P<y>(?:the\s+)?[\w ]+?)\s*\?"
+)
+
+
+def _asked_then_named(t: str) -> str:
+    """A question that picks out a thing, then an order about "that bin" / "that one":
+    the order with the thing the question describes; ``t`` when there is no such pair."""
+    m = _WHICH_NEAREST.search(t)
+    if m is None:
+        return t
+    rest = t[m.end() :]
+    kind = m["k"] or m["k2"]
+    noun = "block" if kind in ("cube", "one") else kind
+    that = re.search(rf"\bthat\s+(?:{kind}|{noun}|one)\b", rest)
+    if that is None or not re.search(rf"\b(?:{_VERB})\b", rest[: that.start()]):
+        return t
+    if m["x"]:
+        x = m["x"] if m["x"].startswith("the ") else f"the {m['x']}"
+        phrase = f"the {noun} {m['s']} to {x}"
+    else:
+        y = m["y"] if m["y"].startswith("the ") else f"the {m['y']}"
+        phrase = f"the {noun} {m['s2']} to {y}"
+    order = rest[: that.start()] + phrase + rest[that.end() :]
+    return (
+        re.sub(
+            r"^[\s,.;!?]*(?:.*?[.!?]\s+)*?(?=(?:robot\s*,\s*)?(?:please\s+)?(?:" + _VERB + r")\b)",
+            "",
+            order,
+        ).strip()
+        or t
+    )
+
+
+#: "I've already put the green one in the blue bin. Put the rest in the red bin.": what the
+#: speaker did, then an order about the rest.
+_DONE_BY_ME = re.compile(
+    r"^(?:i've|i\s+have|i|we've|we\s+have|we)\s+(?:already\s+|just\s+)?(?:put|placed|moved|stacked|dropped|done|sorted)\b"
+)
+_THE_REST = re.compile(
+    r"\b(?:the\s+rest(?:\s+of\s+(?:them|the\s+blocks))?|the\s+others|the\s+other\s+(?:ones|blocks|cubes)|"
+    r"the\s+remaining\s+(?:ones|blocks|cubes)|everything\s+else|all\s+the\s+others|all\s+the\s+rest)\b"
+)
+
+
+def _done_then_rest(t: str, notes: list[str]) -> str:
+    """The order after what the speaker says they did, "the rest" read as every block but
+    the ones they moved; ``t`` unchanged when it is not said that way."""
+    parts = re.split(r"(?<=[.!;])\s+", t)
+    if len(parts) < 2 or not _DONE_BY_ME.match(parts[0]):
+        return t
+    order = " ".join(parts[1:])
+    if not re.match(rf"^(?:(?:now|so|then|ok|please)\s*,?\s+)*(?:{_VERB})\b", order):
+        return t
+    moved = re.findall(
+        rf"\b({_C})\b(?!\s+(?:bin|box|basket|container|bucket|crate|tub)s?\b)", parts[0]
+    )
+    if _THE_REST.search(order) and moved:
+        but = " and ".join(f"the {c} block" for c in dict.fromkeys(moved))
+        order = _THE_REST.sub(f"all the blocks except {but}", order, count=1)
+    notes.append(f"said done first: {parts[0]!r}")
+    return order
+
+
+_PUT = r"(?:put|place|move|drop|stack|set|pop|stick|toss)"
+_WHERE = r"(?:in|into|inside|on|onto|on\s+top\s+of|to|next\s+to|beside)\b"
+_NOT_THIS = re.compile(
+    rf"^(?:please\s+)?(?:don't|do\s+not|never)\s+(?P<v>{_PUT})\s+(?P<x>.+?)\s+(?P<p>{_WHERE}.+?)\s*"
+    rf"(?:[,;.!]+|\s+-+)\s*(?:but\s+|instead\s*,?\s*|rather\s*,?\s*)?(?:please\s+)?(?P<v2>{_PUT})\s+(?P<y>[^,.;!?]+?)"
+    r"(?:\s+instead)?\s*[.!]*$"
+)
+
+
+def _not_this_but_that(t: str, notes: list[str]) -> str:
+    """ "don't put the red block in the blue bin, put the green one": the second order
+    keeps the first one's place when it names none; ``t`` unchanged otherwise."""
+    m = _NOT_THIS.match(t)
+    if m is None or re.search(rf"\b{_WHERE}", m["y"]):
+        return t
+    y = m["y"].strip()
+    if re.fullmatch(rf"(?:the\s+)?(?:{_C})", y):
+        y = f"the {y.removeprefix('the ').strip()} one"
+    said = f"{m['v2']} {y} {m['p']}"
+    notes.append(f"not {m['x']!r} but {y!r}: {said!r}")
+    return said
+
+
 _VERB = "|".join(sorted(L.ACTION_VERBS))
 #: A suggestion that is a request: "why don't you put ...", "maybe stack ...?", "I was
 #: wondering if you could put ..." (its "don't" forbids nothing).
 _SUGGESTION = re.compile(
-    rf"^(?:(?:so|well|hmm+)\s*,?\s+)?(?:why\s+(?:don't|do\s+not)\s+(?:you|we)|why\s+not|maybe|perhaps|"
+    rf"^(?:(?:so|well|hmm+|now|ok|okay|and|then)\s*,?\s+)*(?:why\s+(?:don't|do\s+not)\s+(?:you|we)|why\s+not|maybe|perhaps|"
     rf"i\s+was\s+wondering(?:\s+if|\s+whether)?|i\s+wonder\s+if|i\s+wondered\s+if)"
     rf"(?:\s+you\s+(?:could|can|should|might|would))?\s+(?=(?:{_VERB})\b)"
 )
+
+
+def _unsuggested(t: str) -> str:
+    """``t`` without the wrapper of a suggestion that is a request ("maybe put ...?"); the
+    suggestion's "?" asks nothing."""
+    return _SUGGESTION.sub("", t).rstrip(" ?") if _SUGGESTION.match(t) else t
 
 
 def _normalise(text: str) -> str:
@@ -144,8 +278,13 @@ _DEFERRED = re.compile(
     r"(?:\s+(?:so|go|to))?|on\s+my\s+(?:signal|mark|go|command))[\s.!]*$"
     # "wait until I say go, then ...", "later, when I'm back, ...", "on my signal, ..."
     r"|^(?:(?:please\s+)?(?:wait|hold\s+off)\s+(?:until|till|for)\s+(?:i|my|me|she|he|they|someone|her|him|us)\b[^,.;!?]*|"
-    r"later(?:\s+on)?|in\s+a\s+(?:bit|while|minute|moment)|(?:when|once)\s+i(?:'m|\s+am|\s+get)\s+back|"
+    r"later(?:\s+on)?|in\s+a\s+(?:bit|while)|(?:when|once)\s+i(?:'m|\s+am|\s+get)\s+back|"
+    # "after lunch could you ...": a time the robot cannot tell has come (a minute it can
+    # wait out by doing it now: "in a minute, put ... - let me grab my coffee first")
+    r"(?:after|before)\s+(?:lunch|dinner|breakfast|the\s+(?:meeting|break|call|show|game)|class|work|school|my\s+\w+)|"
+    r"tomorrow(?:\s+(?:morning|afternoon|evening))?|tonight|this\s+(?:afternoon|evening)|next\s+week|"
     r"(?:when|once)\s+i\s+(?:say|tell\s+you)(?:\s+(?:so|go|to))?|on\s+my\s+(?:signal|mark|go|command))\s*[,.;:-]"
+    r"|^(?:after|before)\s+(?:lunch|dinner|breakfast|the\s+(?:meeting|break|call)|class|work|school)\s+(?:could|can|would|will|please)\b"
 )
 
 
@@ -159,6 +298,8 @@ _NOT_ASKING = re.compile(
     r"[\s,;.-]*\b(?:not\s+that\s+i'?m\s+asking(?:\s+you)?(?:\s+to)?|i'?m\s+not\s+asking\s+you\s+to(?:\s+do\s+it)?|"
     r"(?:i'm\s+)?(?:just|only)\s+(?:curious|wondering|asking)(?:\s+(?:though|whether\s+you(?:'d|\s+would)\s+be\s+able\s+to))?|"
     r"please\s+don't\s+actually\s+do\s+(?:it|that|anything)|not\s+(?:telling|asking)\s+you\s+to(?:\s+do\s+(?:it|that))?|"
+    r"(?:just\s+)?tell\s+me\s*,?\s*(?:but\s+)?(?:don't|do\s+not)\s+do\s+(?:it|that|anything)(?:\s+yet)?|"
+    r"(?:don't|do\s+not)\s+do\s+(?:it|that)\s+yet|^before\s+you\s+do\s+anything\s*,?|"
     r"(?:just\s+|purely\s+)?hypothetically(?:\s+speaking)?|don't\s+actually\s+do\s+(?:it|that|anything)|"
     r"if\s+you\s+(?:really\s+)?(?:had|needed)\s+to|in\s+theory|theoretically)\b"
     r"(?:\s*,?\s*(?:mind|though|really))?[\s.!,:;]*"
@@ -226,6 +367,155 @@ def _asks_or_acts(chunk: str) -> bool:
                 "has",
             }
         )
+    )
+
+
+_CUES = "|".join(
+    sorted({*L.COLOURS, *(w for ws in L.COLOUR_CUES.values() for w in ws)}, key=len, reverse=True)
+)
+#: The robot's axes as its engineers say them: +y is its left, +x its front (module frame).
+_AXIS_SIDE = {("+", "y"): "left", ("-", "y"): "right", ("+", "x"): "front", ("-", "x"): "back"}
+
+
+#: Where talk to someone else gives way to talk to the robot ("honey, not now - robot, put
+#: the green one away", "sweetie, shoes on please - and robot, don't do anything yet").
+_TURN_TO_ROBOT = re.compile(
+    r"(?:[.!?;]+|\s+-+)\s*(?:and\s+|now\s+|ok\s+)?(?:hey\s+)?robot\s*[,:!]\s*"
+)
+_SCENE_WORDS = re.compile(
+    r"\b(?:%s|blocks?|cubes?|bricks?|bins?|box|drawer|lamp|light|button|table|stack|tower|it|that\s+one)\b".replace(
+        "%s", "|".join(L.COLOURS)
+    )
+)
+
+
+def _to_the_robot(t: str) -> str:
+    """Only what is said to the robot, where the speaker first talks to someone else about
+    nothing on the table; ``t`` unchanged otherwise."""
+    turns = list(_TURN_TO_ROBOT.finditer(t))
+    if not turns:
+        return t
+    last = turns[-1]
+    before, after = t[: last.start()], t[last.end() :]
+    if not after.strip() or _SCENE_WORDS.search(before):
+        return t
+    return after.strip()
+
+
+_TOWER_OF = re.compile(
+    r"^(?:please\s+)?(?:make|build|stack|do|create)\s+(?:me\s+)?(?:a|one)\s+(?:(?:really|very|super|nice|big|tall|high|"
+    r"great|huge|little|small)\s+)*(?:tower|stack|pile)\s+(?:with|out\s+of|from|using|of)\s+(?P<list>.+?)[\s.!]*$"
+)
+
+
+def _tower_of(t: str) -> str:
+    """ "make a really tall tower with the red one and the blue one and the yellow one": the
+    blocks stacked in the order said, the first at the bottom."""
+    m = _TOWER_OF.match(t)
+    if m is None:
+        return t
+    cols = re.findall(rf"\b({_C})\b", m["list"])
+    rest = re.sub(rf"\b(?:the|and|{_C}|ones?|blocks?|cubes?|bricks?)\b|[,&]", "", m["list"]).strip()
+    if len(cols) < 2 or len(set(cols)) != len(cols) or rest:
+        return t
+    pairs = [
+        f"the {top} block on the {low} block" for low, top in zip(cols, cols[1:], strict=False)
+    ]
+    return "stack " + ", then ".join(pairs)
+
+
+def _plain_words(t: str) -> str:
+    """An engineer's and a poet's words for the robot's own: "actuate the gripper on X"
+    (pick X up), "the end effector" (the gripper), "the +y extreme" (the leftmost), "the
+    azure stone" (a block), "the vessel" (a bin), "lay it to rest within" (put it in), "the
+    vessel that shares its sky" (the bin of the same colour)."""
+    t = re.sub(
+        r"\b(?:actuate|close|engage|fire)\s+the\s+(?:gripper|end[\s-]+effector|fingers)\s+(?:on|around)\b",
+        "pick up",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:execute|perform|do|run)\s+(?:a\s+)?pick[\s-]+(?:and|&|n)[\s-]+place\s+(?:of|on|with)\s+",
+        "put ",
+        t,
+    )
+    t = re.sub(r"\bend[\s-]+effector\b", "gripper", t)
+    # a work order's label: "job 2: blue -> red bin", "task: ...", "step 1) ..."
+    t = re.sub(
+        r"^(?:job|task|order|ticket|work\s+order)(?:\s*(?:#|no\.?)?\s*\d+)?\s*[:.)-]\s*", "", t
+    )
+    # "hey, is the lamp on?": a greeting before a question or an order
+    t = re.sub(
+        r"^(?:hey|hi|hello|yo|oi)\b[\s,!]*(?=(?:robot\b|is|are|what|where|which|how|do|does|can|could|did)\b)",
+        "",
+        t,
+    )
+    # "in a minute, put ... - just let me grab my coffee first": a wait the doing outlasts
+    t = re.sub(r"^in\s+(?:just\s+)?a\s+(?:minute|moment|sec(?:ond)?|jiffy)\s*,?\s*", "", t)
+    t = re.sub(r"[\s,;.-]+(?:just\s+)?let\s+me\s+(?!know\b)[^,.;!?]+?(?:\s+first)?[\s.!]*$", "", t)
+    # "the drawer's open already so just drop the red block in it": the reason, then the order
+    m = re.match(
+        rf"^(?P<why>[^,.;!?]+?)\s*,?\s+so\s+(?:just\s+|now\s+)?(?:please\s+)?(?=(?:{_VERB})\b)", t
+    )
+    if m and not re.match(
+        rf"(?:please\s+)?(?:{_VERB}|don't|do|can|could|would|will|if|when)\b", m["why"]
+    ):
+        thing = re.search(rf"\b(drawer|(?:{_C})\s+(?:bin|block))\b", m["why"])
+        t = t[m.end() :]
+        if thing:  # "... so put the red block in it": in the drawer the reason named
+            t = re.sub(r"\b(in|into|inside|on|onto)\s+it\b", rf"\1 the {thing[1]}", t)
+    # goals said as the end state: "I want all the blocks off the table", "end with the
+    # green one on top of ..."
+    t = re.sub(
+        r"^(?:(?:i\s+(?:want|need)|i'd\s+like|let's\s+(?:get|have))\s+|(?:please\s+)?(?:take|get|move|put|clear)\s+)"
+        r"(?:all\s+(?:of\s+)?|every\s+one\s+of\s+)?(?:the\s+)?(?:blocks|cubes|bricks|everything)\s+off\s+(?:of\s+)?the\s+table\b",
+        "clear the table",
+        t,
+    )
+    t = re.sub(
+        r"^(?:end\s+(?:up\s+)?with|finish\s+(?:up\s+)?with|i\s+want\s+to\s+(?:end|finish)\s+(?:up\s+)?with)\s+"
+        r"(?P<x>.+?)\s+(?P<p>on\s+top\s+of|on|in|inside)\s+",
+        r"put \g<x> \g<p> ",
+        t,
+    )
+    t = _tower_of(t)
+    # "the red block goes in the blue bin": where it is to go
+    t = re.sub(
+        r"(?P<lead>^|[,.;]\s|\b(?:and|then|first|so|next|now)\s)"
+        r"(?P<x>the\s+(?:%s)\s+(?:block|cube|brick|one))\s+goes\s+(?P<p>in|into|on|onto|on\s+top\s+of|inside)\b".replace(
+            "%s", "|".join(L.COLOURS)
+        ),
+        r"\g<lead>put \g<x> \g<p>",
+        t,
+    )
+    t = re.sub(r"\s+and\s+(?:that's|thats)\s+(?:it|all)\b[\s,;.!-]*(?=\S|$)", ", ", t).strip(" ,")
+
+    def side(m: re.Match) -> str:
+        sign = "+" if m["s"].strip() in ("+", "positive") else "-"
+        where = _AXIS_SIDE[(sign, m["a"])]
+        most = {"left": "leftmost", "right": "rightmost", "front": "frontmost", "back": "backmost"}
+        return f"the {most[where]} {m['n']}" if m["n"] else f"the {where} side"
+
+    t = re.sub(
+        r"(?:\b(?:whichever\s+|the\s+|a\s+)?(?P<n>block|cube|one)\s+(?:that\s+)?(?:sits|is|lies)?\s*(?:at|on|nearest)\s+|\b)the\s+"
+        r"(?P<s>\+|-|positive\s+|negative\s+)\s*(?P<a>[xy])(?:[\s-]*(?:axis))?[\s-]*(?:extreme|end|edge|limit|side|most|direction)\b",
+        side,
+        t,
+    )
+    t = re.sub(rf"\b(?P<c>{_CUES})\s+(?:stone|gem|jewel|rock|piece|token)s?\b", r"\g<c> block", t)
+    t = re.sub(r"\b(?:vessel|urn|chalice|basin|coffer|casket|cradle|nest)s?\b", "bin", t)
+    t = re.sub(
+        r"\blay\s+(it|them)\s+(?:(?:softly|gently|carefully|down)\s+)*(?:to\s+rest\s+)?(?:within|in|inside)\b",
+        r"put \1 in",
+        t,
+    )
+    t = re.sub(r"\bwithin\s+(?=the\s+(?:\w+\s+)?bin\b)", "in ", t)
+    t = re.sub(rf"\bthe\s+bin\s+of\s+(?:the\s+)?({_CUES})\b", r"the \1 bin", t)
+    t = re.sub(r"^(?:gently\s+|softly\s+)?(?:gather|collect|pluck|scoop\s+up|cradle)\b", "take", t)
+    return re.sub(
+        r"\bbin\s+(?:that|which)\s+(?:shares|matches|has)\s+its\s+(?:sky|colou?r|hue|shade|tint)\b",
+        "bin of the same colour",
+        t,
     )
 
 
@@ -375,9 +665,30 @@ def understand(text: str, world: WorldState) -> Understanding:
     english = noise.clean(english)
     notes: list[str] = [f"translated from {L.LANGUAGES[lang]}: {english!r}"] if lang != "en" else []
     t = _POLITENESS.sub(" ", english.lower()).strip(" ,-")
-    if _SUGGESTION.match(t):
-        t = _SUGGESTION.sub("", t).rstrip(" ?")  # the suggestion's "?" asks nothing
+    t = _VOCATIVE.sub("", t)
+    t = _addressed(t)
+    # "the block closer to you", "whichever is nearer the green bin": among the blocks, the
+    # comparison picks the one the superlative does
+    t = re.sub(
+        r"\b(?P<np>(?:the|whichever)\s+(?:\w+\s+)?(?:block|cube|brick|one)(?:\s+(?:that's|that\s+is|which\s+is|is))?"
+        r"|whichever(?:\s+(?:one|block))?\s+is)\s+(?P<c>closer|nearer|farther|further)\b(?![^,.;?!]*\bthan\b)"
+        r"(?!\s+(?:to\s+|towards\s+)?(?:the\s+)?(?:left|right|front|back|side|edge|middle|cent(?:er|re)|away|in|out|up|down)\b)",
+        lambda m: (
+            f"{m['np']} "
+            + {
+                "closer": "closest",
+                "nearer": "nearest",
+                "farther": "farthest",
+                "further": "furthest",
+            }[m["c"]]
+        ),
+        t,
+    )
+    t = _asked_then_named(t)
+    t = _to_the_robot(t)
+    t = _unsuggested(t)
     t = _said_plainly(t)
+    t = _plain_words(t)
     # "why did you grab the green one last run? don't touch green. I wanted ...": the
     # complaint about another run asks nothing of this one
     t = re.sub(
@@ -426,12 +737,16 @@ def understand(text: str, world: WorldState) -> Understanding:
     if len(asked) > 1:
         # "is the lamp on, and is the drawer open or shut?": each answered
         return out(ANSWER, answer=". ".join(answers.answer(q, world) for q in asked))
+    t = _not_this_but_that(t, notes)
+    t = _done_then_rest(t, notes)
     t, cnotes = corrections.apply(t)
     notes += cnotes
+    if t == corrections.LEFT_AS_IS:
+        return out(ANSWER, text="", answer="All right: I will leave it as it is; nothing was moved")
     stripped = smalltalk.strip(t)
     if stripped and stripped != t:
         notes.append(f"request: {stripped!r}")
-        t = stripped
+        t = _unsuggested(stripped)  # "oh great, a mess. now maybe put ...?": asked all the same
     if not t or is_stop(t):
         return out(STOP, text=t, answer="Stopped; nothing was done")
     if answers.is_question(t):
@@ -443,6 +758,14 @@ def understand(text: str, world: WorldState) -> Understanding:
 
 
 _C = "|".join(L.COLOURS)
+#: Holding two things at once, asked or stated as the goal ("pick up the red and the blue
+#: block at the same time", "end state: you're holding both ... at once"): one gripper.
+_TWO_IN_HAND = re.compile(
+    r"\b(?:hold(?:ing)?|pick(?:ing)?\s+up|grab(?:bing)?|carry(?:ing)?|lift(?:ing)?|tak(?:e|ing))\s+"
+    rf"(?:(?:both|all|two|three|four)\b|(?:the\s+)?(?:{_C})\b[^.?!,;]*?\band\s+(?:the\s+)?(?:{_C})\b)"
+    r"(?:(?!\b(?:put|place|in|into|on|onto|then|stack)\b)[^.?!;])*?"
+    r"\b(?:at\s+once|at\s+the\s+same\s+time|simultaneously|in\s+one\s+go|together)\b"
+)
 _BIN = refs._BIN
 
 
@@ -583,16 +906,94 @@ def _fragment(t: str) -> str | None:
     return re.search(rf"\b({_C})\b", t).group(1)  # type: ignore[union-attr]
 
 
+#: "put that one on the blue block", "that one over there": a pointing no words resolve.
+_THAT_ONE = re.compile(
+    r"\b(?P<on>(?:on|onto|on\s+top\s+of)\s+)?(?:that|this)\s+(?:one|block|cube|brick)\b(?:\s+over\s+there|\s+here)?"
+)
+#: What makes a "that one" a thing the words pick out ("that one on the left", "that block
+#: next to the red one"), not a pointing.
+_QUALIFIED = re.compile(
+    r"\s+(?:of|in|inside|on|at|by|near|beside|under|behind|closest|nearest|farthest|next\s+to|from|that|which|you|i)\b"
+)
+_PUTTING = re.compile(r"\b(?:put|place|stack|move|drop|set|push|slide|pop|toss|carry)\b")
+
+
+def _pointed_at(t: str, world: WorldState) -> list[str] | None:
+    """The blocks a "that one" no words resolve could be (each block the request does not
+    name otherwise), when there are several; None when the words say which."""
+    m = _THAT_ONE.search(t)
+    if m is None:
+        return None
+    before, rest = t[: m.start()], t[m.end() :]
+    if not m["on"] and re.search(rf"\b(?:{_C}|it|them|block|cube|ones?)\b", before):
+        return None  # "the red block ... that one": said before
+    # after a verb of putting, a place may follow ("put that one on the blue block"); after
+    # any other, what follows says which one ("pick up that one on the left")
+    q = _QUALIFIED.match(rest)
+    if q and not (
+        _PUTTING.search(before) and re.match(r"\s+(?:in|inside|on|onto|at|to|into)\b", rest)
+    ):
+        return None
+    said = set(re.findall(rf"\b({_C})\b(?!\s+(?:bin|box|basket|container|bucket)s?\b)", t))
+    cands = [o.name for o in world.objects if o.color not in said and not world.in_drawer(o.name)]
+    return cands if len(cands) > 1 else None
+
+
+def _on_top_of_all(t: str, world: WorldState) -> str:
+    """ "on top of everything" / "of the stack": on the top block of the one stack there is;
+    ``t`` unchanged where there is no stack or more than one."""
+    m = re.search(
+        r"\b(?:on\s+top\s+of|onto|on)\s+(?:everything(?:\s+else)?|all\s+(?:of\s+)?(?:the\s+)?(?:others|rest|blocks)|"
+        r"the\s+(?:stack|tower|pile|others)|the\s+other\s+(?:blocks|ones))\b"
+        r"(?:\s+(?:except|but)\s+(?:for\s+)?the\s+\w+\s+(?:block|one|cube))?",
+        t,
+    )
+    if m is None or not _PUTTING.search(t[: m.start()]):
+        return t  # "take the block on top of the stack": which block, not where it goes
+    tops = [
+        o.name
+        for o in world.objects
+        if o.on is not None and not any(p.on == o.name for p in world.objects)
+    ]
+    if len(tops) != 1:
+        return t
+    return f"{t[: m.start()]}on the {tops[0].replace('_', ' ')}{t[m.end() :]}"
+
+
+def _not_as_said(t: str, world: WorldState, out: Any) -> Understanding | None:
+    """The refusal or question back for a request that cannot be done as it is said: one
+    refused on its face (:func:`_refused_as_said`) or a pointing no words resolve
+    (:func:`_pointed_at`); None for the rest."""
+    why = _refused_as_said(t)
+    if why is not None:
+        return out(REFUSE, reason=why)
+    pointed = _pointed_at(t, world)
+    if pointed is not None:
+        return _clarify(out, pointed, "block", "that one", Constraints())
+    return None
+
+
+def _refused_as_said(t: str) -> str | None:
+    """Why ``t`` cannot be done as it is said (two blocks in one gripper at once, a follow-up
+    fragment that names no request), or None."""
+    if _TWO_IN_HAND.search(t):
+        return "my gripper holds one block at a time; I can take them one after another"
+    frag = _fragment(t)
+    if frag is not None:
+        return (
+            f"I do not know what to do with the {frag} one: say the whole request "
+            f"(for example 'put the {frag} block in a bin')"
+        )
+    return None
+
+
 def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understanding:
     """A command: conditionals decided, prohibitions taken out, references resolved."""
     t = _tidy(t)
-    frag = _fragment(t)
-    if frag is not None:
-        return out(
-            REFUSE,
-            reason=f"I do not know what to do with the {frag} one: say the whole request "
-            f"(for example 'put the {frag} block in a bin')",
-        )
+    t = _on_top_of_all(t, world)
+    early = _not_as_said(t, world, out)
+    if early is not None:
+        return early
     try:
         branch = conditionals.split(t, world)
     except conditionals.UnknownCondition as e:
@@ -787,7 +1188,8 @@ def _impossible(text: str, world: WorldState) -> str | None:
         re.search(r"\b(?:at\s+the\s+same\s+time|simultaneously|at\s+once|both\s+at\s+once)\b", t)
         and len(
             re.findall(
-                r"\b(?:in|into|on|onto)\s+(?:the\s+)?(?:\w+\s+)?(?:bin|block|cube|drawer)\b", t
+                rf"\b(?:in|into|on|onto)\s+(?:the\s+)?(?:(?:\w+\s+)?(?:bin|block|cube|drawer|one)\b|(?:{_C})\b)",
+                t,
             )
         )
         >= 2

@@ -42,6 +42,14 @@ _HYPOTHETICAL = re.compile(
     r"what\s+(?:would|will|could)\s+happen\s+if|what\s+if|what\s+happens\s+if|"
     r"would\s+it\s+work\s+if|suppose|imagine|hypothetically,?)\s+(?:you\s+|i\s+)?(?P<cmd>.+)$"
 )
+#: "how would you stack red on blue?", "what's your plan for sorting them?": the steps,
+#: told and not taken.
+_HOW_WOULD = re.compile(
+    r"^(?:how\s+(?:would|will|do|could|can|should)\s+you\s+|how\s+(?:would\s+|to\s+)?|"
+    r"what(?:'s|\s+is|\s+would\s+be)\s+your\s+plan\s+(?:for|to)\s+|walk\s+me\s+through\s+how\s+you(?:'d|\s+would)\s+)"
+    r"(?P<cmd>(?:put|place|stack|move|push|pick|take|sort|open|close|press|build|drop|get|tidy|clean|sorting|"
+    r"stacking|putting|moving|pushing|picking|opening|closing|pressing|building)\b.*)$"
+)
 #: Lead-ins of an observation ("looks like ...", "I see ...", "apparently ...").
 _OBSERVED = (
     r"(?:(?:i\s+(?:think|believe|guess|suppose|reckon)|i'm\s+(?:pretty\s+)?sure|"
@@ -246,8 +254,8 @@ def is_statement(text: str) -> bool:
             True  # said of the robot to others: "this arm, ladies and gentlemen, can pick up ..."
         )
     if re.search(
-        r"[,;:-]\s*(?:and\s+|then\s+|so\s+)?(?:please\s+)?(?:can\s+you\s+|could\s+you\s+)?(?:put|place|move|stack|"
-        r"push|pick|drop|take|grab|clean|tidy|sort|clear|organi[sz]e|fix|empty)\b",
+        r"(?:[,;:-]\s*(?:and\s+|then\s+|so\s+)?|\bso\s+(?:just\s+)?)(?:please\s+)?(?:can\s+you\s+|could\s+you\s+)?"
+        r"(?:put|place|move|stack|push|pick|drop|take|grab|clean|tidy|sort|clear|organi[sz]e|fix|empty|close|open|shut)\b",
         t,
     ):
         return False
@@ -271,6 +279,8 @@ def is_statement(text: str) -> bool:
         r"\b(?:can|could|would|will)\s+you\b|\bplease\b|\?|\bback\b", t
     ):
         return True  # "I moved the red block myself earlier": what the person did, no order
+    if _DESCRIBED.match(t) and "?" not in t:
+        return True  # "the yellow block glows like a small sun this morning": a description
     return bool(_COPULA_STATEMENT.match(t)) or bool(re.match(r"^there\s+(?:is|are)\b", t))
 
 
@@ -285,6 +295,13 @@ _TOLD_OF = re.compile(
     r"the\s+other\s+day|earlier\s+today|this\s+morning|(?:an?|one|two|three|a\s+few|some)\s+(?:minutes?|hours?|days?)\s+ago|"
     r"a\s+(?:while|moment)\s+ago)\b|"
     r"\b(?:will|'ll|is\s+going\s+to|are\s+going\s+to|am\s+going\s+to|might|may)\s+(?:[\w']+\s+){0,6}?ask\s+you\s+to\b"
+)
+#: A thing of the scene described with a verb of how it looks or rests ("the yellow block
+#: glows like a small sun", "the table looks so tidy"): said, not asked.
+_DESCRIBED = re.compile(
+    r"^(?:the|this|that|my|your|our)\s+(?:[\w-]+\s+){0,2}(?:block|cube|brick|bin|table|arm|robot|light|lamp|drawer|"
+    r"scene|room|tower|stack|one)s?\s+(?:\w+ly\s+)?(?:glows|shines|looks|look|seems|seem|sits|sit|stands|stand|lies|lie|"
+    r"rests|rest|feels|reminds|gleams|sparkles|waits|sleeps|smells|sounds|glistens)\b"
 )
 #: The person reports what they did ("I moved the red block earlier", "we already sorted
 #: the blocks"): past tense, first person, nothing asked.
@@ -353,6 +370,31 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     ).rstrip("?!. ")
     t = re.sub(r"[\s,]+or\s+not$", "", t)
+    # "anything stacked on the green block?": the "is" left out
+    t = re.sub(
+        r"^(anything|something)\s+(?=(?:stacked\s+|sitting\s+)?on\b)",
+        r"is \1 ",
+        t,
+    )
+    # "is the red one even in a bin yet?", "what's currently in the end effector?": the
+    # words of impatience or of time ask nothing more
+    t = re.sub(
+        r"\s+(?:even|yet|currently|at\s+the\s+moment|at\s+present|by\s+now)\b(?=\s|$)", "", t
+    )
+    t = re.sub(r"\bend[\s-]+effector\b", "gripper", t)
+    t = re.sub(
+        r"^(?:what(?:'s|\s+is|\s+do\s+you\s+have)|is\s+(?:there\s+)?anything|what\s+are\s+you\s+carrying)\s+in\s+"
+        r"(?:the|your|my)\s+(?:gripper|hand|claw|fingers|grip)$",
+        "what are you holding",
+        t,
+    )
+    t = re.sub(r"^(?:status\s+check|quick\s+check|check|sanity\s+check|report)\s*[:,-]\s*", "", t)
+    # "which one on the table is closest to you?": one of the blocks
+    t = re.sub(
+        r"^which\s+one\s+(?:on\s+the\s+table\s+)?(?=is\s+(?:closest|nearest|farthest|furthest)\b)",
+        "which block ",
+        t,
+    )
     # a negative question asks the same as the positive one ("isn't the red block in ...?")
     t = re.sub(r"^(?:isn't|is\s+not)\s+", "is ", t)
     t = re.sub(r"^(?:aren't|are\s+not)\s+", "are ", t)
@@ -751,6 +793,12 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     m = _HYPOTHETICAL.match(t)
     if m:
         return _hypothetical(m.group("cmd"), world)
+    m = _HOW_WOULD.match(t)
+    if m:
+        return _how_i_would(m.group("cmd"), world)
+    said = _apart(t, world) or _between(t, world)
+    if said is not None:
+        return said
     # selectors inside the question ("which block is the leftmost?", "where is the one next
     # to the red block?") resolve first
     try:
@@ -1163,9 +1211,29 @@ def _verbless(t: str, world: WorldState) -> facts.Fact | None:
     return facts.read(f"{m['subj']} is {m['pred']}", world) if m else None
 
 
+def _what_is(world: WorldState, rel: str, where: str) -> str:
+    """The objects ``rel`` ("in" / "on") the bin, block or drawer named ``where`` ("blue
+    block", "red bin", "drawer"), listed ("the red block and the green block"), or ""."""
+    name = where.replace(" ", "_")
+    if rel == "on":
+        found = [o.name for o in world.objects if o.on == name]
+    elif name == "drawer":
+        found = [o.name for o in world.objects if world.in_drawer(o.name)]
+    else:
+        found = [o.name for o in world.objects if o.in_bin == name]
+    words = [f"the {n.replace('_', ' ')}" for n in found]
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+
+
 def _verdict(fact: facts.Fact, world: WorldState) -> str:
     true = fact.holds(world)
     said = fact.says
+    some = re.fullmatch(r"something is (in|on) the (.+)", said)
+    if true and some:  # "is anything on the blue block?" -> "Yes, the red block is on it"
+        named = _what_is(world, some.group(1), some.group(2))
+        if named:
+            verb = "are" if " and " in named else "is"
+            return f"Yes, {named} {verb} {some.group(1)} the {some.group(2)}"
     if true:
         return f"Yes, {said}"
     dev = re.fullmatch(r"the (drawer|light|lamp) is \w+", said)
@@ -1209,6 +1277,10 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
     from bridge.validate import simulate
     from planner.rules import parse as rules_parse
 
+    # "... pressed the button? just tell me, don't press it": what follows the question
+    # only says not to do it
+    cmd = re.sub(r"\?\s+.*$", "?", cmd.strip())
+
     # "..., which block would you pick up first?": the first step's block is the answer
     first = re.search(
         r"\s*,?\s*(?:which|what)\s+(?:block|cube|one)\s+would\s+you\s+(?:pick\s+up|grab|take|lift|move|pick)\s+first\s*\??$",
@@ -1231,7 +1303,23 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
         ),
         cmd,
     )
-    cmd = re.sub(r"\b(?:puts?|placed?|dropped|stacked|pushed|moved|picked)\b", _present, cmd)
+    cmd = re.sub(
+        r"^(?:putting|stacking|placing|moving|pushing|pressing|opening|closing|turning|lifting)\b",
+        lambda g: {
+            "putting": "put",
+            "stacking": "stack",
+            "placing": "place",
+            "closing": "close",
+        }.get(g.group(0), g.group(0)[:-3]),
+        cmd,
+    )
+    cmd = re.sub(
+        r"^(?:pushes|presses|placed|dropped|stacked|pushed|moved|picked|pressed|opened|closed|"
+        r"turned|switched|lifted|grabbed)\b|\b(?:puts?|placed?|dropped|stacked|pushed|moved|picked|pressed|"
+        r"opened|turned|switched|lifted|grabbed)\b(?=\s+(?:the|on|off|up|it|a)\b)",
+        _present,
+        cmd,
+    )
     r = rules_parse(cmd, world)
     if not r.confident:
         return "I am not sure what that would do; nothing has moved"
@@ -1253,8 +1341,128 @@ def _hypothetical(cmd: str, world: WorldState) -> str:
         before = world.object(o.name)
         if before is not None and _where(world, o.name) != _where(after, o.name):
             changed.append(re.sub(r",\s+(?:at|in)\s+the.*$", "", _where(after, o.name)))
+    changed += _fixtures_changed(world, after)
     what = "; ".join(changed) or "nothing would change"
     return f"Then {what}. Nothing has moved yet: say it as a command to do it"
+
+
+_APART = re.compile(
+    r"^(?:(?:roughly|approximately|about|so)\s*,?\s+)?(?:how\s+far\s+apart\s+are|how\s+(?:many\s+)?"
+    r"(?:cm|centimet(?:er|re)s|millimet(?:er|re)s|mm|inches|metres|meters)\s+(?:apart\s+)?(?:are|is\s+it\s+between)|"
+    r"what(?:'s|\s+is)\s+the\s+distance\s+(?:between|from)|how\s+far\s+is)\s+"
+    rf"(?:the\s+)?(?P<a>{_C})(?:\s+(?:one|block|cube))?\s+(?:and|from|to)\s+(?:the\s+)?(?P<b>{_C})"
+    r"(?:\s+(?:ones?|blocks?|cubes?))?(?:\s+(?:apart|from\s+each\s+other))?$"
+)
+
+
+def _apart(t: str, world: WorldState) -> str | None:
+    """ "how far apart are the red and blue blocks?": centre to centre, on the table."""
+    m = _APART.match(t)
+    if m is None:
+        return None
+    a, b = world.object(f"{m['a']}_block"), world.object(f"{m['b']}_block")
+    if a is None or b is None:
+        gone = m["a"] if a is None else m["b"]
+        return f"There is no {gone} block here. I did not move anything"
+    d = ((a.pos[0] - b.pos[0]) ** 2 + (a.pos[1] - b.pos[1]) ** 2) ** 0.5
+    return (
+        f"About {d * 100:.0f} cm (centre to centre) between the {m['a']} block and the "
+        f"{m['b']} block. I did not move anything"
+    )
+
+
+_BETWEEN = re.compile(
+    rf"^is\s+(?:the\s+)?(?P<x>{_C})(?:\s+(?:one|block|cube))?\s+(?:in\s+)?between\s+"
+    rf"(?:the\s+(?:others|other\s+two)|(?:the\s+)?(?P<a>{_C})(?:\s+(?:one|block|cube))?\s+and\s+(?:the\s+)?"
+    rf"(?P<b>{_C})(?:\s+(?:ones?|blocks?|cubes?))?)$"
+)
+
+
+def _between(t: str, world: WorldState) -> str | None:
+    """ "is the yellow one between the others?": on the line from one to the other (its
+    foot inside the segment, within 5 cm of it), seen from above."""
+    m = _BETWEEN.match(t)
+    if m is None:
+        return None
+    x = world.object(f"{m['x']}_block")
+    if m["a"]:
+        ends = [world.object(f"{m['a']}_block"), world.object(f"{m['b']}_block")]
+    else:
+        ends = [o for o in world.objects if o.on_table and x is not None and o.name != x.name]
+    if x is None or len(ends) != 2 or any(e is None for e in ends):
+        return None
+    (ax, ay), (bx, by) = ends[0].pos[:2], ends[1].pos[:2]  # type: ignore[union-attr]
+    dx, dy = bx - ax, by - ay
+    n2 = dx * dx + dy * dy
+    u = ((x.pos[0] - ax) * dx + (x.pos[1] - ay) * dy) / n2 if n2 else -1.0
+    off = abs((x.pos[0] - ax) * dy - (x.pos[1] - ay) * dx) / n2**0.5 if n2 else 1.0
+    names = " and the ".join(e.name.replace("_", " ") for e in ends)  # type: ignore[union-attr]
+    if 0.0 < u < 1.0 and off <= 0.05:
+        return f"Yes, the {m['x']} block lies between the {names}. I did not move anything"
+    return f"No, the {m['x']} block is not between the {names}. I did not move anything"
+
+
+def _how_i_would(cmd: str, world: WorldState) -> str:
+    """The steps the rules planner and the bridge would take for ``cmd``, in words."""
+    import bridge
+    from planner.rules import parse as rules_parse
+
+    cmd = re.sub(r"\?\s+.*$", "", cmd.strip()).rstrip("?. ")
+    cmd = re.sub(
+        r"^(sorting|stacking|putting|moving|pushing|picking|opening|closing|pressing|building)\b",
+        lambda g: {
+            "putting": "put",
+            "stacking": "stack",
+            "closing": "close",
+            "building": "build",
+        }.get(g.group(1), g.group(1)[:-3]),
+        cmd,
+    )
+    cmd = re.sub(r"\b(them|those|these)\b", "the blocks", cmd)
+    r = rules_parse(cmd, world)
+    if not r.confident:
+        return "I am not sure how I would do that; nothing has moved"
+    res = bridge.validate(r.to_json(), world)
+    if not res.accepted:
+        why = res.refusal or "; ".join(x.message for x in res.reasons[:1]) or "it is not possible"
+        return f"I could not do that: {why}. Nothing has moved"
+    steps = [_step_words(s) for s in res.plan_json()]
+    if not steps:
+        return "There is nothing to do: it is so already. Nothing has moved"
+    said = ", then ".join(steps)
+    return f"I would {said}. Nothing has moved yet: say it as a command to do it"
+
+
+def _step_words(step: dict) -> str:
+    """One subgoal in words ("pick up the red block", "put it on the blue block")."""
+    name = lambda k: str(step.get(k, "")).replace("_", " ")  # noqa: E731 - a one-line helper
+    skill = step.get("skill")
+    if skill == "pick":
+        return f"pick up the {name('object')}"
+    if skill == "place":
+        target = step.get("target", "")
+        where = "in" if str(target).endswith("bin") or target == "drawer" else "on"
+        return f"put it {where} the {name('target')}"
+    if skill == "push":
+        return f"push the {name('object')} to the {name('target')}"
+    return {
+        "open_drawer": "open the drawer",
+        "close_drawer": "close the drawer",
+        "press_button": "press the button",
+        "home": "go back home",
+    }.get(str(skill), str(skill).replace("_", " "))
+
+
+def _fixtures_changed(before: WorldState, after: WorldState) -> list[str]:
+    """What the plan's effects would do to the drawer and the lamp, in words."""
+    out = []
+    d0, d1 = before.drawer, after.drawer
+    if d0 is not None and d1 is not None and d0.is_open != d1.is_open:
+        out.append(f"the drawer would be {'open' if d1.is_open else 'closed'}")
+    if before.light_on is not None and after.light_on is not None:
+        if before.light_on != after.light_on:
+            out.append(f"the lamp (the light) would be {'on' if after.light_on else 'off'}")
+    return out
 
 
 #: "could the blue block go on top of the yellow one?": a question whether it can be done
@@ -1428,6 +1636,16 @@ def _present(m: re.Match[str]) -> str:
         "pushed": "push",
         "moved": "move",
         "picked": "pick",
+        "pressed": "press",
+        "pushes": "push",
+        "presses": "press",
+        "opened": "open",
+        "closed": "close",
+        "shut": "shut",
+        "turned": "turn",
+        "switched": "switch",
+        "lifted": "lift",
+        "grabbed": "grab",
     }.get(m.group(0), m.group(0))
 
 

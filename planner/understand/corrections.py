@@ -71,6 +71,12 @@ def _pause_or_narrowing(before: str, after: str, word: str, notes: list[str]) ->
     else None."""
     if re.fullmatch(r"um+|uh+|er+m?|hmm+", word) and re.search(r"\b(?:and|then|also)$", before):
         return f"{before} {after}"
+    if (
+        re.fullmatch(r"um+|uh+|er+m?|hmm+|well", word)
+        and re.match(r"(?:in|into|inside|on|onto|on\s+top\s+of|to|next\s+to|beside)\b", after)
+        and not re.search(r"\b(?:in|into|inside|on|onto|to)\b[^,;.?!]*$", before)
+    ):
+        return f"{before} {after}"  # "put the blue one, hmm, in the box": a pause mid-phrase
     only = re.fullmatch(rf"(?:just|only)\s+(?:the\s+)?({_C})(?:\s+{_BLOCK})?", after)
     if only is None:
         return None
@@ -115,7 +121,107 @@ def apply(text: str) -> tuple[str, list[str]]:
     told = _told_otherwise(text)
     if told is not None:
         return told, [f"'i meant': {told!r}"]
+    dropped = _dropped(text)
+    if dropped is not None:
+        return dropped
+    instead = _neither(text)
+    if instead is not None:
+        return instead
     return _repaired(text)
+
+
+#: "stack green on yellow. no, yellow on green. ugh, neither - just put both of them in the
+#: blue bin": every reading said so far is turned down and a new order given.
+_NEITHER = re.compile(
+    r"(?:^|[,;.!?]+|\s+-+)\s*(?:(?:ugh|argh|ah|oh|no|hmm+|well|ok|okay|actually|wait)[\s,]+)*"
+    r"(?:neither(?:\s+of\s+(?:those|them|these|that))?|none\s+of\s+(?:that|those|them|this)|"
+    r"scrap\s+(?:all\s+)?(?:that|those)|scratch\s+all\s+(?:that|those)|forget\s+(?:both|all\s+(?:of\s+)?(?:that|those)))"
+    r"\s*(?:[-,;.!:]+\s*|\s+)(?:just\s+)?(?:please\s+)?"
+    r"(?P<cmd>(?:put|place|move|stack|drop|push|pick|take|leave)\b.+)$"
+)
+
+
+def _neither(text: str) -> tuple[str, list[str]] | None:
+    """The new order after a "neither" that turns down what was said before it, with
+    "both of them" / "them" read as the blocks said before; None when not said so."""
+    m = _NEITHER.search(text)
+    if m is None or not text[: m.start()].strip():
+        return None
+    said = list(dict.fromkeys(re.findall(rf"\b({_C})\b(?!\s+{_BIN})", text[: m.start()])))
+    cmd = m["cmd"].strip(" .!")
+    if len(said) >= 2:
+        both = " and ".join(f"the {c} block" for c in said)
+        cmd = re.sub(
+            r"\b(?:both\s+of\s+them|both|the\s+two\s+of\s+them|them\s+both|them)\b",
+            both,
+            cmd,
+            count=1,
+        )
+    return cmd, [f"'neither': {cmd!r} replaces {text[: m.start()].strip()!r}"]
+
+
+#: Where a request may be dropped without a correction word before it ("open the drawer,
+#: would you? ...oh, forget it, leave it shut"): a new clause that opens with a take-back.
+_DROP_AT = re.compile(
+    r"(?:^|[,;.!?]+|\s+-+\s+)\s*(?=(?:(?:oh|ah|hmm+|well|nah|no)[\s,]+)*(?:forget\s+(?:it|that|about\s+it)|"
+    r"never\s+mind|cancel\s+(?:it|that)|don't\s+bother)\b)"
+)
+
+
+def _dropped(text: str) -> tuple[str, list[str]] | None:
+    """A request dropped by what follows it, when everything after the take-back only takes
+    it back or says how to leave things; None otherwise."""
+    for m in _DROP_AT.finditer(text):
+        before, after = text[: m.start()].strip(" ,;.!?-"), text[m.end() :]
+        if not before:
+            continue
+        back = _takes_back(after.strip(" ,;.!?-"))
+        if back:
+            note = f"{after.strip()!r} takes back {before!r}"
+            return (LEFT_AS_IS if back == "leave" else ""), [note]
+    return None
+
+
+def _ended(head: str, before: str, after: str, word: str, notes: list[str]) -> str | None:
+    """What is left when the correction ends the request: the question said again
+    (:func:`_asked_again`), nothing ("put red into the red bin - actually no, don't"), or
+    :data:`LEFT_AS_IS` ("... actually, don't. leave it where it is"); None otherwise."""
+    asked = _asked_again(head, after, word)
+    if asked is not None:
+        return asked
+    back = _takes_back(after)
+    if back:
+        notes.append(f"{word!r}: {after!r} takes back {before!r}")
+        return LEFT_AS_IS if back == "leave" else ""
+    return None
+
+
+def _asked_again(head: str, after: str, word: str) -> str | None:
+    """ "do you know what a block is? I mean really know": an "I mean" after a question that
+    names nothing to move says the question again; the question, or None."""
+    if (
+        re.fullmatch(r"i\s+mean(?:t)?", word)
+        and head.rstrip().endswith("?")
+        and not re.search(rf"\b(?:{_C})\b|\b(?:{'|'.join(sorted(_VERBS))})\b", after)
+    ):
+        return head.rstrip()
+    return None
+
+
+def _named_first(before: str, after: str, word: str) -> tuple[str, str]:
+    """ "... in the box? the green box, I mean.": the correction said before "I mean" is the
+    fragment; ``(before, after)`` unchanged otherwise."""
+    if after or not re.fullmatch(r"i\s+mean(?:t)?", word):
+        return before, after
+    last = re.search(r"^(?P<b>.*[?.;,!])\s*(?P<a>[^?.;,!]+)$", before)
+    said = last["a"].strip() if last is not None else ""
+    if last is not None and re.fullmatch(
+        rf"(?:(?:in|into|on|onto|to)\s+)?(?:the\s+)?(?:(?:{_C})(?:\s+(?:{_BLOCK}|{_BIN}))?|"
+        rf"\w+\s+(?:{_BLOCK}|{_BIN}))",
+        said,
+    ):
+        return last["b"].strip(" ,;.!-"), said
+    return before, after
 
 
 def _repaired(text: str) -> tuple[str, list[str]]:
@@ -138,15 +244,15 @@ def _repaired(text: str) -> tuple[str, list[str]]:
             r"(?:[\s,;.!-]+(?:oh|ah|wait|well|hmm+|um+|uh+|er+|sorry|no|nah|nope))+$", "", before
         )
         word = re.sub(r"\s+", " ", m.group("m"))
+        before, after = _named_first(before, after, word)
         after = _plain_fragment(after)
         paused = _pause_or_narrowing(before, after, word, notes)
         if paused is not None:
             t = paused
             continue
-        if _takes_back(after):
-            # "put red into the red bin - actually no, don't": the request is taken back
-            notes.append(f"{word!r}: {after!r} takes back {before!r}")
-            t = ""
+        ended = _ended(t[: m.start()], before, after, word, notes)
+        if ended is not None:
+            t = ended
             break
         whole = _whole_relation(before, after) or _definite(before, after)
         if whole is not None:
@@ -265,7 +371,8 @@ def _plain_fragment(after: str) -> str:
         r"(?:right|correct|fine|good|ok|okay|better|after\s+all)(?:\s+after\s+all)?(?:\s+then)?"
         r"(?:\s+(?:the\s+first\s+time|at\s+first|before|originally|all\s+along))?"
         # "blue was right the first time. blue bin.": the fragment said again
-        rf"(?:\s*[.,;!-]+\s*(?:the\s+)?(?P=c)(?:\s+(?:{_BLOCK}|{_BIN}))?)?[\s.!]*",
+        rf"(?:\s*[.,;!-]+\s*(?:(?:let's\s+)?(?:go|stick)\s+(?:back\s+)?(?:with|to)\s+)?(?:the\s+)?(?P=c)"
+        rf"(?:\s+(?:{_BLOCK}|{_BIN}))?)?[\s.!]*",
         after,
     ) or re.fullmatch(
         rf"(?:let's\s+)?(?:go|stick)\s+(?:back\s+)?(?:with|to)\s+(?:the\s+)?(?P<c>{_C})(?:\s+(?P<n>{_BLOCK}|{_BIN}))?"
@@ -336,21 +443,51 @@ def _swap(t: str, notes: list[str]) -> str:
     return t
 
 
-def _takes_back(after: str) -> bool:
-    """ "... - actually no, don't": the correction takes the whole request back."""
-    return bool(
-        re.fullmatch(
-            r"(?:no[\s,]*)?(?:don't|dont|do\s+not|don't\s+do\s+(?:it|that)|never\s+mind|forget\s+(?:it|that)|"
-            r"cancel(?:\s+(?:it|that))?|stop|leave\s+it|skip\s+it|not\s+that)[\s.!]*",
-            after,
-        )
-    )
+#: What :func:`apply` returns for a request taken back with word of how to leave things
+#: ("... actually, don't. leave it where it is", "open the drawer ... oh, forget it, leave
+#: it shut"): nothing to do, and an answer rather than a bare stop.
+LEFT_AS_IS = "<left as it is>"
+_TAKE_BACK = re.compile(
+    r"(?:(?:no|oh|ah|hmm+|well|wait|actually|nah)[\s,]+)*(?:don't|dont|do\s+not|don't\s+do\s+(?:it|that|anything)|"
+    r"never\s+mind(?:\s+(?:it|that|the\s+whole\s+thing|all\s+(?:of\s+)?that|everything))?|"
+    r"forget\s+(?:it|that|about\s+it|the\s+whole\s+thing|everything)|cancel(?:\s+(?:it|that))?|stop|"
+    r"skip\s+it|not\s+that|i(?:'ve|\s+have)?\s+changed\s+my\s+mind|no\s+need|don't\s+bother)"
+)
+#: "leave it", or how to leave it: "leave it where it is", "leave them as they are", "keep
+#: it shut", "let it be".
+_LEAVE = re.compile(
+    r"(?:just\s+)?(?:leave|keep|let)\s+(?:it|them|that|those|everything|things|the\s+\w+(?:\s+\w+)?)"
+    r"(?P<how>(?:\s+(?:where\s+(?:it|they)\s+(?:is|are)|as\s+(?:it|they)\s+(?:is|are|was|were)|alone|"
+    r"there|be|shut|closed|open|on|off|for\s+now|like\s+that|as\s+is|in\s+place|please))*)"
+)
+
+
+def _takes_back(after: str) -> str | None:
+    """ "... - actually no, don't": the correction takes the whole request back ("back");
+    with how to leave things after it ("leave it where it is", "leave it shut"): "leave".
+    None when ``after`` says anything else."""
+    chunks = [c.strip() for c in re.split(r"[,;.!?]+|\s+-+\s+", after) if c.strip()]
+    if not chunks:
+        return None
+    how = False
+    for c in chunks:
+        if _TAKE_BACK.fullmatch(c):
+            continue
+        m = _LEAVE.fullmatch(c)
+        if m is None:
+            return None
+        how = how or bool(m["how"].replace("please", "").strip())
+    if how:
+        return "leave"
+    return "back"
 
 
 def _whole_relation(before: str, after: str) -> str | None:
     """ "stack blue on yellow, actually yellow on blue": a whole relation with no verb
     replaces the request and keeps its verb. A verb with only a place ("..., sorry, put it
     on the blue one" said as "put onto the blue block") keeps the request's object."""
+    if "->" in after and "->" in before:
+        return after  # "blue -> red bin. no wait. blue -> blue bin": the whole order again
     place_only = re.fullmatch(
         r"(?:put|place|set|move|stack|drop)\s+(?P<p>(?:on|onto|on\s+top\s+of|in|into|inside)\s+.+)",
         after,
@@ -433,6 +570,10 @@ def _substitute(before: str, after: str, notes: list[str], word: str) -> str:
         last_is_same = bool(refs) and col.group(1) in refs[-1].group(0)
         if same and last_is_same and (target is None or col.group(1) not in target.group(0)):
             target = same[-1]
+    if target is None and kind == "bin":
+        # "put the red block in the box, I mean the green box": a bin said with no colour
+        plain = list(re.finditer(rf"\b(?:the|a|that|this)\s+{_BIN}\b", before))
+        target = plain[-1] if plain else None
     if target is None and kind == "block":
         target = _last_ref(before, "colour")
     if target is None and kind in ("block", "colour"):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 
+from bridge import lexicon as L
 from planner import spelling
 
 #: Spoken fillers with no pause marked around them (dictation has no commas): they say
@@ -68,7 +69,32 @@ _SOUNDS_LIKE = {
     "yellowe": "yellow",
 }
 _HOMOPHONES = re.compile(
-    r"\b(read|blew|grin|greene|yellowe)(?=\s+(?:blocks?|cubes?|bricks?|bins?|boxe?s?|one)\b)", re.I
+    r"\b(read|blew|grin|greene|yellowe)(?=\s+(?:blocks?|cubes?|bricks?|bins?|boxe?s?|one|blogs?|blocs?|been|beans?)\b)",
+    re.I,
+)
+#: Nouns speech-to-text mishears after a colour ("the yellow blog", "the green been").
+_NOUN_SOUNDS = {
+    "blog": "block",
+    "blogs": "blocks",
+    "bloc": "block",
+    "blocs": "blocks",
+    "been": "bin",
+    "bean": "bin",
+    "beans": "bins",
+}
+_NOUN_HOMOPHONES = re.compile(
+    rf"\b(?P<c>{'|'.join(L.COLOURS)})\s+(?P<n>{'|'.join(_NOUN_SOUNDS)})\b", re.I
+)
+#: Punctuation that dictation writes out as words ("stop stop stop exclamation mark").
+_SPOKEN_MARKS = {
+    "exclamation mark": "!",
+    "exclamation point": "!",
+    "question mark": "?",
+    "full stop": ".",
+    "comma": ",",
+}
+_SPOKEN_PUNCTUATION = re.compile(
+    r"\s*\b(" + "|".join(k.replace(" ", r"\s+") for k in _SPOKEN_MARKS) + r")\b", re.I
 )
 #: Chat slang that carries no request: "bro", "lol", "no cap", "fr", said at the start or
 #: the end, or set off by commas.
@@ -86,6 +112,8 @@ def clean(text: str) -> str:
     t = _FILLER.sub("", text)
     t = _SLANG.sub("", t).strip() or t
     t = _HOMOPHONES.sub(lambda m: _SOUNDS_LIKE[m.group(1).lower()], t)
+    t = _NOUN_HOMOPHONES.sub(lambda m: f"{m['c']} {_NOUN_SOUNDS[m['n'].lower()]}", t)
+    t = _SPOKEN_PUNCTUATION.sub(lambda m: _SPOKEN_MARKS[re.sub(r"\s+", " ", m.group(1).lower())], t)
     t = re.sub(
         r"\b(are\s+there|there\s+are|all|put|stack|move|the)\s+for\s+(?=(?:blocks|cubes|bricks)\b)",
         r"\1 four ",

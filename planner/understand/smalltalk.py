@@ -43,9 +43,15 @@ _GERUND = {
     "turning": "turn",
     "switching": "switch",
     "sorting": "sort",
+    "leaving": "leave",
+    "keeping": "keep",
 }
 _WRAPPERS: list[tuple[str, str]] = [
-    (r"\bwould\s+you\s+mind\s+(" + "|".join(_GERUND) + r")\b", "<G>"),
+    (
+        r"\bwould\s+you\s+(?:mind|object\s+to)\s+(?:(?:terribly|awfully|too\s+much|at\s+all|just|please|"
+        r"maybe|possibly)\s+)*(" + "|".join(_GERUND) + r")\b",
+        "<G>",
+    ),
     (
         r"\b(?:would|could)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\b|"
         r"\b(?:can|could|would|will)\s+(?:you|u)[\s,]+(?:(?:please|possibly|kindly|maybe|just|like|"
@@ -346,6 +352,8 @@ def _unwrap(text: str) -> str:
         else:
             text = re.sub(pattern, repl, text)
     if text != before:
+        # the request's "?" asks nothing; a sentence after it is still a sentence of its own
+        text = re.sub(r"\?+(?=\s*\S)", ".", text)
         text = re.sub(r"\?+", "", text)
     return text
 

@@ -20,6 +20,7 @@ import re
 import unicodedata
 
 from bridge import lexicon as L
+from sim.objects import KINDS
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -44,7 +45,8 @@ _MARKERS: dict[str, frozenset[str]] = {
         """der die das den dem ein eine einen und in im ins auf leg lege stell stelle
         setz pack würfel behälter kiste korb rot rote roten roter grün grüne grünen blau
         blaue blauen gelb gelbe gelben ist wo wie viele dann danach staple schieb nimm
-        heb nicht bitte links rechts alle außer kannst du schublade hör hört aufhören""".split()
+        heb nicht bitte links rechts alle außer kannst du schublade hör hört aufhören
+        mach mache""".split()
     ),
     # Italian and Portuguese share many words with Spanish ("la", "del", "verde", "todos",
     # "para"): their markers are the words the other languages do not have, so a Spanish,
@@ -80,9 +82,15 @@ _ENGLISH = frozenset(
 )
 #: German colour stems (the adjective's endings vary: rot, rote, roten, roter, rotes).
 _DE_COLOURS = {"rot": "red", "grün": "green", "grun": "green", "blau": "blue", "gelb": "yellow"}
-_NOUN_AFTER_COLOUR = L.BLOCK_NOUNS | L.BIN_WORDS | {"one", "ones"}
+#: The object kinds' nouns ("ball", "cylinders"): a colour or a size follows them too.
+_KIND_NOUNS = frozenset(
+    w + s for c in KINDS.values() for w in c.kind_words if w != "can" for s in ("", "s")
+)
+_NOUN_AFTER_COLOUR = L.BLOCK_NOUNS | L.BIN_WORDS | _KIND_NOUNS | {"one", "ones"}
 #: English colour words after a noun ("block red") or after "the" + noun.
 _COLOURS = set(L.COLOURS)
+#: Size words that follow their noun in Spanish, Italian and Portuguese ("il cubo grande").
+_SIZES = frozenset({"big", "small"})
 
 
 def detect(text: str) -> str:
@@ -170,6 +178,20 @@ def _western(text: str, lang: str) -> str:
     s = s.replace("¿", " ").replace("¡", " ")
     if lang == "de":
         s = re.sub(r"\bzu\s*\?", " closed ?", s)  # "ist die Schublade zu?"
+        # separable verbs: "mach die Schublade auf" opens it, "... zu" closes it
+        s = re.sub(r"\bmach(?:e|t|en)?\b([^,.!?;]*?)\s+auf\b", r"öffne\1", s)
+        s = re.sub(r"\bmach(?:e|t|en)?\b([^,.!?;]*?)\s+zu\b(?!\s+\w)", r"schließe\1", s)
+        # "... und leg den roten Würfel hinein": into what was just named
+        # (not "in die Kiste hinein", where the clause names it)
+        s = re.sub(
+            r"([^,.!?;]*?)\b(?:hinein|rein|darein)\b(?=\s*(?:[.,!?;]|$|und\b|dann\b))",
+            lambda m: (
+                m[0]
+                if re.search(r"\b(?:in|ins|im|auf)\b", m[1].split(" und ")[-1])
+                else f"{m[1]} {_IN_IT} "
+            ),
+            s,
+        )
     if lang == "es":
         # "el verde no lo toques": the object named first, then "don't touch it"
         s = re.sub(
@@ -194,6 +216,8 @@ def _western(text: str, lang: str) -> str:
     for w in _WORD.findall(s):
         if w == _NO_WAIT:
             out.append("no wait")
+        elif w == _IN_IT:
+            out.append("in it")
         elif w in table:
             out.append(table[w])
         elif _fold(w) in folded:
@@ -214,6 +238,8 @@ def _western(text: str, lang: str) -> str:
 
 #: A placeholder no language's table holds, for a "no" that corrects (it stays "no").
 _NO_WAIT = "nowait_"
+#: A placeholder for a German "hinein" that ends its clause: "in it" (the thing just named).
+_IN_IT = "init_"
 
 
 # ------------------------------------------------------------ Italian and Portuguese
@@ -266,6 +292,8 @@ def _romance(
     for w in _WORD.findall(s):
         if w == _NO_WAIT:
             out.append("no wait")
+        elif w == _IN_IT:
+            out.append("in it")
         elif m := re.fullmatch(rf"{_HELD}(\d+)x", w):
             out.append(held[int(m.group(1))])
         elif w in table:
@@ -338,10 +366,13 @@ def _de_colour(word: str) -> str | None:
 
 
 def _adjectives_first(words: list[str]) -> list[str]:
-    """ "block red" -> "red block", "bin of green" stays for the rules to read."""
+    """ "block red" -> "red block", "block red big" -> "red big block" (the order the kind
+    and size reader takes), "bin of green" stays for the rules to read."""
     out = list(words)
     for i in range(len(out) - 1):
-        if out[i] in _NOUN_AFTER_COLOUR and out[i + 1] in _COLOURS:
+        if out[i] in _NOUN_AFTER_COLOUR and (
+            out[i + 1] in _COLOURS or (out[i + 1] in _SIZES and out[i] not in L.BIN_WORDS)
+        ):
             out[i], out[i + 1] = out[i + 1], out[i]
     return out
 
@@ -389,8 +420,15 @@ def _german_order(words: list[str]) -> list[str]:
 
 
 # ----------------------------------------------------------------- Chinese and Japanese
+#: Japanese request endings ("...てもらえますか？", "...てくれませんか"): asked of the robot, not a
+#: question about it, so the "?" goes with them.
+_JA_REQUEST = re.compile(r"(?:もらえ|くれ|いただけ)(?:ます|ません)か[？?]?")
+
+
 def _cjk(text: str, lang: str) -> str:
     table = L.FOREIGN_CJK[lang]
+    if lang == "ja":
+        text = _JA_REQUEST.sub("", text)
     keys = sorted(table, key=len, reverse=True)
     out: list[str] = []
     i = 0
@@ -411,7 +449,7 @@ def _cjk(text: str, lang: str) -> str:
             i += 1
     words = " ".join(out).split()
     words = _ba_order(words) if lang == "zh" else _wo_order(words)
-    english = " ".join(w for w in words if not w.startswith("<"))
+    english = " ".join(w for w in words if not w.startswith("<")).replace("_", " ")
     # 离绿色箱子最近的方块: "green bin the closest block" is the block closest to the bin
     english = re.sub(
         r"\b(\w+\s+(?:bin|block))\s+the\s+closest\s+(block|bin)\b",

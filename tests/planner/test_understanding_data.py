@@ -340,10 +340,14 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
         ("understanding_m.yaml", 40),
         ("understanding_n.yaml", 40),
         ("understanding_o.yaml", 40),
+        ("understanding_p.yaml", 40),
+        ("understanding_q.yaml", 40),
+        ("understanding_r.yaml", 38),  # two entries dropped: repeats of sets A and Q
+        ("understanding_s.yaml", 40),
     ],
 )
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D to O (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
+    """Sets D to S (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
     order = [
         "understanding_b.yaml",
@@ -359,6 +363,10 @@ def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
         "understanding_m.yaml",
         "understanding_n.yaml",
         "understanding_o.yaml",
+        "understanding_p.yaml",
+        "understanding_q.yaml",
+        "understanding_r.yaml",
+        "understanding_s.yaml",
     ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:
