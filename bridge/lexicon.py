@@ -139,7 +139,8 @@ STOP_PHRASES = frozenset(
     stop don't move|stop do not move|hold it right there|hold it there|freeze right there|
     terminate|terminate the task|kill it|cease|cease operation|hold|hold hold|stop the line|
     halt the line|stop the job|halt the job|stop work|stop all work|stop the run|halt everything|
-    freeze everything|hold everything""".replace("\n", " ").split("|")
+    freeze everything|hold everything|time out|timeout|everybody freeze|everyone freeze|
+    everybody stop|everyone stop|time out everybody freeze""".replace("\n", " ").split("|")
 )
 STOP_PHRASES = frozenset(p.strip() for p in STOP_PHRASES if p.strip())
 #: Words that negate the clause they start ("don't move the red block").
@@ -942,6 +943,9 @@ FOREIGN: dict[str, dict[str, str]] = {
         "kleiner": "small",
         "kleines": "small",
         "gleichzeitig": "at the same time",
+        "liegt": "is",
+        "steht": "is",
+        "stehen": "are",
         "würfeln": "blocks",
         "block": "block",
         "blöcke": "blocks",
@@ -1907,6 +1911,16 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "白色": "white",
         "方块": "block",
         "积木": "block",
+        "从现在开始": " from now on , ",
+        "从现在起": " from now on , ",
+        "什么都不许放": " don't put anything ",
+        "什么都不要放": " don't put anything ",
+        "什么都别放": " don't put anything ",
+        "不许": "don't ",
+        "不准": "don't ",
+        "我最喜欢的是": " my favourite is ",
+        "我最喜欢": " my favourite is ",
+        "那个": " the ",
         "球": "ball",
         "圆球": "ball",
         "小球": "ball",
@@ -2091,6 +2105,9 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "ブロック": "block",
         "キューブ": "block",
         "積み木": "block",
+        "に入っていますか": " <IN?> ",
+        "に入ってますか": " <IN?> ",
+        "入っていますか": " <IN?> ",
         "ボール": "ball",
         "球": "ball",
         "円柱": "cylinder",

@@ -127,6 +127,14 @@ def _synonyms(text: str) -> str:
         text,
         flags=re.I,
     )
+    # "the thing that's round all over": the ball
+    text = re.sub(
+        r"\b(?:thing|one|object|item)\s+(?:that's|that\s+is|which\s+is|thats)\s+(?:round\s+all\s+over|"
+        r"completely\s+round|round\s+everywhere|a\s+sphere|spherical)\b",
+        "ball",
+        text,
+        flags=re.I,
+    )
     return re.sub(
         r"\b(?:round|spherical|rolling)\s+(?:thing|one|object|item|toy|block)\b",
         "ball",

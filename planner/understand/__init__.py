@@ -440,6 +440,53 @@ def _plain_words(t: str) -> str:
         t,
     )
     t = re.sub(r"\bend[\s-]+effector\b", "gripper", t)
+    # "my manager asked me to get the green cube into the red bin. would you mind taking
+    # care of that?": the errand passed on is the request
+    t = re.sub(
+        r"^(?:(?:hi|hey|hello)(?:\s+robot)?\s*,?\s*)?(?:my|our|the)\s+[\w' ]{2,30}?\s+"
+        r"(?:asked|told|wants|wanted|needs)\s+(?:me|us)\s+to\s+(?P<cmd>[^.;!?]+?)\s*[.;,!]\s*(?:so\s+)?"
+        r"(?:(?:would\s+you\s+mind|could\s+you|can\s+you|would\s+you|will\s+you)\s+)?(?:please\s+)?"
+        r"(?:tak(?:e|ing)|handl(?:e|ing)|do(?:ing)?|deal(?:ing)?\s+with|sort(?:ing)?\s+out)"
+        r"(?:\s+care\s+of)?\s+(?:that|it|this)\b.*$",
+        r"\g<cmd>",
+        t,
+    )
+    # "new rule, effective immediately: the yellow block stays exactly where it is"
+    t = re.sub(
+        r"^(?:new\s+|house\s+|one\s+)?rule(?:\s+\d+)?\s*(?:,\s*effective\s+immediately)?\s*[:,-]\s*",
+        "",
+        t,
+    )
+    t = re.sub(
+        r"\b(?P<x>the\s+\w+\s+(?:block|one|cube))\s+(?:stays|remains|must\s+stay|should\s+stay|is\s+to\s+stay|"
+        r"has\s+to\s+stay)\s+(?:exactly\s+|right\s+)?(?:where\s+it\s+is|put|in\s+place|there|as\s+it\s+is)\b",
+        r"leave \g<x> where it is",
+        t,
+    )
+    # "lamp off? then turn it on first, ...": the question is the order's condition
+    t = re.sub(
+        r"^(?:is\s+)?(?:the\s+)?(?P<d>lamp|light|drawer)\s+(?P<s>off|on|open|closed|shut)\s*\?\s*(?:then|if\s+so|if\s+yes)\s*,?\s*",
+        r"if the \g<d> is \g<s>, ",
+        t,
+    )
+    # "pull it back into the middle of the table": moved there
+    t = re.sub(
+        r"\bpull\s+(?P<x>it|them|the\s+\w+\s+(?:block|one))\s+(?:back\s+)?(?:in)?to\b",
+        r"move \g<x> to",
+        t,
+    )
+    # "... before it tips over", "... so it doesn't fall": the reason adds nothing to do
+    t = re.sub(
+        r"\s+(?:before|so\s+(?:that\s+)?)\s*it\s+(?:tips|falls|topples|rolls|drops|doesn't\s+fall|won't\s+fall)(?:\s+(?:over|off|down))?[.!]*$",
+        "",
+        t,
+    )
+    # a shade said with its colour ("the sky-blue block", "grass-green"): the colour
+    t = re.sub(
+        r"\b[a-z]+-(" + "|".join(L.COLOURS) + r")\b(?=\s+(?:block|cube|brick|one|bin|box)s?\b)",
+        r"\1",
+        t,
+    )
     # a work order's label: "job 2: blue -> red bin", "task: ...", "step 1) ..."
     t = re.sub(
         r"^(?:job|task|order|ticket|work\s+order)(?:\s*(?:#|no\.?)?\s*\d+)?\s*[:.)-]\s*", "", t
@@ -479,9 +526,79 @@ def _plain_words(t: str) -> str:
         t,
     )
     t = _tower_of(t)
+    # "make a little tower: the green block on the bottom and the red block on top of it"
+    t = re.sub(
+        rf"^(?:please\s+)?(?:make|build)\s+(?:me\s+)?(?:a|one)\s+(?:\w+\s+)?(?:tower|stack)\s*[:,-]\s*(?:with\s+)?"
+        rf"(?P<a>the\s+(?:\w+\s+)?(?:{_C})\s+(?:block|one|cube))\s+(?:on|at)\s+the\s+bottom\s*(?:,|and|then)\s*(?:then\s+)?"
+        rf"(?P<b>the\s+(?:\w+\s+)?(?:{_C})\s+(?:block|one|cube))\s+(?:on\s+top(?:\s+of\s+(?:it|that))?|at\s+the\s+top)[\s.!]*$",
+        r"stack \g<b> on \g<a>",
+        t,
+    )
+    # "get both blocks into bins": each into a bin of its own choosing
+    t = re.sub(
+        r"\b(?P<v>get|put|place|move|drop|toss|pop|throw|sort)\s+"
+        r"(?P<o>(?:both|all|the|these|those)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:blocks|cubes|ones)|them|both\s+of\s+them)\s+"
+        r"(?P<p>in|into)\s+(?:the\s+)?(?:bins|boxes|baskets|containers)\b",
+        r"\g<v> \g<o> \g<p> a bin",
+        t,
+    )
+    # "see the red block? pick it up, ...": the thing pointed out is what "it" is
+    m = re.match(
+        rf"^(?:do\s+you\s+|can\s+you\s+)?see\s+(?P<x>the\s+(?:{_C})\s+(?:block|one|cube|brick))\s*\?[\s,]*",
+        t,
+    )
+    if (
+        m
+        and re.search(r"\bit\b", t[m.end() :])
+        and re.match(
+            rf"(?:(?:now|then|ok|okay|good|right)\s*,?\s*)?(?:please\s+)?(?:{_VERB})\b",
+            t[m.end() :],
+        )
+    ):
+        t = re.sub(r"\bit\b", m["x"], t[m.end() :], count=1)
+    # "carry it over to the blue one and set it down on that": put it on the blue one
+    t = re.sub(
+        r"\b(?:carry|bring|take|move)\s+(?P<o>it|them)\s+(?:over\s+|across\s+)?(?:to|towards)\s+"
+        r"(?P<x>the\s+[\w ]+?)\s+"
+        r"and\s+(?:set|put|place|lay|drop|pop)\s+(?:it|them)\s+(?:down\s+)?"
+        r"(?:on(?:\s+top\s+of)?\s+(?:that|it|that\s+one)|on\s+top|there)\b",
+        r"put \g<o> on \g<x>",
+        t,
+    )
+    # "2. green block: same thing, only the red bin this time": the same order, another place
+    t = re.sub(
+        rf"(?:the\s+)?(?P<x>(?:{_C})\s+(?:block|one|cube))\s*[:,-]?\s*(?:the\s+)?same\s+(?:thing|again|deal)"
+        rf"(?:\s+as\s+(?:before|above))?\s*,?\s*(?:only|but|except)\s+(?:in\s+|into\s+|with\s+)?"
+        rf"(?P<y>the\s+(?:{_C})\s+bin)(?:\s+this\s+time)?",
+        r"put the \g<x> in \g<y>",
+        t,
+    )
+    t = re.sub(
+        rf"\bsame\s+(?:for|with)\s+(?:the\s+)?(?P<x>(?:{_C})\s+(?:block|one|cube))\s*,?\s*(?:only|but)\s+"
+        rf"(?:in|into)\s+(?P<y>the\s+(?:{_C})\s+bin)(?:\s+this\s+time)?",
+        r"put the \g<x> in \g<y>",
+        t,
+    )
+    # "drop the red one in the green bin - oh, and where's the blue one, by the way?": the
+    # order is done; the question after it moves nothing (kept in the reading's notes)
+    t = (
+        re.sub(
+            r"(?<=\w)\s*(?:[-,;.]+|\s+and)\s*(?:oh\s*,?\s*)?(?:and\s+)?(?:also\s+|by\s+the\s+way\s*,?\s*|btw\s*,?\s*)?"
+            r"(?:where(?:'s|\s+is|\s+are)|what(?:'s|\s+is)\s+in|is\s+the\s+\w+\s+(?:block|bin|one|drawer|lamp)|how\s+many)\b"
+            r"[^.!?]*(?:,\s*by\s+the\s+way)?\s*\?\s*$",
+            "",
+            t,
+        )
+        if re.match(rf"^(?:please\s+)?(?:{_VERB})\b", t)
+        else t
+    )
+    # "..., once it's there, leave it there": nothing more after the order
+    t = re.sub(
+        r"[.;,]\s*(?:once|when)\s+(?:it's|it\s+is)\s+(?:there|done|in|on)\b[^.?!]*[.!]*$", "", t
+    )
     # "the red block goes in the blue bin": where it is to go
     t = re.sub(
-        r"(?P<lead>^|[,.;]\s|\b(?:and|then|first|so|next|now)\s)"
+        r"(?P<lead>^|[,.;]\s|\b(?:and|then|first|so|next|now|after\s+that|finally|last)\s)"
         r"(?P<x>the\s+(?:%s)\s+(?:block|cube|brick|one))\s+goes\s+(?P<p>in|into|on|onto|on\s+top\s+of|inside)\b".replace(
             "%s", "|".join(L.COLOURS)
         ),
@@ -939,6 +1056,63 @@ def _pointed_at(t: str, world: WorldState) -> list[str] | None:
     return cands if len(cands) > 1 else None
 
 
+_UNITS = {
+    "mm": 0.001,
+    "millimetre": 0.001,
+    "millimeter": 0.001,
+    "cm": 0.01,
+    "centimetre": 0.01,
+    "centimeter": 0.01,
+    "m": 1.0,
+    "metre": 1.0,
+    "meter": 1.0,
+    "inch": 0.0254,
+    "in": 0.0254,
+}
+#: Directions in the robot's frame (module docstring): +y is its left, +x its front.
+_DIRECTION = {
+    "left": (0.0, 1.0),
+    "right": (0.0, -1.0),
+    "front": (1.0, 0.0),
+    "forward": (1.0, 0.0),
+    "forwards": (1.0, 0.0),
+    "away": (1.0, 0.0),
+    "back": (-1.0, 0.0),
+    "backward": (-1.0, 0.0),
+    "backwards": (-1.0, 0.0),
+    "closer": (-1.0, 0.0),
+    "towards you": (-1.0, 0.0),
+}
+_MOVED_BY = re.compile(
+    r"^(?:please\s+)?(?P<v>move|push|slide|shift|nudge|shove)\s+(?P<x>the\s+(?:"
+    + "|".join(L.COLOURS)
+    + r")\s+(?:block|one|cube|brick))\s+"
+    r"(?:by\s+)?(?:about\s+|roughly\s+|around\s+|exactly\s+|some\s+)?(?P<n>\d+(?:\.\d+)?|"
+    + "|".join(w for w in L.NUMBERS if " " not in w)
+    + r")\s*"
+    r"(?P<u>mm|cm|m|in|(?:milli|centi)?met(?:er|re)s?|inch(?:es)?)\s+"
+    r"(?:(?:to|towards)\s+(?:the\s+|your\s+)?)?(?P<d>left|right|front|forwards?|backwards?|back|away|closer|towards\s+you)"
+    r"(?:\s+(?:side|of\s+(?:where\s+it\s+is|it)))?\s*[.!]*$"
+)
+
+
+def _moved_by(t: str, world: WorldState) -> str:
+    """ "move the red block 10 cm to the left": a push to the point that far from where it
+    is now (the rules read "[x, y]" as a point); ``t`` unchanged otherwise."""
+    m = _MOVED_BY.match(t)
+    if m is None:
+        return t
+    o = world.object(m["x"].split()[1] + "_block")
+    if o is None or not o.on_table:
+        return t
+    n = float(m["n"]) if m["n"][0].isdigit() else float(L.NUMBERS[m["n"]])
+    unit = re.sub(r"(?:es|s)$", "", m["u"]) if m["u"] not in ("mm", "cm", "m", "in") else m["u"]
+    dist = n * _UNITS.get(unit, 0.01)
+    dx, dy = _DIRECTION[re.sub(r"\s+", " ", m["d"])]
+    x, y = o.pos[0] + dx * dist, o.pos[1] + dy * dist
+    return f"push {m['x']} to [{x:.3f}, {y:.3f}]"
+
+
 def _on_top_of_all(t: str, world: WorldState) -> str:
     """ "on top of everything" / "of the stack": on the top block of the one stack there is;
     ``t`` unchanged where there is no stack or more than one."""
@@ -960,13 +1134,46 @@ def _on_top_of_all(t: str, world: WorldState) -> str:
     return f"{t[: m.start()]}on the {tops[0].replace('_', ' ')}{t[m.end() :]}"
 
 
+#: "put zero blocks in the bin", "put neither block in the blue bin": nothing to move.
+_NONE_TO_MOVE = re.compile(
+    r"\b(?:put|place|move|drop|stack|push|take|pick)\s+(?:up\s+)?(?:zero|no|neither|none\s+of\s+the|not\s+a\s+single|"
+    r"not\s+one)\s+(?:\w+\s+)?(?:blocks?|cubes?|ones?|of\s+them)\b"
+)
+#: "put a MILLION blocks in the red bin": more than any scene holds.
+_TOO_MANY = re.compile(
+    r"\b(?:a\s+|one\s+)?(?:million|billion|trillion|zillion|gazillion|bazillion|thousand|hundred|dozen|hundreds|thousands|"
+    r"millions|billions|infinite|infinity\s+of)\s+(?:of\s+)?(?:the\s+)?(?:blocks|cubes|bricks)\b"
+)
+#: "Red block and yellow block. Put it in the green bin.": blocks named, then one "it".
+_LISTED_THEN = re.compile(
+    rf"^(?P<list>(?:the\s+)?(?:{_C})\s+(?:block|one|cube)(?:\s*(?:,|and|&)\s*(?:the\s+)?(?:{_C})\s+(?:block|one|cube))+)"
+    r"\s*(?:[.!:;]|,\s*then|\s+then)\s*(?P<cmd>.+)$"
+)
+
+
 def _not_as_said(t: str, world: WorldState, out: Any) -> Understanding | None:
-    """The refusal or question back for a request that cannot be done as it is said: one
-    refused on its face (:func:`_refused_as_said`) or a pointing no words resolve
+    """The refusal, answer or question back for a request that cannot be done as it is
+    said: one refused on its face (:func:`_refused_as_said`), more blocks than there are,
+    none to move, one "it" after several blocks, or a pointing no words resolve
     (:func:`_pointed_at`); None for the rest."""
     why = _refused_as_said(t)
+    if why is None and _TOO_MANY.search(t):
+        why = f"there are only {len(world.objects)} blocks here"
     if why is not None:
         return out(REFUSE, reason=why)
+    if _NONE_TO_MOVE.search(t):
+        return out(ANSWER, answer="Nothing to do: no block is to be moved; I did not move anything")
+    listed = _LISTED_THEN.match(t)
+    it = re.search(r"\bit\b", listed["cmd"]) if listed else None
+    if (
+        listed
+        and it
+        and not re.search(rf"\b(?:{_C})\s+(?:block|one|cube)\b", listed["cmd"][: it.start()])
+    ):
+        names = [f"{c}_block" for c in dict.fromkeys(re.findall(rf"\b({_C})\b", listed["list"]))]
+        names = [n for n in names if world.object(n) is not None]
+        if len(names) > 1:
+            return _clarify(out, names, "block", "it", Constraints())
     pointed = _pointed_at(t, world)
     if pointed is not None:
         return _clarify(out, pointed, "block", "that one", Constraints())
@@ -991,6 +1198,7 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     """A command: conditionals decided, prohibitions taken out, references resolved."""
     t = _tidy(t)
     t = _on_top_of_all(t, world)
+    t = _moved_by(t, world)
     early = _not_as_said(t, world, out)
     if early is not None:
         return early

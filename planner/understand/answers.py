@@ -299,9 +299,11 @@ _TOLD_OF = re.compile(
 #: A thing of the scene described with a verb of how it looks or rests ("the yellow block
 #: glows like a small sun", "the table looks so tidy"): said, not asked.
 _DESCRIBED = re.compile(
-    r"^(?:the|this|that|my|your|our)\s+(?:[\w-]+\s+){0,2}(?:block|cube|brick|bin|table|arm|robot|light|lamp|drawer|"
+    r"^(?:(?:huh|oh|wow|hmm+|look|ha|heh|well|funny|interesting)\s*[,!.]?\s+)*"
+    r"(?:the|this|that|my|your|our)\s+(?:[\w-]+\s+){0,2}(?:block|cube|brick|bin|table|arm|robot|light|lamp|drawer|"
     r"scene|room|tower|stack|one)s?\s+(?:\w+ly\s+)?(?:glows|shines|looks|look|seems|seem|sits|sit|stands|stand|lies|lie|"
-    r"rests|rest|feels|reminds|gleams|sparkles|waits|sleeps|smells|sounds|glistens)\b"
+    r"rests|rest|feels|reminds|gleams|sparkles|waits|sleeps|smells|sounds|glistens|ended\s+up|ends\s+up|landed|"
+    r"wound\s+up|rolled|fell|went|got)\b(?![^.?!]*\b(?:could|can|would|will)\s+you\b)"
 )
 #: The person reports what they did ("I moved the red block earlier", "we already sorted
 #: the blocks"): past tense, first person, nothing asked.
@@ -370,6 +372,31 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
         t,
     ).rstrip("?!. ")
     t = re.sub(r"[\s,]+or\s+not$", "", t)
+    # "is the yellow block in the bin?" where there are three: in any of them
+    if len(world.bins) > 1:
+        t = re.sub(
+            r"^(is|are)\s+(.+?)\s+in\s+the\s+(?:bin|box|basket|container)$", r"\1 \2 in a bin", t
+        )
+    # "none of the blocks are stacked on each other, right?": asked as whether any is
+    t = re.sub(
+        r"^(?:none|no\s+one)\s+of\s+(?:the\s+|these\s+|those\s+)?(?:blocks|cubes|them)\s+(?:are|is)\s+stacked"
+        r"(?:\s+on\s+(?:each\s+other|one\s+another|another))?(?:[\s,]+(?:right|correct|yeah|eh|yes))?$",
+        "is anything stacked",
+        t,
+    )
+    t = re.sub(
+        r"^no\s+blocks?\s+(?:are|is)\s+stacked(?:[\s,]+(?:right|correct))?$",
+        "is anything stacked",
+        t,
+    )
+    # "did somebody leave the drawer open while I was gone?": what it is now (who did it,
+    # the robot cannot know)
+    t = re.sub(
+        r"^did\s+(?:somebody|someone|anybody|anyone|you)\s+(?:leave|put|turn|switch)\s+(?:the\s+)?(?P<d>drawer|lamp|light)\s+"
+        r"(?P<s>open|closed|shut|on|off)\b.*$",
+        r"is the \g<d> \g<s>",
+        t,
+    )
     # "anything stacked on the green block?": the "is" left out
     t = re.sub(
         r"^(anything|something)\s+(?=(?:stacked\s+|sitting\s+)?on\b)",
@@ -796,7 +823,14 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     m = _HOW_WOULD.match(t)
     if m:
         return _how_i_would(m.group("cmd"), world)
-    said = _apart(t, world) or _between(t, world)
+    said = (
+        _apart(t, world)
+        or _between(t, world)
+        or _easier(t, world)
+        or _more_than(t, world)
+        or _sitting_on(t, world)
+        or _either(t, world)
+    )
     if said is not None:
         return said
     # selectors inside the question ("which block is the leftmost?", "where is the one next
@@ -1400,6 +1434,100 @@ def _between(t: str, world: WorldState) -> str | None:
     if 0.0 < u < 1.0 and off <= 0.05:
         return f"Yes, the {m['x']} block lies between the {names}. I did not move anything"
     return f"No, the {m['x']} block is not between the {names}. I did not move anything"
+
+
+#: The arm's base, where "easier to reach" is measured from (module frame).
+_BASE_XY = (-0.42, 0.0)
+_EASIER = re.compile(
+    r"^which\s+(?:one\s+|block\s+|cube\s+)?(?:is|'s)\s+(?P<w>easier|harder|simpler|quicker)\s+(?:for\s+you\s+)?"
+    rf"(?:to\s+(?:reach|get\s+to|grab|pick\s+up|get))?\s*,?\s*:?\s*(?:the\s+)?(?P<a>{_C})(?:\s+(?:one|block|cube))?\s+"
+    rf"or\s+(?:the\s+)?(?P<b>{_C})(?:\s+(?:one|block|cube))?$"
+)
+
+
+def _easier(t: str, world: WorldState) -> str | None:
+    """ "which is easier for you to reach, red or blue?": the one nearer the arm's base."""
+    m = _EASIER.match(t)
+    if m is None:
+        return None
+    objs = [world.object(f"{c}_block") for c in (m["a"], m["b"])]
+    if any(o is None for o in objs):
+        return None
+    d = [((o.pos[0] - _BASE_XY[0]) ** 2 + (o.pos[1] - _BASE_XY[1]) ** 2) ** 0.5 for o in objs]  # type: ignore[union-attr]
+    near = 0 if d[0] <= d[1] else 1
+    pick = near if m["w"] != "harder" else 1 - near
+    c = (m["a"], m["b"])[pick]
+    return (
+        f"The {c} block: it is {'nearer to' if pick == near else 'farther from'} my base "
+        f"({d[pick] * 100:.0f} cm against {d[1 - pick] * 100:.0f} cm). I did not move anything"
+    )
+
+
+_MORE_THAN = re.compile(
+    r"^are\s+there\s+(?P<w>more|fewer|less)\s+(?:blocks|cubes)\s+(?P<a>on\s+the\s+table|in\s+(?:the\s+)?bins?)\s+"
+    r"than\s+(?P<b>on\s+the\s+table|in\s+(?:the\s+)?bins?|there\s+are\s+in\s+(?:the\s+)?bins?|on\s+it)$"
+)
+
+
+def _more_than(t: str, world: WorldState) -> str | None:
+    """ "are there more blocks on the table than in the bins?": the two counts compared."""
+    m = _MORE_THAN.match(t)
+    if m is None:
+        return None
+    table = sum(1 for o in world.objects if o.on_table)
+    binned = sum(1 for o in world.objects if o.in_bin)
+    a, b = (table, binned) if "table" in m["a"] else (binned, table)
+    yes = a > b if m["w"] == "more" else a < b
+    word = "fewer" if table < binned else "more" if table > binned else "as many"
+    return (
+        f"{'Yes' if yes else 'No'}: {table} on the table and {binned} in the bins "
+        f"({word} on the table). I did not move anything"
+    )
+
+
+_SITTING_ON = re.compile(
+    rf"^what(?:'s|\s+is)\s+(?:the\s+)?(?P<c>{_C})\s+(?:block|one|cube)\s+(?:sitting|resting|standing|lying|placed|stacked)?\s*"
+    r"(?:on(?:\s+top\s+of)?|in)$"
+)
+
+
+def _sitting_on(t: str, world: WorldState) -> str | None:
+    """ "what's the green block sitting on?": the block under it, its bin or the table."""
+    m = _SITTING_ON.match(t)
+    if m is None:
+        return None
+    o = world.object(f"{m['c']}_block")
+    if o is None:
+        return f"There is no {m['c']} block here. I did not move anything"
+    if o.on:
+        where = f"on the {o.on.replace('_', ' ')}"
+    elif o.in_bin:
+        where = f"in the {o.in_bin.replace('_', ' ')}"
+    elif o.held:
+        where = "in my gripper"
+    else:
+        where = "on the table"
+    return f"The {m['c']} block is {where}. I did not move anything"
+
+
+_EITHER = re.compile(
+    rf"^(?P<v>is|are)\s+either\s+(?:of\s+)?(?:the\s+)?(?P<a>{_C})(?:\s+(?:one|block|cube))?\s+or\s+(?:the\s+)?(?P<b>{_C})"
+    r"(?:\s+(?:one|block|cube))?\s+(?P<rest>.+)$"
+)
+
+
+def _either(t: str, world: WorldState) -> str | None:
+    """ "is either the red or the blue block in a bin?": asked of each, yes if one holds."""
+    m = _EITHER.match(t)
+    if m is None:
+        return None
+    said = [answer(f"is the {c} block {m['rest']}?", world) for c in (m["a"], m["b"])]
+    yes = [x for x in said if x.startswith("Yes")]
+    if yes:
+        return yes[0]
+    if all(x.startswith("No") for x in said):
+        return "No: " + "; ".join(x.removeprefix("No, ").removeprefix("No: ") for x in said)
+    return None
 
 
 def _how_i_would(cmd: str, world: WorldState) -> str:

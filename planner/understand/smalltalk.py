@@ -214,7 +214,9 @@ def strip(text: str) -> str:
     # the block the description names
     text = re.sub(
         rf"(?:^|(?<=[.!?]\s))(?P<np>the\s+(?:{_C})\s+(?:block|cube|brick|one))\s+(?:is|'s|looks|seems)\b[^,.!?]*,\s*"
-        r"(?:so\s+)?(?P<rest>(?:could|can|would|will)\s+you\b[^.!?]*?\bit\b[^.!?]*[.!?]?)",
+        r"(?:so\s+)?(?P<rest>(?:(?:could|can|would|will)\s+you\b|(?:please\s+)?(?:"
+        + "|".join(sorted(L.ACTION_VERBS | {"pull"}))
+        + r")\b)[^.!?]*?\bit\b[^.!?]*[.!?]?)",
         lambda m: re.sub(r"\bit\b", m["np"], m["rest"], count=1),
         text,
     )
@@ -239,8 +241,13 @@ def strip(text: str) -> str:
                 merged
                 and re.search(r"\b(?:it|them)\b", p)
                 and not _acts(merged[-1])
-                and re.search(r"\b(?:is|looks|seems|sits|lies|appears|'s)\b", merged[-1])
-                and len(re.findall(rf"\b(?:{_C})\b", merged[-1])) == 1
+                and re.search(
+                    r"\b(?:is|looks|seems|sits|lies|appears|'s|went|ended\s+up|landed|got|fell|rolled|wound\s+up)\b",
+                    merged[-1],
+                )
+                # "the blue block is sitting on top of the red one": the first block named,
+                # the subject, is what "it" is
+                and len(re.findall(rf"\b(?:{_C})\b", merged[-1])) >= 1
             ):
                 m = re.search(rf"\b(?:the\s+)?({_C})\s+(?:block|cube|brick|one)\b", merged[-1])
                 if m:
@@ -313,7 +320,18 @@ def _buried(text: str) -> str:
     if len(found) != 1:
         return text
     req = found[0]["req"].strip(" ,")
-    return req if len(req.split()) <= 0.6 * len(text.split()) else text
+    if len(req.split()) > 0.6 * len(text.split()):
+        return text
+    # "looks like the yellow block went into the blue bin. could you move it ...": "it" is
+    # the block the talk before it was about (its first, the subject)
+    said = re.search(rf"\bthe\s+({_C})\s+(?:block|cube|brick|one)\b", text[: found[0].start("req")])
+    if (
+        said
+        and re.search(r"\b(?:it|them)\b", req)
+        and not re.search(rf"\b(?:{_C})\s+(?:block|cube|brick|one)\b", req)
+    ):
+        req = re.sub(r"\b(?:it|them)\b", f"the {said.group(1)} block", req, count=1)
+    return req
 
 
 def _preface(part: str) -> list[str]:

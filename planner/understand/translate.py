@@ -470,6 +470,12 @@ def _cjk(text: str, lang: str) -> str:
         r"\1 \3 \2 \4",
         english,
     )
+    # 绿色的箱子里什么都不许放: "green bin don't put anything" -> "don't put anything in green bin"
+    english = re.sub(
+        r"(?P<b>(?:the\s+)?\w+\s+bin)\s+(?:in\s+|into\s+)?don't\s+put\s+anything",
+        r"don't put anything in \g<b>",
+        english,
+    )
     if english.startswith("if "):
         # 如果红色方块在桌子上: a condition keeps its verb ("is on the table")
         english = re.sub(r"\bis\s+in\s+(?:the\s+)?table\b", "is on the table", english)

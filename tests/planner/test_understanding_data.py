@@ -344,10 +344,12 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
         ("understanding_q.yaml", 40),
         ("understanding_r.yaml", 38),  # two entries dropped: repeats of sets A and Q
         ("understanding_s.yaml", 40),
+        ("understanding_t.yaml", 39),  # one entry dropped: a repeat of set N
+        ("understanding_u.yaml", 40),
     ],
 )
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D to S (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
+    """Sets D to U (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
     order = [
         "understanding_b.yaml",
@@ -367,6 +369,8 @@ def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
         "understanding_q.yaml",
         "understanding_r.yaml",
         "understanding_s.yaml",
+        "understanding_t.yaml",
+        "understanding_u.yaml",
     ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:
