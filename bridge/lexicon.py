@@ -140,7 +140,8 @@ STOP_PHRASES = frozenset(
     terminate|terminate the task|kill it|cease|cease operation|hold|hold hold|stop the line|
     halt the line|stop the job|halt the job|stop work|stop all work|stop the run|halt everything|
     freeze everything|hold everything|time out|timeout|everybody freeze|everyone freeze|
-    everybody stop|everyone stop|time out everybody freeze""".replace("\n", " ").split("|")
+    everybody stop|everyone stop|time out everybody freeze|cease all motion|cease motion|
+    all motion stop|break break|break break cease all motion""".replace("\n", " ").split("|")
 )
 STOP_PHRASES = frozenset(p.strip() for p in STOP_PHRASES if p.strip())
 #: Words that negate the clause they start ("don't move the red block").
@@ -491,6 +492,13 @@ FOREIGN: dict[str, dict[str, str]] = {
         "algún": "any",
         "algun": "any",
         # kinds and sizes (the mixed scene; a size follows its noun like a colour)
+        "me cierras": "close",
+        "cierras": "close",
+        "me abres": "open",
+        "abres": "open",
+        "saca": "take",
+        "sácalo": "take it",
+        "en medio de la mesa": "in the middle of the table",
         "pelota": "ball",
         "pelotas": "balls",
         "bola": "ball",
@@ -1249,6 +1257,9 @@ FOREIGN: dict[str, dict[str, str]] = {
         "cubi": "blocks",
         "cubetto": "block",
         # kinds and sizes (the mixed scene; a size follows its noun like a colour)
+        "appoggia": "put",
+        "appoggiare": "put",
+        "lascia stare": "leave alone",
         "palla": "ball",
         "palle": "balls",
         "pallina": "ball",
@@ -1698,6 +1709,12 @@ FOREIGN: dict[str, dict[str, str]] = {
         "cubo": "block",
         "cubos": "blocks",
         "cubinho": "block",
+        "não precisa": "no need",
+        "eu mesmo arrumo": "i'll tidy up myself",
+        "eu mesma arrumo": "i'll tidy up myself",
+        "lado esquerdo": "left side",
+        "lado direito": "right side",
+        "ficam onde estão": "stay where they are",
         "alguma": "any",
         "algum": "any",
         # kinds and sizes (the mixed scene; a size follows its noun like a colour)
@@ -1911,6 +1928,10 @@ FOREIGN_CJK: dict[str, dict[str, str]] = {
         "白色": "white",
         "方块": "block",
         "积木": "block",
+        "停住": "stop",
+        "等等": "wait",
+        "别再动了": "don't move",
+        "别动了": "don't move",
         "从现在开始": " from now on , ",
         "从现在起": " from now on , ",
         "什么都不许放": " don't put anything ",

@@ -32,8 +32,19 @@ from sim.objects import spec as object_spec
 from sim.world import WorldState
 
 #: Size words, by which end of the size order they pick.
-BIG = ("big", "bigger", "biggest", "large", "larger", "largest")
-SMALL = ("small", "smaller", "smallest", "little", "tiny")
+BIG = (
+    "big",
+    "bigger",
+    "biggest",
+    "large",
+    "larger",
+    "largest",
+    "chunky",
+    "chunkier",
+    "bulky",
+    "fat",
+)
+SMALL = ("small", "smaller", "smallest", "little", "tiny", "wee", "skinny")
 
 
 def _kind_of_word() -> dict[str, str]:
@@ -328,7 +339,7 @@ _ROLLS = re.compile(
 )
 _NOT_STACKABLE = re.compile(
     _WHICH_THINGS + r"\s+(?:can(?:not|'t)?|could(?:n't)?)\s+"
-    r"(?:(?:nothing|you\s+not|not|you\s+never|never|you|i|we)\s+)?(?:be\s+)?"
+    r"(?:(?:nothing|you\s+not|not|you\s+never|never|you|i|we)\s+)?(?:have\s+anything\s+|hold\s+anything\s+)?(?:be\s+)?"
     r"(?:stack(?:ed)?|put|placed?)\s+(?:anything\s+)?(?:on|onto|on\s+top\s+of)(?:\s+it)?\b",
     re.IGNORECASE,
 )

@@ -84,12 +84,15 @@ class Understanding:
 
 #: Politeness that looks like a condition ("if you don't mind", "when you get a moment").
 _POLITENESS = re.compile(
-    r"(?:\b(?:and|but)\s+)?(?:\bonly\s+)?\b(?:when|if|whenever)\s+(?:you\s+(?:get|have)\s+a\s+(?:moment|minute|chance|sec(?:ond)?)|"
+    r"(?:\b(?:and|but)\s+)?(?:\bonly\s+)?\b(?:when|if|whenever)\s+(?:you\s+(?:get|"
+    r"have)\s+a\s+(?:moment|minute|chance|sec(?:ond)?)|"
     r"you\s+(?:don't|do\s+not)\s+mind(?:\s+me\s+asking)?|it's\s+not\s+too\s+much\s+trouble|"
     r"that\s+makes\s+sense|it's\s+no\s+(?:trouble|bother)(?:\s+at\s+all)?|"
     r"(?:it's|it\s+is|it\s+isn't)\s+not\s+(?:too\s+much\s+)?(?:of\s+a\s+)?(?:trouble|bother)|"
-    r"it\s+isn't\s+(?:too\s+much\s+)?(?:of\s+a\s+)?(?:trouble|bother)|you(?:'re|\s+are)\s+(?:ready|free|not\s+busy)|"
-    r"you\s+get\s+(?:a|the)\s+chance|it\s+is\s+no\s+trouble(?:\s+at\s+all)?|you\s+(?:can|could|are\s+able\s+to)\s+(?:reach|get\s+to|manage|do)\s+(?:it|them|that|this)|"
+    r"it\s+isn't\s+(?:too\s+much\s+)?(?:of\s+a\s+)?(?:trouble|bother)|you(?:'re|"
+    r"\s+are)\s+(?:ready|free|not\s+busy)|"
+    r"you\s+get\s+(?:a|the)\s+chance|it\s+is\s+no\s+trouble(?:\s+at\s+all)?|you\s+(?:can|could|"
+    r"are\s+able\s+to)\s+(?:reach|get\s+to|manage|do)\s+(?:it|them|that|this)|"
     r"you\s+(?:can|could|would|will|like|want|wish|please)|possible|"
     r"you\s+have\s+(?:a\s+)?(?:time|moment)|it's\s+(?:safe|ok|okay|alright)(?:\s+to\s+do\s+so)?|"
     r"it\s+is\s+(?:safe|ok|okay)(?:\s+to\s+do\s+so)?)\b[,\s-]*"
@@ -106,14 +109,16 @@ _VOCATIVE = re.compile(
 #: An audience addressed first ("now children, is the drawer open?", "ok class, ..."): the
 #: question that follows is the one asked.
 _AUDIENCE = re.compile(
-    r"^(?:(?:ok|okay|now|right|so|alright|all\s+right|well)\s*,?\s+)*(?:children|kids|class|everyone|"
+    r"^(?:(?:ok|okay|now|right|so|alright|all\s+right|well)\s*,?\s+)*(?:children|kids|class|"
+    r"everyone|"
     r"everybody|folks|guys|boys\s+and\s+girls|ladies\s+and\s+gentlemen|team|students|visitors)"
     r"(?:\s*,?\s*(?:eyes\s+(?:up\s+)?(?:here|on\s+me)|listen(?:\s+up)?|look))?\s*[,:!.]\s*"
 )
 #: A sentence that hands the question to the robot and says nothing else ("Let's ask.",
 #: "Robot, you tell them.", "Over to you.").
 _HAND_OVER = re.compile(
-    r"(?:let's\s+(?:ask|see|find\s+out)(?:\s+(?:it|him|her|the\s+robot))?|(?:robot\s*,?\s*)?(?:you\s+)?"
+    r"(?:let's\s+(?:ask|see|find\s+out)(?:\s+(?:it|him|her|the\s+robot))?|"
+    r"(?:robot\s*,?\s*)?(?:you\s+)?"
     r"(?:tell|show)\s+(?:them|us|the\s+class|everyone|everybody|the\s+kids|the\s+children)|"
     r"over\s+to\s+you(?:\s*,?\s*robot)?|go\s+on(?:\s*,?\s*robot)?|your\s+turn(?:\s*,?\s*robot)?)"
 )
@@ -134,7 +139,8 @@ def _addressed(t: str) -> str:
 _WHICH_NEAREST = re.compile(
     r"\bwhich\s+(?P<k>bin|block|cube|box|one)\s+is\s+(?P<x>(?:the\s+)?[\w ]+?)\s+"
     r"(?P<s>closest|nearest|farthest|furthest)\s+to\s*\?"
-    r"|\bwhich\s+(?P<k2>bin|block|cube|box|one)\s+is\s+(?P<s2>closest|nearest|farthest|furthest)\s+to\s+"
+    r"|\bwhich\s+(?P<k2>bin|block|cube|box|one)\s+is\s+(?P<s2>closest|nearest|farthest|"
+    r"furthest)\s+to\s+"
     r"(?P<y>(?:the\s+)?[\w ]+?)\s*\?"
 )
 
@@ -171,11 +177,14 @@ def _asked_then_named(t: str) -> str:
 #: "I've already put the green one in the blue bin. Put the rest in the red bin.": what the
 #: speaker did, then an order about the rest.
 _DONE_BY_ME = re.compile(
-    r"^(?:i've|i\s+have|i|we've|we\s+have|we)\s+(?:already\s+|just\s+)?(?:put|placed|moved|stacked|dropped|done|sorted)\b"
+    r"^(?:i've|i\s+have|i|we've|we\s+have|we)\s+(?:already\s+|just\s+)?(?:put|placed|moved|"
+    r"stacked|dropped|done|sorted)\b"
 )
 _THE_REST = re.compile(
-    r"\b(?:the\s+rest(?:\s+of\s+(?:them|the\s+blocks))?|the\s+others|the\s+other\s+(?:ones|blocks|cubes)|"
-    r"the\s+remaining\s+(?:ones|blocks|cubes)|everything\s+else|all\s+the\s+others|all\s+the\s+rest)\b"
+    r"\b(?:the\s+rest(?:\s+of\s+(?:them|the\s+blocks))?|the\s+others|the\s+other\s+(?:ones|"
+    r"blocks|cubes)|"
+    r"the\s+remaining\s+(?:ones|blocks|cubes)|everything\s+else|all\s+the\s+others|"
+    r"all\s+the\s+rest)\b"
 )
 
 
@@ -202,7 +211,8 @@ _PUT = r"(?:put|place|move|drop|stack|set|pop|stick|toss)"
 _WHERE = r"(?:in|into|inside|on|onto|on\s+top\s+of|to|next\s+to|beside)\b"
 _NOT_THIS = re.compile(
     rf"^(?:please\s+)?(?:don't|do\s+not|never)\s+(?P<v>{_PUT})\s+(?P<x>.+?)\s+(?P<p>{_WHERE}.+?)\s*"
-    rf"(?:[,;.!]+|\s+-+)\s*(?:but\s+|instead\s*,?\s*|rather\s*,?\s*)?(?:please\s+)?(?P<v2>{_PUT})\s+(?P<y>[^,.;!?]+?)"
+    rf"(?:[,;.!]+|\s+-+)\s*(?:but\s+|instead\s*,?\s*|"
+    rf"rather\s*,?\s*)?(?:please\s+)?(?P<v2>{_PUT})\s+(?P<y>[^,.;!?]+?)"
     r"(?:\s+instead)?\s*[.!]*$"
 )
 
@@ -225,7 +235,8 @@ _VERB = "|".join(sorted(L.ACTION_VERBS))
 #: A suggestion that is a request: "why don't you put ...", "maybe stack ...?", "I was
 #: wondering if you could put ..." (its "don't" forbids nothing).
 _SUGGESTION = re.compile(
-    rf"^(?:(?:so|well|hmm+|now|ok|okay|and|then)\s*,?\s+)*(?:why\s+(?:don't|do\s+not)\s+(?:you|we)|why\s+not|maybe|perhaps|"
+    rf"^(?:(?:so|well|hmm+|now|ok|okay|and|then)\s*,?\s+)*(?:why\s+(?:don't|do\s+not)\s+(?:you|"
+    rf"we)|why\s+not|maybe|perhaps|"
     rf"i\s+was\s+wondering(?:\s+if|\s+whether)?|i\s+wonder\s+if|i\s+wondered\s+if)"
     rf"(?:\s+you\s+(?:could|can|should|might|would))?\s+(?=(?:{_VERB})\b)"
 )
@@ -251,13 +262,21 @@ def _bare(text: str) -> str:
     return re.sub(r"[^\w\s']", " ", text.lower()).strip()
 
 
-_DOING = r"(?:put|place|stack|move|push|take|do|grab)\b"
+_DOING = r"(?:put|place|stack|move|push|take|do|grab|tidy|sort|clean)\b"
 #: The person says they will do it themselves ("I'm going to put ... myself", "let me put ...").
+#: An offer turned down first ("nah, thanks for the offer, but ...", "no need, thanks."),
+#: before what the person will do themselves.
+_DECLINED = re.compile(
+    r"^(?:(?:thanks\s+for\s+the\s+offer|no\s+thank\s+you|no\s+thanks|thank\s+you|no\s+need|"
+    r"not\s+necessary|"
+    r"that's\s+ok(?:ay)?|it's\s+fine|obrigad[oa]|thanks|nope|nah|no)[\s,.!;-]*)+(?:but\s+)?"
+)
 _THEMSELVES = re.compile(
     rf"^(?:i'm|i\s+am)\s+(?:going\s+to|gonna|about\s+to)\s+{_DOING}|"
     rf"^(?:i'll|i\s+will|i\s+want\s+to|i'd\s+like\s+to)\s+{_DOING}.*"
     rf"\b(?:myself|on\s+my\s+own|don't\s+help|without\s+you)\b|^let\s+me\s+{_DOING}|"
-    r"^(?:i'll|i\s+will|i\s+can|i'm\s+going\s+to)\s+(?:handle|take\s+care\s+of|deal\s+with|sort\s+out|see\s+to)\b|"
+    r"^(?:i'll|i\s+will|i\s+can|i'm\s+going\s+to)\s+(?:handle|take\s+care\s+of|deal\s+with|"
+    r"sort\s+out|see\s+to)\b|"
     r"^leave\s+(?:it|that|this|them|the\s+\w+(?:\s+\w+)?)\s+to\s+me\b"
 )
 
@@ -266,41 +285,57 @@ _THEMSELVES = re.compile(
 #: now"): nothing is done now.
 _DEFERRED = re.compile(
     r"\S[\s,;.!-]+(?:but\s+|though\s+|actually\s+|so\s+|ok(?:ay)?\s*,?\s+)?(?:"
-    r"(?:let's|let\s+us|we'll|we\s+will|we\s+can|i'll|you\s+can)\s+(?:leave|save|skip|keep|do|hold\s+off\s+on)"
-    r"(?:\s+(?:it|that|this|them))?\s+(?:for\s+(?:later|another\s+time|tomorrow|next\s+time)|later|another\s+time|"
+    r"(?:let's|let\s+us|we'll|we\s+will|we\s+can|i'll|you\s+can)\s+(?:leave|save|skip|keep|do|"
+    r"hold\s+off\s+on)"
+    r"(?:\s+(?:it|that|this|them))?\s+(?:for\s+(?:later|another\s+time|tomorrow|next\s+time)|"
+    r"later|another\s+time|"
     r"tomorrow|some\s+other\s+time|next\s+time)|"
     r"not\s+(?:now|yet|today|right\s+now)|maybe\s+later|later\s+maybe|some\s+other\s+time|"
     # "my colleague said to tell you to ..., but he was joking, so don't worry about it"
-    r"(?:so\s+)?(?:don't\s+worry\s+about\s+(?:it|that)|ignore\s+(?:it|that|him|her)|(?:he|she|they)\s+(?:was|were)\s+"
+    r"(?:so\s+)?(?:don't\s+worry\s+about\s+(?:it|that)|ignore\s+(?:it|that|him|her)|(?:he|she|"
+    r"they)\s+(?:was|were)\s+"
     r"(?:just\s+|only\s+)?(?:joking|kidding))|"
     # "..., but wait until she's here", "... when I say so"
-    r"(?:but\s+)?(?:wait|hold\s+off)\s+(?:until|till|for)\s+[^,.;!?]+|(?:only\s+)?(?:when|once)\s+i\s+(?:say|tell\s+you)"
+    r"(?:but\s+)?(?:wait|hold\s+off)\s+(?:until|till|for)\s+[^,.;!?]+|(?:only\s+)?(?:when|"
+    r"once)\s+i\s+(?:say|tell\s+you)"
     r"(?:\s+(?:so|go|to))?|on\s+my\s+(?:signal|mark|go|command))[\s.!]*$"
     # "wait until I say go, then ...", "later, when I'm back, ...", "on my signal, ..."
-    r"|^(?:(?:please\s+)?(?:wait|hold\s+off)\s+(?:until|till|for)\s+(?:i|my|me|she|he|they|someone|her|him|us)\b[^,.;!?]*|"
+    r"|^(?:(?:please\s+)?(?:wait|hold\s+off)\s+(?:until|till|for)\s+(?:i|my|me|she|he|they|"
+    r"someone|her|him|us)\b[^,.;!?]*|"
     r"later(?:\s+on)?|in\s+a\s+(?:bit|while)|(?:when|once)\s+i(?:'m|\s+am|\s+get)\s+back|"
     # "after lunch could you ...": a time the robot cannot tell has come (a minute it can
     # wait out by doing it now: "in a minute, put ... - let me grab my coffee first")
-    r"(?:after|before)\s+(?:lunch|dinner|breakfast|the\s+(?:meeting|break|call|show|game)|class|work|school|my\s+\w+)|"
-    r"tomorrow(?:\s+(?:morning|afternoon|evening))?|tonight|this\s+(?:afternoon|evening)|next\s+week|"
-    r"(?:when|once)\s+i\s+(?:say|tell\s+you)(?:\s+(?:so|go|to))?|on\s+my\s+(?:signal|mark|go|command))\s*[,.;:-]"
-    r"|^(?:after|before)\s+(?:lunch|dinner|breakfast|the\s+(?:meeting|break|call)|class|work|school)\s+(?:could|can|would|will|please)\b"
+    r"(?:after|before)\s+(?:lunch|dinner|breakfast|the\s+(?:meeting|break|call|show|game)|class|"
+    r"work|school|my\s+\w+)|"
+    r"tomorrow(?:\s+(?:morning|afternoon|evening))?|tonight|this\s+(?:afternoon|evening)|"
+    r"next\s+week|"
+    r"(?:when|once)\s+i\s+(?:say|tell\s+you)(?:\s+(?:so|go|to))?|on\s+my\s+(?:signal|mark|go|"
+    r"command))\s*[,.;:-]"
+    r"|^(?:after|before)\s+(?:lunch|dinner|breakfast|the\s+(?:meeting|break|call)|class|work|"
+    r"school)\s+(?:could|can|would|will|please)\b"
 )
 
 
 #: Sarcasm about the state of things: nothing in it is to be done.
 _RHETORIC = re.compile(
-    r"^(?:oh\s+|well\s+|wow\s+)?(?:great|brilliant|wonderful|fantastic|perfect|lovely|marvell?ous|nice(?:\s+one)?|"
-    r"well\s+done|thanks\s+a\s+lot|just\s+great|super)\b[\s,!.]+.*\b(?:mess|disaster|chaos|worse|wreck|shambles)\b"
+    r"^(?:oh\s+|well\s+|wow\s+)?(?:great|brilliant|wonderful|fantastic|perfect|lovely|"
+    r"marvell?ous|nice(?:\s+one)?|"
+    r"well\s+done|thanks\s+a\s+lot|just\s+great|super)\b[\s,!.]+.*\b(?:mess|disaster|chaos|worse|"
+    r"wreck|shambles)\b"
 )
 #: The person says outright that nothing is asked.
 _NOT_ASKING = re.compile(
-    r"[\s,;.-]*\b(?:not\s+that\s+i'?m\s+asking(?:\s+you)?(?:\s+to)?|i'?m\s+not\s+asking\s+you\s+to(?:\s+do\s+it)?|"
-    r"(?:i'm\s+)?(?:just|only)\s+(?:curious|wondering|asking)(?:\s+(?:though|whether\s+you(?:'d|\s+would)\s+be\s+able\s+to))?|"
-    r"please\s+don't\s+actually\s+do\s+(?:it|that|anything)|not\s+(?:telling|asking)\s+you\s+to(?:\s+do\s+(?:it|that))?|"
-    r"(?:just\s+)?tell\s+me\s*,?\s*(?:but\s+)?(?:don't|do\s+not)\s+do\s+(?:it|that|anything)(?:\s+yet)?|"
+    r"[\s,;.-]*\b(?:not\s+that\s+i'?m\s+asking(?:\s+you)?(?:\s+to)?|"
+    r"i'?m\s+not\s+asking\s+you\s+to(?:\s+do\s+it)?|"
+    r"(?:i'm\s+)?(?:just|only)\s+(?:curious|wondering|asking)(?:\s+(?:though|whether\s+you(?:'d|"
+    r"\s+would)\s+be\s+able\s+to))?|"
+    r"please\s+don't\s+actually\s+do\s+(?:it|that|anything)|not\s+(?:telling|"
+    r"asking)\s+you\s+to(?:\s+do\s+(?:it|that))?|"
+    r"(?:just\s+)?tell\s+me\s*,?\s*(?:but\s+)?(?:don't|do\s+not)\s+do\s+(?:it|that|"
+    r"anything)(?:\s+yet)?|"
     r"(?:don't|do\s+not)\s+do\s+(?:it|that)\s+yet|^before\s+you\s+do\s+anything\s*,?|"
-    r"(?:just\s+|purely\s+)?hypothetically(?:\s+speaking)?|don't\s+actually\s+do\s+(?:it|that|anything)|"
+    r"(?:just\s+|purely\s+)?hypothetically(?:\s+speaking)?|don't\s+actually\s+do\s+(?:it|that|"
+    r"anything)|"
     r"if\s+you\s+(?:really\s+)?(?:had|needed)\s+to|in\s+theory|theoretically)\b"
     r"(?:\s*,?\s*(?:mind|though|really))?[\s.!,:;]*"
 )
@@ -333,7 +368,8 @@ def _worry(chunk: str) -> bool:
     to do, which the stop answers."""
     return bool(
         re.match(
-            r"\s*(?:is|are|will|was|were)\s+(?:that|the|you|it|this)\b.*\b(?:going\s+to|about\s+to|gonna)\s+"
+            r"\s*(?:is|are|will|was|were)\s+(?:that|the|you|it|this)\b.*\b(?:going\s+to|"
+            r"about\s+to|gonna)\s+"
             r"(?:knock|hit|break|crash|drop|smash|bump|tip|fall|hurt|spill)\b",
             chunk,
         )
@@ -403,8 +439,10 @@ def _to_the_robot(t: str) -> str:
 
 
 _TOWER_OF = re.compile(
-    r"^(?:please\s+)?(?:make|build|stack|do|create)\s+(?:me\s+)?(?:a|one)\s+(?:(?:really|very|super|nice|big|tall|high|"
-    r"great|huge|little|small)\s+)*(?:tower|stack|pile)\s+(?:with|out\s+of|from|using|of)\s+(?P<list>.+?)[\s.!]*$"
+    r"^(?:please\s+)?(?:make|build|stack|do|create)\s+(?:me\s+)?(?:a|one)\s+(?:(?:really|very|"
+    r"super|nice|big|tall|high|"
+    r"great|huge|little|small)\s+)*(?:tower|stack|pile)\s+(?:with|out\s+of|from|using|"
+    r"of)\s+(?P<list>.+?)[\s.!]*$"
 )
 
 
@@ -424,18 +462,103 @@ def _tower_of(t: str) -> str:
     return "stack " + ", then ".join(pairs)
 
 
+_CALL = re.compile(
+    r"^(?P<f>move|put|place|stack|push)\s*\(\s*(?P<o>\w+?)(?:_block)?\s*,\s*(?:(?:dest|to|target|"
+    r"into|on)\s*=\s*)?"
+    r"['\"]?(?P<t>\w+?)['\"]?\s*\)\s*;?"
+)
+
+
+def _as_code(t: str) -> str:
+    """A request typed as code: "move(yellow_block, dest=red_bin) // nothing else", "for b in
+    (red, green, blue): put(b, bin_of_colour(b))", "print(len([b for b in blocks if
+    b.in_bin == 'red_bin']))"; in the words they stand for, ``t`` unchanged otherwise."""
+    comment = re.search(r"\s*(?://|#)\s*(?P<c>.*)$", t)
+    body, note = (t[: comment.start()], comment["c"]) if comment else (t, "")
+    words = None
+    m = _CALL.match(body.strip())
+    if m:
+        target = m["t"].replace("_", " ")
+        prep = "in" if target.endswith("bin") or target == "drawer" else "on"
+        verb = "push" if m["f"] == "push" else "put"
+        words = f"{verb} the {m['o'].replace('_', ' ')} block {prep} the {target}"
+        words = re.sub(r"\bblock block\b", "block", words)
+    loop = re.match(
+        r"^for\s+(?P<v>\w+)\s+in\s+[\[(](?P<items>[^\])]+)[\])]\s*:\s*(?:put|move|"
+        r"place)\s*\(\s*(?P=v)\s*,\s*"
+        r"(?:bin_of_colou?r|matching_bin|its_bin|same_colou?r_bin)\s*\(\s*(?P=v)\s*\)\s*\)",
+        body.strip(),
+    )
+    if loop:
+        cols = re.findall(rf"\b({_C})\b", loop["items"])
+        words = ", then ".join(f"put the {c} block in the {c} bin" for c in cols) if cols else None
+    count = re.match(
+        r"^(?:print\s*\()?\s*len\s*\(\s*\[\s*\w+\s+for\s+\w+\s+in\s+blocks\s+"
+        r"if\s+\w+\.in[_ ]bin\s*==\s*"
+        r"['\"](?P<b>\w+?)[_ ]?bin['\"]\s*\]\s*\)\s*\)?",
+        body.strip(),
+    )
+    if count:
+        words = f"how many blocks are in the {count['b']} bin?"
+    if words is None:
+        return t
+    if re.fullmatch(r"(?:nothing|touch\s+nothing)\s+else\.?|only\s+(?:that|this)", note.strip()):
+        words += ", don't move anything else"
+    leave = re.search(rf"\b({_C})\b[^,]*,\s*leave\s+it(?:\s+be|\s+alone)?", note)
+    if leave:
+        words += f", don't move the {leave.group(1)} block"
+    return words
+
+
+_POSITION = {
+    "bottom": r"(?:at|on)\s+the\s+(?:bottom|base)|at\s+the\s+base|as\s+the\s+base|first|underneath",
+    "middle": r"(?:sandwiched\s+)?in\s+the\s+middle|sandwiched(?:\s+in\s+between)?|next|second|"
+    r"in\s+between",
+    "top": r"(?:on|at)\s+(?:the\s+)?top|crowning\s+it|last|on\s+top\s+of\s+(?:it|that|them)|"
+    r"up\s+top",
+}
+
+
+def _pictured_tower(t: str) -> str:
+    """ "a little tower, blue at the base, yellow sandwiched in the middle, red crowning it":
+    the blocks stacked bottom to top as their places say; ``t`` unchanged otherwise."""
+    if not re.search(r"\b(?:tower|stack|pile)\b|\bat\s+the\s+(?:bottom|base)\b", t):
+        return t
+    found: dict[str, str] = {}
+    for where, pat in _POSITION.items():
+        m = re.search(
+            rf"\b({_C})(?:\s+(?:one|block|cube))?\s+(?:(?:goes|sits|is|stays)\s+)?(?:{pat})\b", t
+        )
+        if m:
+            found[where] = m.group(1)
+    if "bottom" not in found or "top" not in found or len(set(found.values())) != len(found):
+        return t
+    if "middle" not in found and len(set(re.findall(rf"\b({_C})\b", t)) - set(found.values())) > 0:
+        return t  # "red on top, then yellow, then green at the bottom": an order said otherwise
+    order = [found[k] for k in ("bottom", "middle", "top") if k in found]
+    rest = re.search(
+        rf"\b({_C})\s+(?:just\s+)?(?:sits|stays|remains)\s+(?:wherever|where)\s+it\s+is\b", t
+    )
+    said = ", then ".join(
+        f"stack the {b} block on the {a} block" for a, b in zip(order, order[1:], strict=False)
+    )
+    return said + (f", don't move the {rest.group(1)} block" if rest else "")
+
+
 def _plain_words(t: str) -> str:
     """An engineer's and a poet's words for the robot's own: "actuate the gripper on X"
     (pick X up), "the end effector" (the gripper), "the +y extreme" (the leftmost), "the
     azure stone" (a block), "the vessel" (a bin), "lay it to rest within" (put it in), "the
     vessel that shares its sky" (the bin of the same colour)."""
     t = re.sub(
-        r"\b(?:actuate|close|engage|fire)\s+the\s+(?:gripper|end[\s-]+effector|fingers)\s+(?:on|around)\b",
+        r"\b(?:actuate|close|engage|fire)\s+the\s+(?:gripper|end[\s-]+effector|fingers)\s+(?:on|"
+        r"around)\b",
         "pick up",
         t,
     )
     t = re.sub(
-        r"\b(?:execute|perform|do|run)\s+(?:a\s+)?pick[\s-]+(?:and|&|n)[\s-]+place\s+(?:of|on|with)\s+",
+        r"\b(?:execute|perform|do|run)\s+(?:a\s+)?pick[\s-]+(?:and|&|n)[\s-]+place\s+(?:of|on|"
+        r"with)\s+",
         "put ",
         t,
     )
@@ -444,7 +567,8 @@ def _plain_words(t: str) -> str:
     # care of that?": the errand passed on is the request
     t = re.sub(
         r"^(?:(?:hi|hey|hello)(?:\s+robot)?\s*,?\s*)?(?:my|our|the)\s+[\w' ]{2,30}?\s+"
-        r"(?:asked|told|wants|wanted|needs)\s+(?:me|us)\s+to\s+(?P<cmd>[^.;!?]+?)\s*[.;,!]\s*(?:so\s+)?"
+        r"(?:asked|told|wants|wanted|needs)\s+(?:me|"
+        r"us)\s+to\s+(?P<cmd>[^.;!?]+?)\s*[.;,!]\s*(?:so\s+)?"
         r"(?:(?:would\s+you\s+mind|could\s+you|can\s+you|would\s+you|will\s+you)\s+)?(?:please\s+)?"
         r"(?:tak(?:e|ing)|handl(?:e|ing)|do(?:ing)?|deal(?:ing)?\s+with|sort(?:ing)?\s+out)"
         r"(?:\s+care\s+of)?\s+(?:that|it|this)\b.*$",
@@ -453,19 +577,23 @@ def _plain_words(t: str) -> str:
     )
     # "new rule, effective immediately: the yellow block stays exactly where it is"
     t = re.sub(
-        r"^(?:new\s+|house\s+|one\s+)?rule(?:\s+\d+)?\s*(?:,\s*effective\s+immediately)?\s*[:,-]\s*",
+        r"^(?:new\s+|house\s+|"
+        r"one\s+)?rule(?:\s+\d+)?\s*(?:,\s*effective\s+immediately)?\s*[:,-]\s*",
         "",
         t,
     )
     t = re.sub(
-        r"\b(?P<x>the\s+\w+\s+(?:block|one|cube))\s+(?:stays|remains|must\s+stay|should\s+stay|is\s+to\s+stay|"
-        r"has\s+to\s+stay)\s+(?:exactly\s+|right\s+)?(?:where\s+it\s+is|put|in\s+place|there|as\s+it\s+is)\b",
+        r"\b(?P<x>the\s+\w+\s+(?:block|one|cube))\s+(?:stays|remains|must\s+stay|should\s+stay|"
+        r"is\s+to\s+stay|"
+        r"has\s+to\s+stay)\s+(?:exactly\s+|right\s+)?(?:where\s+it\s+is|put|in\s+place|there|"
+        r"as\s+it\s+is)\b",
         r"leave \g<x> where it is",
         t,
     )
     # "lamp off? then turn it on first, ...": the question is the order's condition
     t = re.sub(
-        r"^(?:is\s+)?(?:the\s+)?(?P<d>lamp|light|drawer)\s+(?P<s>off|on|open|closed|shut)\s*\?\s*(?:then|if\s+so|if\s+yes)\s*,?\s*",
+        r"^(?:is\s+)?(?:the\s+)?(?P<d>lamp|light|drawer)\s+(?P<s>off|on|open|closed|"
+        r"shut)\s*\?\s*(?:then|if\s+so|if\s+yes)\s*,?\s*",
         r"if the \g<d> is \g<s>, ",
         t,
     )
@@ -477,7 +605,8 @@ def _plain_words(t: str) -> str:
     )
     # "... before it tips over", "... so it doesn't fall": the reason adds nothing to do
     t = re.sub(
-        r"\s+(?:before|so\s+(?:that\s+)?)\s*it\s+(?:tips|falls|topples|rolls|drops|doesn't\s+fall|won't\s+fall)(?:\s+(?:over|off|down))?[.!]*$",
+        r"\s+(?:before|so\s+(?:that\s+)?)\s*it\s+(?:tips|falls|topples|rolls|drops|"
+        r"doesn't\s+fall|won't\s+fall)(?:\s+(?:over|off|down))?[.!]*$",
         "",
         t,
     )
@@ -487,13 +616,110 @@ def _plain_words(t: str) -> str:
         r"\1",
         t,
     )
+    t = _as_code(t)
+    t = _pictured_tower(t)
+    # "bet you can't build a tower of three": a dare is the task (or the question) it names
+    t = re.sub(
+        r"^(?:i\s+)?(?:bet|betcha)\s+(?:you\s+)?(?:can't|cannot|can\s+not|couldn't)\s+", "", t
+    )
+    t = re.sub(
+        r"^(?:two|three|a\s+couple\s+of|some)\s+quick\s+(?:ones|questions)\s*[:,-]\s*", "", t
+    )
+    # kitchen and workshop words: "plate it", "the far end of the counter", "send it to"
+    t = re.sub(r"(?:^(?:please\s+)?|\b)plate\s+(?=(?:it|them|the|that|this)\b)", "put ", t)
+    t = re.sub(r"\b(?:counter|bench|worktop|workbench)\b", "table", t)
+    t = re.sub(
+        r"\b(?:whatever's|whatever\s+is|whatever|the\s+thing|the\s+one)\s+(?:sitting\s+|"
+        r"lying\s+)?at\s+the\s+far\s+end\s+of\s+the\s+table\b",
+        "the block farthest from you",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:whatever's|whatever\s+is)\s+(?:sitting\s+|lying\s+|standing\s+)?(?=(?:beside|"
+        r"next\s+to|near|by|on|behind|in\s+front\s+of)\b)",
+        "the block ",
+        t,
+    )
+    t = re.sub(
+        r"\bsend\s+(it|them|the\s+\w+\s+(?:block|one))\s+(?:to|into)\s+(?=the\s+\w+\s+bin\b)",
+        r"put \1 in ",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:whichever|the)\s+bin\s+(?:that\s+)?matches\s+its\s+colou?r\b",
+        "the bin of the same colour",
+        t,
+    )
+    # "leave alone the red" (Italian "lascia stare il rosso"): the red one left alone
+    t = re.sub(
+        rf"\bleave\s+alone\s+(?:the\s+)?({_CUES})(?:\s+(?:one|block|cube))?\b",
+        r"leave the \1 block alone",
+        t,
+    )
+    # radio procedure around the request: "robot, this is Dana on channel two, come in,
+    # over. request: ... how copy? over."
+    t = re.sub(
+        r"^(?:robot\s*,\s*)?this\s+is\s+[\w ]{1,30}?(?:\s+on\s+channel\s+\w+)?\s*,\s*"
+        r"(?:come\s+in\s*,?\s*)?(?:over\s*[.!,]\s*)?",
+        "",
+        t,
+    )
+    t = re.sub(r"^(?:request|requesting|tasking|instruction)\s*[:,-]\s*", "", t)
+    t = re.sub(
+        r"[\s,.;]+(?:how\s+(?:do\s+you\s+)?copy|do\s+you\s+copy|copy\s+that|"
+        r"roger(?:\s+that)?)\s*\??(?=[\s.,!]*(?:over(?:\s+and\s+out)?)?[\s.!]*$)",
+        "",
+        t,
+    )
+    t = (
+        re.sub(r"(?<=\w)[\s,.;]+over(?:\s+and\s+out)?[\s.!]*$", "", t)
+        if re.search(r"\b(?:over|copy|channel|come\s+in)\b", t)
+        else t
+    )
+    t = re.sub(
+        r"\b(?:everything|everyone|all|the\s+rest|the\s+others)\s+else\s+(?:holds?|stays?|"
+        r"remains?|keeps?)\s+(?:position|put|in\s+place|where\s+(?:it\s+is|they\s+are))\b",
+        "don't move anything else",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:everything|the\s+rest|the\s+others)\s+(?:holds?|hold)\s+position\b",
+        "don't move anything else",
+        t,
+    )
+    # "yellow. green bin. go.": a colour and a bin, said bare
+    t = re.sub(
+        rf"^(?P<c>{_C})(?:\s+(?:one|block|cube))?\s*[.,:;-]+\s*(?:the\s+|in\s+the\s+|"
+        rf"into\s+the\s+)?"
+        rf"(?P<b>{_C})\s+bin\s*[.!]*(?:\s*(?:go|now|please|thanks|asap)[.!]*)?$",
+        r"put the \g<c> block in the \g<b> bin",
+        t,
+    )
+    # "the block that was in the middle when I walked in (it's still there)": no memory of
+    # then; what the words say of now
+    t = re.sub(
+        r"\b(?:that|which)\s+was\s+(?P<w>(?:sitting\s+|right\s+|standing\s+|lying\s+)*(?:in|on|"
+        r"at|beside|next\s+to|near|"
+        r"closest|nearest|farthest|furthest|by)\b[^,.;()]*?)\s+(?:a\s+(?:second|moment|minute|"
+        r"sec)\s+ago|"
+        r"when\s+i\s+(?:walked|came)\s+in|at\s+the\s+start|earlier|before|just\s+now)\b",
+        r"that is \g<w>",
+        t,
+    )
+    t = re.sub(
+        r"\s*\((?:nobody|no\s+one)(?:'s|\s+has)\s+(?:touched|moved)\s+it\s+since\)|"
+        r",\s*it's\s+still\s+there\s*,",
+        ",",
+        t,
+    )
     # a work order's label: "job 2: blue -> red bin", "task: ...", "step 1) ..."
     t = re.sub(
         r"^(?:job|task|order|ticket|work\s+order)(?:\s*(?:#|no\.?)?\s*\d+)?\s*[:.)-]\s*", "", t
     )
     # "hey, is the lamp on?": a greeting before a question or an order
     t = re.sub(
-        r"^(?:hey|hi|hello|yo|oi)\b[\s,!]*(?=(?:robot\b|is|are|what|where|which|how|do|does|can|could|did)\b)",
+        r"^(?:hey|hi|hello|yo|oi)\b[\s,!]*(?=(?:robot\b|is|are|what|where|which|how|do|does|can|"
+        r"could|did)\b)",
         "",
         t,
     )
@@ -514,37 +740,65 @@ def _plain_words(t: str) -> str:
     # goals said as the end state: "I want all the blocks off the table", "end with the
     # green one on top of ..."
     t = re.sub(
-        r"^(?:(?:i\s+(?:want|need)|i'd\s+like|let's\s+(?:get|have))\s+|(?:please\s+)?(?:take|get|move|put|clear)\s+)"
-        r"(?:all\s+(?:of\s+)?|every\s+one\s+of\s+)?(?:the\s+)?(?:blocks|cubes|bricks|everything)\s+off\s+(?:of\s+)?the\s+table\b",
+        r"^(?:(?:i\s+(?:want|need)|i'd\s+like|let's\s+(?:get|have))\s+|(?:please\s+)?(?:take|get|"
+        r"move|put|clear)\s+)"
+        r"(?:all\s+(?:of\s+)?|every\s+one\s+of\s+)?(?:the\s+)?(?:blocks|cubes|bricks|"
+        r"everything)\s+off\s+(?:of\s+)?the\s+table\b",
         "clear the table",
         t,
     )
     t = re.sub(
-        r"^(?:end\s+(?:up\s+)?with|finish\s+(?:up\s+)?with|i\s+want\s+to\s+(?:end|finish)\s+(?:up\s+)?with)\s+"
+        r"^(?:end\s+(?:up\s+)?with|finish\s+(?:up\s+)?with|i\s+want\s+to\s+(?:end|"
+        r"finish)\s+(?:up\s+)?with)\s+"
         r"(?P<x>.+?)\s+(?P<p>on\s+top\s+of|on|in|inside)\s+",
         r"put \g<x> \g<p> ",
         t,
     )
     t = _tower_of(t)
+    # "half of them should end up in the blue bin (and the other half stay on the table)"
+    t = re.sub(
+        r"^(?P<x>(?:the|all|both|every|each|one|two|three|four|half)\b[^,.;!?]*?)\s+(?:should|"
+        r"must|needs?\s+to|has\s+to|have\s+to)\s+"
+        r"(?:end\s+up|wind\s+up|be|go|get\s+put)\s+(?P<p>in|inside|into|on|on\s+top\s+of)\s+",
+        r"put \g<x> \g<p> ",
+        t,
+    )
+    t = re.sub(
+        r"\s+and\s+the\s+other\s+(?:half|ones?|two|rest)\s+(?:stays?|"
+        r"remains?)\s+(?:on\s+the\s+table|where\s+(?:it\s+is|they\s+are)|put)\b",
+        "",
+        t,
+    )
+    t = re.sub(
+        r"[.;,]\s*(?:your\s+(?:pick|call|choice)|i\s+don't\s+mind|"
+        r"up\s+to\s+you)(?:\s+which(?:\s+(?:half|ones?|two))?)?[.!]*$",
+        "",
+        t,
+    )
     # "make a little tower: the green block on the bottom and the red block on top of it"
     t = re.sub(
-        rf"^(?:please\s+)?(?:make|build)\s+(?:me\s+)?(?:a|one)\s+(?:\w+\s+)?(?:tower|stack)\s*[:,-]\s*(?:with\s+)?"
-        rf"(?P<a>the\s+(?:\w+\s+)?(?:{_C})\s+(?:block|one|cube))\s+(?:on|at)\s+the\s+bottom\s*(?:,|and|then)\s*(?:then\s+)?"
-        rf"(?P<b>the\s+(?:\w+\s+)?(?:{_C})\s+(?:block|one|cube))\s+(?:on\s+top(?:\s+of\s+(?:it|that))?|at\s+the\s+top)[\s.!]*$",
+        rf"^(?:please\s+)?(?:make|build)\s+(?:me\s+)?(?:a|one)\s+(?:\w+\s+)?(?:tower|"
+        rf"stack)\s*[:,-]\s*(?:with\s+)?"
+        rf"(?P<a>the\s+(?:\w+\s+)?(?:{_C})\s+(?:block|one|cube))\s+(?:on|"
+        rf"at)\s+the\s+bottom\s*(?:,|and|then)\s*(?:then\s+)?"
+        rf"(?P<b>the\s+(?:\w+\s+)?(?:{_C})\s+(?:block|one|cube))\s+(?:on\s+top(?:\s+of\s+(?:it|"
+        rf"that))?|at\s+the\s+top)[\s.!]*$",
         r"stack \g<b> on \g<a>",
         t,
     )
     # "get both blocks into bins": each into a bin of its own choosing
     t = re.sub(
         r"\b(?P<v>get|put|place|move|drop|toss|pop|throw|sort)\s+"
-        r"(?P<o>(?:both|all|the|these|those)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:blocks|cubes|ones)|them|both\s+of\s+them)\s+"
+        r"(?P<o>(?:both|all|the|these|those)\s+(?:of\s+the\s+)?(?:\w+\s+)?(?:blocks|cubes|ones)|"
+        r"them|both\s+of\s+them)\s+"
         r"(?P<p>in|into)\s+(?:the\s+)?(?:bins|boxes|baskets|containers)\b",
         r"\g<v> \g<o> \g<p> a bin",
         t,
     )
     # "see the red block? pick it up, ...": the thing pointed out is what "it" is
     m = re.match(
-        rf"^(?:do\s+you\s+|can\s+you\s+)?see\s+(?P<x>the\s+(?:{_C})\s+(?:block|one|cube|brick))\s*\?[\s,]*",
+        rf"^(?:do\s+you\s+|can\s+you\s+)?see\s+(?P<x>the\s+(?:{_C})\s+(?:block|one|cube|"
+        rf"brick))\s*\?[\s,]*",
         t,
     )
     if (
@@ -567,14 +821,16 @@ def _plain_words(t: str) -> str:
     )
     # "2. green block: same thing, only the red bin this time": the same order, another place
     t = re.sub(
-        rf"(?:the\s+)?(?P<x>(?:{_C})\s+(?:block|one|cube))\s*[:,-]?\s*(?:the\s+)?same\s+(?:thing|again|deal)"
+        rf"(?:the\s+)?(?P<x>(?:{_C})\s+(?:block|one|cube))\s*[:,-]?\s*(?:the\s+)?same\s+(?:thing|"
+        rf"again|deal)"
         rf"(?:\s+as\s+(?:before|above))?\s*,?\s*(?:only|but|except)\s+(?:in\s+|into\s+|with\s+)?"
         rf"(?P<y>the\s+(?:{_C})\s+bin)(?:\s+this\s+time)?",
         r"put the \g<x> in \g<y>",
         t,
     )
     t = re.sub(
-        rf"\bsame\s+(?:for|with)\s+(?:the\s+)?(?P<x>(?:{_C})\s+(?:block|one|cube))\s*,?\s*(?:only|but)\s+"
+        rf"\bsame\s+(?:for|with)\s+(?:the\s+)?(?P<x>(?:{_C})\s+(?:block|one|"
+        rf"cube))\s*,?\s*(?:only|but)\s+"
         rf"(?:in|into)\s+(?P<y>the\s+(?:{_C})\s+bin)(?:\s+this\s+time)?",
         r"put the \g<x> in \g<y>",
         t,
@@ -583,8 +839,10 @@ def _plain_words(t: str) -> str:
     # order is done; the question after it moves nothing (kept in the reading's notes)
     t = (
         re.sub(
-            r"(?<=\w)\s*(?:[-,;.]+|\s+and)\s*(?:oh\s*,?\s*)?(?:and\s+)?(?:also\s+|by\s+the\s+way\s*,?\s*|btw\s*,?\s*)?"
-            r"(?:where(?:'s|\s+is|\s+are)|what(?:'s|\s+is)\s+in|is\s+the\s+\w+\s+(?:block|bin|one|drawer|lamp)|how\s+many)\b"
+            r"(?<=\w)\s*(?:[-,;.]+|\s+and)\s*(?:oh\s*,?\s*)?(?:and\s+)?(?:also\s+|"
+            r"by\s+the\s+way\s*,?\s*|btw\s*,?\s*)?"
+            r"(?:where(?:'s|\s+is|\s+are)|what(?:'s|\s+is)\s+in|is\s+the\s+\w+\s+(?:block|bin|"
+            r"one|drawer|lamp)|how\s+many)\b"
             r"[^.!?]*(?:,\s*by\s+the\s+way)?\s*\?\s*$",
             "",
             t,
@@ -614,15 +872,18 @@ def _plain_words(t: str) -> str:
         return f"the {most[where]} {m['n']}" if m["n"] else f"the {where} side"
 
     t = re.sub(
-        r"(?:\b(?:whichever\s+|the\s+|a\s+)?(?P<n>block|cube|one)\s+(?:that\s+)?(?:sits|is|lies)?\s*(?:at|on|nearest)\s+|\b)the\s+"
-        r"(?P<s>\+|-|positive\s+|negative\s+)\s*(?P<a>[xy])(?:[\s-]*(?:axis))?[\s-]*(?:extreme|end|edge|limit|side|most|direction)\b",
+        r"(?:\b(?:whichever\s+|the\s+|a\s+)?(?P<n>block|cube|one)\s+(?:that\s+)?(?:sits|is|"
+        r"lies)?\s*(?:at|on|nearest)\s+|\b)the\s+"
+        r"(?P<s>\+|-|positive\s+|negative\s+)\s*(?P<a>[xy])(?:[\s-]*(?:axis))?[\s-]*(?:extreme|"
+        r"end|edge|limit|side|most|direction)\b",
         side,
         t,
     )
     t = re.sub(rf"\b(?P<c>{_CUES})\s+(?:stone|gem|jewel|rock|piece|token)s?\b", r"\g<c> block", t)
     t = re.sub(r"\b(?:vessel|urn|chalice|basin|coffer|casket|cradle|nest)s?\b", "bin", t)
     t = re.sub(
-        r"\blay\s+(it|them)\s+(?:(?:softly|gently|carefully|down)\s+)*(?:to\s+rest\s+)?(?:within|in|inside)\b",
+        r"\blay\s+(it|them)\s+(?:(?:softly|gently|carefully|down)\s+)*(?:to\s+rest\s+)?(?:within|"
+        r"in|inside)\b",
         r"put \1 in",
         t,
     )
@@ -643,13 +904,15 @@ def _said_plainly(t: str) -> str:
     a dislocated subject ("the blue block, it is in the red bin?"), "should X be ..." as an
     "if", and "check the green bin - if X is in there" (there is that bin)."""
     t = re.sub(
-        r"^(?:(?:pop|surprise|quick|little)\s+quiz|quiz\s+time|test\s+time)\b[\s,!.:-]*(?:robot\b[\s,!.:-]*)?",
+        r"^(?:(?:pop|surprise|quick|little)\s+quiz|quiz\s+time|"
+        r"test\s+time)\b[\s,!.:-]*(?:robot\b[\s,!.:-]*)?",
         "",
         t,
     )
     # "check the green bin for me - if the yellow block is in there, ...": "there" is that bin
     m = re.match(
-        rf"^(?:please\s+)?(?:check|look\s+(?:in|at|inside)|have\s+a\s+look\s+(?:in|at))\s+(?:the\s+)?(?P<b>(?:{_C})\s+bin|drawer)"
+        rf"^(?:please\s+)?(?:check|look\s+(?:in|at|inside)|have\s+a\s+look\s+(?:in|"
+        rf"at))\s+(?:the\s+)?(?P<b>(?:{_C})\s+bin|drawer)"
         r"(?:\s+for\s+me)?[\s,.;:-]+(?=if\b)",
         t,
     )
@@ -662,18 +925,21 @@ def _said_plainly(t: str) -> str:
         )
     # "I DIDN'T SAY MOVE ANYTHING. I ASKED WHERE THE RED BLOCK IS. WHERE IS IT.": the question
     t = re.sub(
-        r"\bi\s+(?:didn't|did\s+not|never)\s+(?:say|ask(?:\s+you)?|tell\s+you)\s+(?:to\s+)?(?:move|touch|do)\s+(?:anything|it|that)\b[.!]*\s*",
+        r"\bi\s+(?:didn't|did\s+not|never)\s+(?:say|ask(?:\s+you)?|"
+        r"tell\s+you)\s+(?:to\s+)?(?:move|touch|do)\s+(?:anything|it|that)\b[.!]*\s*",
         "",
         t,
     )
     t = re.sub(
-        r"^i\s+(?:asked|was\s+asking|want\s+to\s+know)\s+where\s+(?P<x>.+?)\s+(?:is|was)\b[.!?]*(?:\s*where\s+is\s+it\b[.!?]*)?$",
+        r"^i\s+(?:asked|was\s+asking|want\s+to\s+know)\s+where\s+(?P<x>.+?)\s+(?:is|"
+        r"was)\b[.!?]*(?:\s*where\s+is\s+it\b[.!?]*)?$",
         r"where is \g<x>?",
         t,
     )
     # "there are seven blocks in the blue bin, right?": asked whether there are
     t = re.sub(
-        r"^there\s+(are|is)\s+(.+?)\s*,\s*(?:right|correct|yes|isn't\s+it|aren't\s+there|no|yeah)\s*\?.*$",
+        r"^there\s+(are|is)\s+(.+?)\s*,\s*(?:right|correct|yes|isn't\s+it|aren't\s+there|no|"
+        r"yeah)\s*\?.*$",
         r"\1 there \2?",
         t,
     )
@@ -683,28 +949,33 @@ def _said_plainly(t: str) -> str:
     )
     # "here's your task: ...", "your mission: ...": what follows is the request
     t = re.sub(
-        r"(?:^|(?<=[-,.!:]\s))(?:here's|here\s+is|this\s+is)?\s*(?:your|the|a|today's)\s+(?:next\s+)?(?:task|job|challenge|mission|assignment|exercise)"
+        r"(?:^|(?<=[-,.!:]\s))(?:here's|here\s+is|this\s+is)?\s*(?:your|the|a|"
+        r"today's)\s+(?:next\s+)?(?:task|job|challenge|mission|assignment|exercise)"
         r"(?:\s+for\s+(?:you|today))?\s*(?:is\s*)?[:-]\s*",
         "",
         t,
     )
     # "deal: if you put red in green, I'll let you skip the blue one": the task, and the rest spared
     t = re.sub(
-        r"^(?:(?:deal|ok(?:ay)?|tell\s+you\s+what|here's\s+the\s+deal)\s*[:,-]\s*)?if\s+you\s+(?P<a>(?:put|place|stack|move|push)\s+.+?)\s*,\s*"
+        r"^(?:(?:deal|ok(?:ay)?|tell\s+you\s+what|"
+        r"here's\s+the\s+deal)\s*[:,-]\s*)?if\s+you\s+(?P<a>(?:put|place|stack|move|push)\s+.+?)\s*,\s*"
         r"(?:i'll|i\s+will)\s+let\s+you\s+(?:skip|off|leave)\s+(?P<b>.+?)[.!]*$",
         lambda m: f"{m['a']}, don't touch {m['b']}",
         t,
     )
     # "tell me, the blue block, it is really in the red bin?": the thing named first is asked about
     t = re.sub(
-        r"^(?:tell\s+me\s*,\s*|so\s*,\s*|and\s+)?(?P<np>the\s+\w+\s+(?:block|cube|bin|drawer|lamp|light|one))\s*,\s*"
-        r"(?:it|that)\s+(?:is|'s)\s+(?:really\s+|indeed\s+|actually\s+|definitely\s+)?(?P<rest>[^?]+?)\s*\?$",
+        r"^(?:tell\s+me\s*,\s*|so\s*,\s*|and\s+)?(?P<np>the\s+\w+\s+(?:block|cube|bin|drawer|"
+        r"lamp|light|one))\s*,\s*"
+        r"(?:it|that)\s+(?:is|'s)\s+(?:really\s+|indeed\s+|actually\s+|"
+        r"definitely\s+)?(?P<rest>[^?]+?)\s*\?$",
         lambda m: f"is {m['np']} {m['rest']}?",
         t,
     )
     # "should the yellow block already be in the blue bin, add the red one to it": an "if"
     t = re.sub(
-        r"^should\s+(?P<x>(?:the\s+)?[a-z]+\s+(?:block|cube|one|drawer|light|lamp))\s+(?:already\s+|still\s+)?be\s+(?P<s>[^,]+?)\s*,\s*",
+        r"^should\s+(?P<x>(?:the\s+)?[a-z]+\s+(?:block|cube|one|drawer|light|"
+        r"lamp))\s+(?:already\s+|still\s+)?be\s+(?P<s>[^,]+?)\s*,\s*",
         lambda m: f"if {m['x']} is {m['s']}, ",
         t,
     )
@@ -725,7 +996,8 @@ def _filler(chunk: str) -> bool:
     """A chunk that says nothing ("oh", "ok", "please", "sorry")."""
     return bool(
         re.fullmatch(
-            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|nah|wait|actually|negative|roger|"
+            r"\s*(?:oh|ok|okay|hmm+|well|please|sorry|robot|hey|um+|uh+|no|nah|wait|actually|"
+            r"negative|roger|"
             r"behind|heads\s+up|careful|watch\s+out|look\s+out|mind\s+out|"
             r"copy(?:\s+that)?|over(?:\s+and\s+out)?|"
             r"that's\s+it|that\s+will\s+do|that'll\s+do|alright|all\s+right)\s*",
@@ -739,7 +1011,8 @@ def _stop_chunk(chunk: str) -> bool:
     # "pause for a sec", "freeze for a moment": how long does not matter (but "give me a
     # second" and "just a moment" are stop phrases as they stand)
     brief = re.sub(
-        r"(?<=\w)\s+(?:for\s+)?(?:a|one|just\s+a)\s+(?:sec|second|moment|minute|min|tick|bit|while)s?"
+        r"(?<=\w)\s+(?:for\s+)?(?:a|one|just\s+a)\s+(?:sec|second|moment|minute|min|tick|bit|"
+        r"while)s?"
         r"(?:\s+(?:please|now|robot))*$",
         "",
         said,
@@ -753,7 +1026,8 @@ def _stop_words(b: str) -> bool:
     b = re.sub(r"\s+", " ", re.sub(r"\brobot\b", "", b)).strip()  # "stop robot stop"
     b = re.sub(
         r"^(?:(?:no|nah|naw|nope|eh|meh|oh|oh well|hey|ok|okay|please|robot|wait|just|uh|um|"
-        r"whoa|woah|actually|hmm|well|so|you\s+can|you\s+may|you\s+should|you\s+could|can\s+you|you|"
+        r"whoa|woah|actually|hmm|well|so|you\s+can|you\s+may|you\s+should|you\s+could|can\s+you|"
+        r"you|"
         r"could\s+you|will\s+you|would\s+you|i\s+want\s+you\s+to|i\s+need\s+you\s+to)\s+)+(?=\S)",
         "",
         b,
@@ -767,7 +1041,8 @@ def _stop_words(b: str) -> bool:
     )
     # "don't continue", "do not go on", "no more": the same as "stop"
     b = re.sub(
-        r"^(?:don't|dont|do\s+not|not|no)\s+(?:continue|continuing|go\s+on|proceed|keep\s+going|carry\s+on|more)$",
+        r"^(?:don't|dont|do\s+not|not|no)\s+(?:continue|continuing|go\s+on|proceed|keep\s+going|"
+        r"carry\s+on|more)$",
         "stop",
         b,
     )
@@ -787,9 +1062,12 @@ def understand(text: str, world: WorldState) -> Understanding:
     # "the block closer to you", "whichever is nearer the green bin": among the blocks, the
     # comparison picks the one the superlative does
     t = re.sub(
-        r"\b(?P<np>(?:the|whichever)\s+(?:\w+\s+)?(?:block|cube|brick|one)(?:\s+(?:that's|that\s+is|which\s+is|is))?"
-        r"|whichever(?:\s+(?:one|block))?\s+is)\s+(?P<c>closer|nearer|farther|further)\b(?![^,.;?!]*\bthan\b)"
-        r"(?!\s+(?:to\s+|towards\s+)?(?:the\s+)?(?:left|right|front|back|side|edge|middle|cent(?:er|re)|away|in|out|up|down)\b)",
+        r"\b(?P<np>(?:the|whichever)\s+(?:\w+\s+)?(?:block|cube|brick|one)(?:\s+(?:that's|"
+        r"that\s+is|which\s+is|is))?"
+        r"|whichever(?:\s+(?:one|block))?\s+is)\s+(?P<c>closer|nearer|farther|"
+        r"further)\b(?![^,.;?!]*\bthan\b)"
+        r"(?!\s+(?:to\s+|towards\s+)?(?:the\s+)?(?:left|right|front|back|side|edge|middle|"
+        r"cent(?:er|re)|away|in|out|up|down)\b)",
         lambda m: (
             f"{m['np']} "
             + {
@@ -809,7 +1087,8 @@ def understand(text: str, world: WorldState) -> Understanding:
     # "why did you grab the green one last run? don't touch green. I wanted ...": the
     # complaint about another run asks nothing of this one
     t = re.sub(
-        r"^why\s+did\s+you\s+[^?]*\?\s+(?=.*\b(?:don't|put|stack|move|place|i\s+wanted|i\s+want|i\s+meant)\b)",
+        r"^why\s+did\s+you\s+[^?]*\?\s+(?=.*\b(?:don't|put|stack|move|place|i\s+wanted|i\s+want|"
+        r"i\s+meant)\b)",
         "",
         t,
     )
@@ -824,7 +1103,7 @@ def understand(text: str, world: WorldState) -> Understanding:
     unasked = _not_an_order(t, world)
     if unasked is not None:
         return out(ANSWER, answer=unasked)
-    if _THEMSELVES.match(t):
+    if _THEMSELVES.match(_DECLINED.sub("", t)):
         # the person is going to do it: the arm stays out of the way
         return out(ANSWER, answer="Go ahead; I will not move")
     if answers.is_capability(t):
@@ -841,7 +1120,8 @@ def understand(text: str, world: WorldState) -> Understanding:
     t = _asked_condition(t)
     # "drawer open or closed, lamp on or off?": each a question with its "is" left out
     t = re.sub(
-        r"(?:^|(?<=[,:;]\s))(?:the\s+)?(drawer|lamp|light)\s+(?=(?:open|closed|shut|on|off)\s+or\s+\w+)",
+        r"(?:^|(?<=[,:;]\s))(?:the\s+)?(drawer|lamp|light)\s+(?=(?:open|closed|shut|on|"
+        r"off)\s+or\s+\w+)",
         r"is the \1 ",
         t,
     )
@@ -879,7 +1159,8 @@ _C = "|".join(L.COLOURS)
 #: block at the same time", "end state: you're holding both ... at once"): one gripper.
 _TWO_IN_HAND = re.compile(
     r"\b(?:hold(?:ing)?|pick(?:ing)?\s+up|grab(?:bing)?|carry(?:ing)?|lift(?:ing)?|tak(?:e|ing))\s+"
-    rf"(?:(?:both|all|two|three|four)\b|(?:the\s+)?(?:{_C})\b[^.?!,;]*?\band\s+(?:the\s+)?(?:{_C})\b)"
+    rf"(?:(?:both|all|two|three|four)\b|"
+    rf"(?:the\s+)?(?:{_C})\b[^.?!,;]*?\band\s+(?:the\s+)?(?:{_C})\b)"
     r"(?:(?!\b(?:put|place|in|into|on|onto|then|stack)\b)[^.?!;])*?"
     r"\b(?:at\s+once|at\s+the\s+same\s+time|simultaneously|in\s+one\s+go|together)\b"
 )
@@ -890,8 +1171,10 @@ _BIN = refs._BIN
 #: red cube on the green one'", "our contestant will be asked to 'put ...'"): reported, not
 #: asked of the robot; the speaker's own "I said '...'" and "do what it says" are orders.
 _QUOTED = re.compile(
-    r"^(?!i\s|i've\s|i'd\s)(?!.*\b(?:do\s+(?:what|as)|follow|go\s+ahead|please\s+do)\b).*\b(?:said|says|say|saying|tell(?:s|ing)?\s+me|"
-    r"told\s+(?:me|us|him|her|them)|ask(?:s|ed|ing)?(?:\s+me)?|be\s+asked\s+to|shout(?:s|ed)?|yell(?:s|ed)?|wrote|reads?|goes)"
+    r"^(?!i\s|i've\s|i'd\s)(?!.*\b(?:do\s+(?:what|as)|follow|go\s+ahead|"
+    r"please\s+do)\b).*\b(?:said|says|say|saying|tell(?:s|ing)?\s+me|"
+    r"told\s+(?:me|us|him|her|them)|ask(?:s|ed|ing)?(?:\s+me)?|be\s+asked\s+to|shout(?:s|ed)?|"
+    r"yell(?:s|ed)?|wrote|reads?|goes)"
     r"\s*(?:to\s+)?[:,]?\s*['\"\u2018\u201c][^'\"\u2019\u201d]+['\"\u2019\u201d]"
 )
 
@@ -943,7 +1226,8 @@ def _whose_side(t: str, world: WorldState) -> list[str] | None:
     speaker's; the two candidates, or None when nothing like that is asked (or both
     frames name the same block)."""
     m = re.search(
-        r"[\s,.;!-]*(?:wait|hmm+|hang\s+on|um+|oh)?[\s,.;!-]*(?:is\s+that\s+|do\s+you\s+mean\s+|i\s+mean\s+)?"
+        r"[\s,.;!-]*(?:wait|hmm+|hang\s+on|um+|oh)?[\s,.;!-]*(?:is\s+that\s+|do\s+you\s+mean\s+|"
+        r"i\s+mean\s+)?"
         r"(?:my|your)\s+(?:left|right)\s+or\s+(?:your|my|yours|mine)(?:\s+(?:left|right))?\s*\?.*$",
         t,
     )
@@ -973,7 +1257,8 @@ def _questions(t: str) -> list[str]:
     parts = [
         p.strip(" ,;?")
         for p in re.split(
-            r"\s*(?:,\s*(?:and\s+|also\s+)|,\s*(?=is\s+the\s+(?:drawer|lamp|light)\b)|\?\s*(?:and\s+|also\s+)?|;\s*|"
+            r"\s*(?:,\s*(?:and\s+|also\s+)|,\s*(?=is\s+the\s+(?:drawer|lamp|light)\b)|"
+            r"\?\s*(?:and\s+|also\s+)?|;\s*|"
             r"\s+and\s+(?=(?:which|where|what|how)\b))"
             r"(?=(?:is|are|where|what|which|how|do|does|did|was|were)\b)",
             t,
@@ -995,8 +1280,10 @@ def _asked_condition(t: str) -> str:
     """ "is the red block in a bin? if not, put it in the green one": the question is the
     condition of the order after it ("if the red block is not in a bin, put it ...")."""
     m = re.match(
-        r"^(?P<v>is|are)\s+(?P<s>(?:the\s+)?\w+(?:\s+(?:block|cube|brick|one|bin|drawer|light|lamp))?)\s+"
-        r"(?P<p>[^?]+?)\s*\?\s*(?:and\s+)?if\s+(?P<a>not|so|yes|no|it\s+is|it\s+isn't|it's\s+not|they\s+are|"
+        r"^(?P<v>is|are)\s+(?P<s>(?:the\s+)?\w+(?:\s+(?:block|cube|brick|one|bin|drawer|light|"
+        r"lamp))?)\s+"
+        r"(?P<p>[^?]+?)\s*\?\s*(?:and\s+)?if\s+(?P<a>not|so|yes|no|it\s+is|it\s+isn't|it's\s+not|"
+        r"they\s+are|"
         r"they\s+aren't|it\s+is\s+not)\s*,?\s*(?:then\s+)?(?P<cmd>.+)$",
         t,
     )
@@ -1025,12 +1312,14 @@ def _fragment(t: str) -> str | None:
 
 #: "put that one on the blue block", "that one over there": a pointing no words resolve.
 _THAT_ONE = re.compile(
-    r"\b(?P<on>(?:on|onto|on\s+top\s+of)\s+)?(?:that|this)\s+(?:one|block|cube|brick)\b(?:\s+over\s+there|\s+here)?"
+    r"\b(?P<on>(?:on|onto|on\s+top\s+of)\s+)?(?:that|this)\s+(?:one|block|cube|"
+    r"brick)\b(?:\s+over\s+there|\s+here)?"
 )
 #: What makes a "that one" a thing the words pick out ("that one on the left", "that block
 #: next to the red one"), not a pointing.
 _QUALIFIED = re.compile(
-    r"\s+(?:of|in|inside|on|at|by|near|beside|under|behind|closest|nearest|farthest|next\s+to|from|that|which|you|i)\b"
+    r"\s+(?:of|in|inside|on|at|by|near|beside|under|behind|closest|nearest|farthest|next\s+to|"
+    r"from|that|which|you|i)\b"
 )
 _PUTTING = re.compile(r"\b(?:put|place|stack|move|drop|set|push|slide|pop|toss|carry)\b")
 
@@ -1091,7 +1380,8 @@ _MOVED_BY = re.compile(
     + "|".join(w for w in L.NUMBERS if " " not in w)
     + r")\s*"
     r"(?P<u>mm|cm|m|in|(?:milli|centi)?met(?:er|re)s?|inch(?:es)?)\s+"
-    r"(?:(?:to|towards)\s+(?:the\s+|your\s+)?)?(?P<d>left|right|front|forwards?|backwards?|back|away|closer|towards\s+you)"
+    r"(?:(?:to|towards)\s+(?:the\s+|your\s+)?)?(?P<d>left|right|front|forwards?|backwards?|back|"
+    r"away|closer|towards\s+you)"
     r"(?:\s+(?:side|of\s+(?:where\s+it\s+is|it)))?\s*[.!]*$"
 )
 
@@ -1113,11 +1403,39 @@ def _moved_by(t: str, world: WorldState) -> str:
     return f"push {m['x']} to [{x:.3f}, {y:.3f}]"
 
 
+_ALL_BUT = re.compile(
+    r"\b(?:(?:out\s+of\s+these|of\s+these)\s*,?\s*)?all\s+(?:of\s+them\s+|the\s+blocks\s+|"
+    r"of\s+the\s+blocks\s+)?"
+    r"(?:but|except(?:\s+for)?|save)\s+(?P<k>one|two|three|[1-3])\b(?:\s+(?:of\s+them|blocks?))?"
+    r"|\bhalf\s+(?:of\s+)?the\s+blocks(?:\s+on\s+the\s+table)?"
+)
+
+
+def _all_but(t: str, world: WorldState) -> str:
+    """ "all of them but two go in the green bin", "half of the blocks": as a count of the
+    blocks on the table ("two blocks")."""
+    m = _ALL_BUT.search(t)
+    if m is None:
+        return t
+    free = sum(1 for o in world.objects if o.on_table)
+    k = m["k"]
+    n = free - (int(k) if k and k.isdigit() else L.NUMBERS.get(k or "", 0)) if k else free // 2
+    if n <= 0:
+        return t
+    words = {1: "one block", 2: "two blocks", 3: "three blocks", 4: "four blocks"}
+    out = f"{t[: m.start()]}{words.get(n, f'{n} blocks')}{t[m.end() :]}"
+    out = re.sub(r"\b(blocks?)\s+(?:go|goes)\s+(in|into|on)\b", r"\1 \2", out)
+    return re.sub(
+        r"^((?:one|two|three|four|\d+)\s+blocks?\s+(?:in|into|on)\b)", r"put \1", out.strip(" ,")
+    )
+
+
 def _on_top_of_all(t: str, world: WorldState) -> str:
     """ "on top of everything" / "of the stack": on the top block of the one stack there is;
     ``t`` unchanged where there is no stack or more than one."""
     m = re.search(
-        r"\b(?:on\s+top\s+of|onto|on)\s+(?:everything(?:\s+else)?|all\s+(?:of\s+)?(?:the\s+)?(?:others|rest|blocks)|"
+        r"\b(?:on\s+top\s+of|onto|on)\s+(?:everything(?:\s+else)?|"
+        r"all\s+(?:of\s+)?(?:the\s+)?(?:others|rest|blocks)|"
         r"the\s+(?:stack|tower|pile|others)|the\s+other\s+(?:blocks|ones))\b"
         r"(?:\s+(?:except|but)\s+(?:for\s+)?the\s+\w+\s+(?:block|one|cube))?",
         t,
@@ -1136,17 +1454,20 @@ def _on_top_of_all(t: str, world: WorldState) -> str:
 
 #: "put zero blocks in the bin", "put neither block in the blue bin": nothing to move.
 _NONE_TO_MOVE = re.compile(
-    r"\b(?:put|place|move|drop|stack|push|take|pick)\s+(?:up\s+)?(?:zero|no|neither|none\s+of\s+the|not\s+a\s+single|"
+    r"\b(?:put|place|move|drop|stack|push|take|pick)\s+(?:up\s+)?(?:zero|no|neither|"
+    r"none\s+of\s+the|not\s+a\s+single|"
     r"not\s+one)\s+(?:\w+\s+)?(?:blocks?|cubes?|ones?|of\s+them)\b"
 )
 #: "put a MILLION blocks in the red bin": more than any scene holds.
 _TOO_MANY = re.compile(
-    r"\b(?:a\s+|one\s+)?(?:million|billion|trillion|zillion|gazillion|bazillion|thousand|hundred|dozen|hundreds|thousands|"
+    r"\b(?:a\s+|one\s+)?(?:million|billion|trillion|zillion|gazillion|bazillion|thousand|hundred|"
+    r"dozen|hundreds|thousands|"
     r"millions|billions|infinite|infinity\s+of)\s+(?:of\s+)?(?:the\s+)?(?:blocks|cubes|bricks)\b"
 )
 #: "Red block and yellow block. Put it in the green bin.": blocks named, then one "it".
 _LISTED_THEN = re.compile(
-    rf"^(?P<list>(?:the\s+)?(?:{_C})\s+(?:block|one|cube)(?:\s*(?:,|and|&)\s*(?:the\s+)?(?:{_C})\s+(?:block|one|cube))+)"
+    rf"^(?P<list>(?:the\s+)?(?:{_C})\s+(?:block|one|cube)(?:\s*(?:,|and|"
+    rf"&)\s*(?:the\s+)?(?:{_C})\s+(?:block|one|cube))+)"
     r"\s*(?:[.!:;]|,\s*then|\s+then)\s*(?P<cmd>.+)$"
 )
 
@@ -1199,6 +1520,7 @@ def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understan
     t = _tidy(t)
     t = _on_top_of_all(t, world)
     t = _moved_by(t, world)
+    t = _all_but(t, world)
     early = _not_as_said(t, world, out)
     if early is not None:
         return early
@@ -1283,7 +1605,8 @@ def _refused_or_asked(t: str, world: WorldState, out: Any, cons: Constraints) ->
     if why:
         return out(REFUSE, constraints=cons, reason=why)
     if re.search(
-        r"\b(?:push|shove|slide|nudge|move|scoot)\b[^,.;]*?\b(?:to\s+(?:the|one)\s+side|aside|out\s+of\s+the\s+way)\b|"
+        r"\b(?:push|shove|slide|nudge|move|scoot)\b[^,.;]*?\b(?:to\s+(?:the|one)\s+side|aside|"
+        r"out\s+of\s+the\s+way)\b|"
         r"\b(?:to\s+the\s+side|aside)\b.*\b(?:move|push|shove|slide)\s+it\b",
         t,
     ) and not re.search(r"\b(?:left|right)\b", t):
@@ -1305,7 +1628,8 @@ def _into_the_one_bin(t: str, cons: Constraints, world: WorldState) -> str:
         return t
     spared = sorted(cons.objects)
     return re.sub(
-        r"\b(?:(?:now|then|and)\s+)?(?:tidy|clean|clear)(?:\s+up)?(?:\s+(?:the\s+)?(?:table|rest|mess|workspace|blocks))?"
+        r"\b(?:(?:now|then|and)\s+)?(?:tidy|clean|clear)(?:\s+up)?(?:\s+(?:the\s+)?(?:table|rest|"
+        r"mess|workspace|blocks))?"
         r"(?:\s+up)?\b",
         "put all the blocks"
         + "".join(f" except the {o.replace('_', ' ')}" for o in spared[:1])
@@ -1326,7 +1650,8 @@ def _without_reasons(rest: str) -> str:
         clause = parts[i]
         words = set(re.findall(r"[a-z']+", clause))
         said = re.match(
-            rf"^(?:because\s+|since\s+|as\s+)?(?:it|that|they|this|the\s+(?:{_C})\s+\w+?)(?:'s|\s+(?:is|'s|are|was|rolls|falls|"
+            rf"^(?:because\s+|since\s+|as\s+)?(?:it|that|they|this|the\s+(?:{_C})\s+\w+?)(?:'s|"
+            rf"\s+(?:is|'s|are|was|rolls|falls|"
             r"breaks|cracks|tips|wobbles|might|may|could|will|can|tends|keeps|gets))\b",
             clause.strip(),
         )
@@ -1341,7 +1666,8 @@ def _only_says_why(rest: str) -> bool:
     the blue block, it is very fragile"): no verb of doing, a copula or no place at all."""
     # a tag ("..., okay? thanks, love") asks nothing
     rest = re.sub(
-        r"\b(?:okay|ok|alright|all\s+right|right|yeah|got\s+it|understood|clear|deal|heard|copy)\s*\?",
+        r"\b(?:okay|ok|alright|all\s+right|right|yeah|got\s+it|understood|clear|deal|heard|"
+        r"copy)\s*\?",
         "",
         rest,
     )
@@ -1388,7 +1714,8 @@ def _impossible(text: str, world: WorldState) -> str | None:
     """Requests that no plan can satisfy, refused before any motion."""
     t = text
     if re.search(
-        r"\b(?:throw|toss|drop|chuck|smash)\b[^,;.]*\b(?:on|onto|to)\s+the\s+floor\b|\bthrow\s+\w+\s+away\b",
+        r"\b(?:throw|toss|drop|chuck|smash)\b[^,;.]*\b(?:on|onto|to)\s+the\s+floor\b|"
+        r"\bthrow\s+\w+\s+away\b",
         t,
     ):
         return "I can only put things in the bins, on blocks or on the table, never off it"
@@ -1396,7 +1723,8 @@ def _impossible(text: str, world: WorldState) -> str | None:
         re.search(r"\b(?:at\s+the\s+same\s+time|simultaneously|at\s+once|both\s+at\s+once)\b", t)
         and len(
             re.findall(
-                rf"\b(?:in|into|on|onto)\s+(?:the\s+)?(?:(?:\w+\s+)?(?:bin|block|cube|drawer|one)\b|(?:{_C})\b)",
+                rf"\b(?:in|into|on|onto)\s+(?:the\s+)?(?:(?:\w+\s+)?(?:bin|block|cube|drawer|"
+                rf"one)\b|(?:{_C})\b)",
                 t,
             )
         )
@@ -1440,8 +1768,10 @@ def _impossible(text: str, world: WorldState) -> str | None:
     if m and re.search(rf"\b{_MOVE}\b", t[: m.start()]):
         return "a block cannot hold anything inside it; put things in a bin or on a block"
     m = re.match(
-        rf"^(?:please\s+)?(?:put|place|set|move|drop|park|stand|leave)\s+(?:the\s+)?(?:{_C})\s+(?:block|cube|brick|one)\s+"
-        rf"(?P<rel>next\s+to|beside|besides|near|by|alongside|close\s+to|right\s+next\s+to|where\s+the\s+(?:{_C})\s+"
+        rf"^(?:please\s+)?(?:put|place|set|move|drop|park|stand|"
+        rf"leave)\s+(?:the\s+)?(?:{_C})\s+(?:block|cube|brick|one)\s+"
+        rf"(?P<rel>next\s+to|beside|besides|near|by|alongside|close\s+to|right\s+next\s+to|"
+        rf"where\s+the\s+(?:{_C})\s+"
         r"(?:block|cube|brick|one)\s+(?:is|was|sits))\b",
         t,
     )
@@ -1484,8 +1814,10 @@ def _bare_block(text: str, world: WorldState) -> str | None:
     from bridge.grounding import colours_named
 
     bare = re.search(
-        r"\b(?:the|that|this)\s+(?:block|cube|brick)\b(?!\s+(?:of|that|which|who|whose|on|under|from|"
-        r"next|nearest|closest|farthest|furthest|between|beside|by|near|colou?red|like|with|you|i|held|"
+        r"\b(?:the|that|this)\s+(?:block|cube|brick)\b(?!\s+(?:of|that|which|who|whose|on|under|"
+        r"from|"
+        r"next|nearest|closest|farthest|furthest|between|beside|by|near|colou?red|like|with|you|"
+        r"i|held|"
         r"sitting|resting|lying)\b|\s+in\s+(?:the\s+)?(?:red|green|blue|yellow)\b)",
         text,
     )
@@ -1505,7 +1837,8 @@ _DEICTIC = re.compile(
     # not what the speaker does ("so I can grab something")
     r"(?<!\bi\scan\s)(?<!\bi\swill\s)(?<!\bi'll\s)"
     r"\b(?:pick\s+up|pick|grab|take|lift|get|move|put|place|drop|push|fetch|bring|stack|hand\s+me)"
-    r"\s+(?P<d>that|this|one|something|that\s+thing|this\s+thing)\b(?!\s+(?:of|is|which|that|more|block|cube|brick|bin))"
+    r"\s+(?P<d>that|this|one|something|that\s+thing|this\s+thing)\b(?!\s+(?:of|is|which|that|"
+    r"more|block|cube|brick|bin))"
 )
 
 
@@ -1540,7 +1873,8 @@ def _deictic(text: str, world: WorldState) -> str | None:
 #: Words of order in a stack or a sequence that the rules do not read but a model may
 #: (spatial words are not among them: the selectors resolve those exactly, or ask).
 _NARROWING = re.compile(
-    r"\b(?:top|bottom|(?:the|a)\s+(?:stack|tower|pile)|upper|lower|highest|lowest|others|remaining|rest|"
+    r"\b(?:top|bottom|(?:the|a)\s+(?:stack|tower|pile)|upper|lower|highest|lowest|others|"
+    r"remaining|rest|"
     r"last|first|same|either|biggest|smallest|under|below|above|beneath|underneath)\b"
 )
 
@@ -1575,7 +1909,8 @@ def _ambiguous(text: str, world: WorldState) -> tuple[str, list[str], str] | Non
     kind = next((_AMBIG_NOTES[n] for n in r.notes if n in _AMBIG_NOTES), None)
     pronoun = bool(
         re.search(
-            r"\b(?:that|this)\s+one\b|\b(?:one\s+of\s+them|(?<!any\sof\s)them|the\s+other(?:\s+one)?)\b",
+            r"\b(?:that|this)\s+one\b|\b(?:one\s+of\s+them|(?<!any\sof\s)them|"
+            r"the\s+other(?:\s+one)?)\b",
             text,
         )
         and not re.search(rf"\b(?:{_C})\b(?!\s+{_BIN})", text)

@@ -208,7 +208,8 @@ def is_question(text: str) -> bool:
         # "what about putting ..." / "how about you stack ..." are suggestions: orders
         return not re.match(r"^(?:how|what)\s+about\b", t)
     if re.match(
-        r"^(?:please\s+)?(?:put|place|stack|move|push|drop|set|slide)\s+(?:the|a|an|one|two|three|all)\b",
+        r"^(?:please\s+)?(?:put|place|stack|move|push|drop|set|slide|close|open|shut|press|turn\s+(?:on|off))\s+"
+        r"(?:the|a|an|one|two|three|all)\b",
         t,
     ):
         return False  # "put the green block on the red one?" (Spanish "¿me pones ...?"): asked for

@@ -103,7 +103,7 @@ _SLANG = re.compile(
     r"(?=[\s,.!?]*$|\s*[,.!?])[\s,]*|^(?:yo|bro|bruh|fam|ngl|tbh)\s+(?=\w)"
 )
 #: Words said twice on purpose: "no no", "stop stop", "go go" keep their force.
-_KEEP_DOUBLED = frozenset({"no", "stop", "go", "wait", "very", "really", "halt", "nope"})
+_KEEP_DOUBLED = frozenset({"no", "stop", "go", "wait", "very", "really", "halt", "nope", "break"})
 
 
 def clean(text: str) -> str:

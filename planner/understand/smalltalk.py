@@ -55,7 +55,9 @@ _WRAPPERS: list[tuple[str, str]] = [
     (
         r"\b(?:would|could)\s+it\s+be\s+possible\s+(?:for\s+you\s+)?to\b|"
         r"\b(?:can|could|would|will)\s+(?:you|u)[\s,]+(?:(?:please|possibly|kindly|maybe|just|like|"
-        r"perhaps)[\s,]+)*(?=(?:" + "|".join(sorted(L.ACTION_VERBS)) + r"|pop|stick|plonk)\b)"
+        r"perhaps|gently|carefully|slowly|quickly)[\s,]+)*(?=(?:"
+        + "|".join(sorted(L.ACTION_VERBS))
+        + r"|pop|stick|plonk)\b)"
         r"(?!get\s+(?:to|at)\s)",  # "can you get to the green block?" asks about reach
         " ",
     ),

@@ -193,6 +193,16 @@ def _western(text: str, lang: str) -> str:
             s,
         )
     if lang == "es":
+        # "déjalo en medio de la mesa": put it there (alone, "déjalo" is "forget it")
+        s = re.sub(
+            r"\bd[ée]jal([oa]s?)\s+(?=(?:en|sobre|encima|dentro|junto|al|a\s+la)\b)", r"ponl\1 ", s
+        )
+        # "saca el bloque rojo del contenedor azul": out of it
+        s = re.sub(
+            r"\b(saca|sácalo|quita)\s+(.+?)\s+(?:del|de\s+la|de\s+el)\s+(?=(?:contenedor|caja|cesta|cajón|cesto)\b)",
+            r"\1 \2 out of la ",
+            s,
+        )
         # "el verde no lo toques": the object named first, then "don't touch it"
         s = re.sub(
             r"\b(el|la|los|las)\s+(\w+)\s+no\s+(?:lo|la|los|las)\s+(toques|muevas|cojas|agarres|tires|empujes)\b",

@@ -346,10 +346,12 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
         ("understanding_s.yaml", 40),
         ("understanding_t.yaml", 39),  # one entry dropped: a repeat of set N
         ("understanding_u.yaml", 40),
+        ("understanding_v.yaml", 40),
+        ("understanding_w.yaml", 40),
     ],
 )
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D to U (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
+    """Sets D to W (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
     order = [
         "understanding_b.yaml",
@@ -371,6 +373,8 @@ def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
         "understanding_s.yaml",
         "understanding_t.yaml",
         "understanding_u.yaml",
+        "understanding_v.yaml",
+        "understanding_w.yaml",
     ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:
