@@ -1179,11 +1179,20 @@ _QUOTED = re.compile(
 )
 
 
+#: "radio check, how do you read me? over": asks whether the robot hears, nothing more.
+_RADIO_CHECK = re.compile(
+    r"\b(?:radio\s+check|comms?\s+check|mic\s+check|how\s+do\s+you\s+read(?:\s+me)?|do\s+you\s+(?:read|hear)\s+me|"
+    r"can\s+you\s+hear\s+me|are\s+you\s+receiving)\b"
+)
+
+
 def _not_an_order(t: str, world: WorldState) -> str | None:
     """The reply to a request put off, a complaint, or a wondering that says it asks
     nothing; None for anything else."""
     if _QUOTED.search(t):
         return "Noted: that was said to someone, not asked of me; I did not move anything"
+    if _RADIO_CHECK.search(t) and not (set(re.findall(r"[a-z]+", t)) & set(L.ACTION_VERBS)):
+        return "Reading you loud and clear; I did not move anything"
     said = (
         answers.ability(t)
         if re.match(r"^(?:be\s+honest|honestly|truthfully|seriously)\b", t)
@@ -1278,19 +1287,39 @@ def _questions(t: str) -> list[str]:
 
 def _asked_condition(t: str) -> str:
     """ "is the red block in a bin? if not, put it in the green one": the question is the
-    condition of the order after it ("if the red block is not in a bin, put it ...")."""
+    condition of the order after it ("if the red block is not in a bin, put it ..."); "make
+    that happen" is the relation asked about; "nothing in the green bin, right? if that's
+    so, ..." asks whether the bin is empty."""
+    t = re.sub(
+        r"^(?:(?:quick|just\s+a\s+quick|one)\s+(?:check|question)\s*[,:]\s*)?(?:there's\s+)?nothing\s+in\s+"
+        r"(?P<b>the\s+\w+\s+bin)\s*,?\s*(?:right|correct|yeah|is\s+there)?\s*\?\s*if\s+(?:that's|that\s+is|it's|it\s+is)\s+"
+        r"(?:so|true|right|the\s+case)\s*,?\s*",
+        r"if \g<b> is empty, ",
+        t,
+    )
+    t = re.sub(r"\bif\s+(?:that's|that\s+is)\s+so\b", "if so", t)
+    t = re.sub(r"^(?P<v>is|are)\s+(?P<rest>.+?)\s+already\s+", r"\g<v> \g<rest> ", t)
     m = re.match(
         r"^(?P<v>is|are)\s+(?P<s>(?:the\s+)?\w+(?:\s+(?:block|cube|brick|one|bin|drawer|light|"
         r"lamp))?)\s+"
-        r"(?P<p>[^?]+?)\s*\?\s*(?:and\s+)?if\s+(?P<a>not|so|yes|no|it\s+is|it\s+isn't|it's\s+not|"
-        r"they\s+are|"
-        r"they\s+aren't|it\s+is\s+not)\s*,?\s*(?:then\s+)?(?P<cmd>.+)$",
+        r"(?P<p>[^?]+?)\s*\?\s*(?:and\s+)?if\s+(?P<a>not|so|yes|no|it\s+isn't|it's\s+not|it\s+is\s+not|"
+        r"it\s+is|they\s+aren't|they\s+are)\s*,?\s*(?:then\s+)?(?P<cmd>.+)$",
         t,
     )
     if m is None:
         return t
     neg = m["a"] in ("not", "no", "it isn't", "it's not", "they aren't", "it is not")
-    return f"if {m['s']} {m['v']}{' not' if neg else ''} {m['p']}, {m['cmd']}"
+    cmd = m["cmd"]
+    rel = re.match(
+        r"(?:sitting\s+|resting\s+|stacked\s+)?(?P<r>on|in|inside|on\s+top\s+of)\s+(?P<o>.+)$",
+        m["p"],
+    )
+    if rel and re.fullmatch(
+        r"(?:please\s+)?(?:make\s+(?:that|it|this)\s+(?:happen|so)|do\s+(?:it|that)|fix\s+(?:it|that))[.!]*",
+        cmd,
+    ):
+        cmd = f"put {m['s']} {rel['r']} {rel['o']}"
+    return f"if {m['s']} {m['v']}{' not' if neg else ''} {m['p']}, {cmd}"
 
 
 #: A follow-up fragment with no verb and no place ("and the blue one too", "same for

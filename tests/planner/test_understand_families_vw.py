@@ -121,3 +121,21 @@ def test_other_languages(text, english):
 
 def test_chinese_stop():
     assert understand("停住！别再动了！", four()).kind == "stop"
+
+
+def test_a_condition_asked_first():
+    from tests.worlds import cube, world
+
+    w = world([cube("red_block", (0.1, 0.05, 0.02)), cube("green_block", (-0.1, -0.1, 0.02))])
+    text = (
+        "one question: nothing in the blue bin, right? if that's the case, the green block "
+        "goes in there"
+    )
+    assert goal_holds(["in(green_block, blue_bin)"], planned(text, w))
+    text = "is the red block already on the green one? if not, make it so"
+    assert goal_holds(["on(red_block, green_block)"], planned(text, w))
+
+
+def test_a_radio_check_moves_nothing():
+    u = understand("base to robot, comms check, do you read me?", four())
+    assert u.kind == "answer" and "clear" in u.answer
