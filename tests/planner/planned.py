@@ -4,6 +4,8 @@ Shared by the understanding-family tests, which check what a request does, not h
 
 from __future__ import annotations
 
+import functools
+
 from bridge.validate import simulate
 from planner.hybrid import HybridPlanner
 from sim.world import WorldState
@@ -36,3 +38,16 @@ def four() -> WorldState:
 def moved(text: str, w: WorldState) -> set[str]:
     """The blocks the plan for ``text`` picks or pushes."""
     return {s["object"] for s in HybridPlanner().plan(text, w).steps() if "object" in s}
+
+
+@functools.cache
+def scene_world(name: str) -> WorldState:
+    """A scene's world from physics at seed 0 ("articulated", "mixed"), built once per run."""
+    from sim.env import TabletopEnv
+
+    env = TabletopEnv(scene=name)
+    env.reset(seed=0)
+    try:
+        return env.world_state()
+    finally:
+        env.close()

@@ -23,6 +23,7 @@ from planner.understand import noise, understand
 from planner.understand.translate import translate
 from sim.world import DrawerState
 from tests.planner.planned import four, moved, planned
+from tests.planner.planned import scene_world as built
 
 STILL = ("answer", "stop", "clarify", "refuse")
 
@@ -30,15 +31,7 @@ STILL = ("answer", "stop", "clarify", "refuse")
 @pytest.fixture(scope="module")
 def scene_world():
     """The articulated scene from physics (drawer shut, lamp off) and the mixed scene."""
-    from sim.env import TabletopEnv
-
-    out = {}
-    for name in ("articulated", "mixed"):
-        env = TabletopEnv(scene=name)
-        env.reset(seed=0)
-        out[name] = env.world_state()
-        env.close()
-    return out
+    return {name: built(name) for name in ("articulated", "mixed")}
 
 
 def articulated(drawer_open: bool = False, light: bool = False):

@@ -20,7 +20,7 @@ import pytest
 from bridge.goals import goal_holds
 from planner.understand import understand
 from planner.understand.translate import translate
-from tests.planner.planned import four, moved, planned
+from tests.planner.planned import four, moved, planned, scene_world
 from tests.worlds import cube, world
 
 STILL = ("answer", "stop", "clarify", "refuse")
@@ -168,13 +168,7 @@ def test_any_bin_in_other_languages():
 
 @pytest.fixture(scope="module")
 def mixed():
-    from sim.env import TabletopEnv
-
-    env = TabletopEnv(scene="mixed")
-    env.reset(seed=0)
-    w = env.world_state()
-    env.close()
-    return w
+    return scene_world("mixed")
 
 
 def test_which_roll_and_which_carry_nothing(mixed):

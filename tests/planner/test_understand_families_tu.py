@@ -21,7 +21,7 @@ import pytest
 from bridge.goals import goal_holds
 from planner.understand import understand
 from planner.understand.translate import translate
-from tests.planner.planned import four, moved, planned
+from tests.planner.planned import four, moved, planned, scene_world
 from tests.worlds import cube, world
 
 STILL = ("answer", "stop", "clarify", "refuse")
@@ -177,11 +177,6 @@ def test_other_languages(text, english):
 
 def test_the_thing_round_all_over():
     from planner.kinds import spoken
-    from sim.env import TabletopEnv
 
-    env = TabletopEnv(scene="mixed")
-    env.reset(seed=0)
-    w = env.world_state()
-    env.close()
-    said = spoken("pick up the object which is completely round", w)
+    said = spoken("pick up the object which is completely round", scene_world("mixed"))
     assert said == "pick up the yellow block"
