@@ -146,12 +146,27 @@ def _synonyms(text: str) -> str:
         text,
         flags=re.I,
     )
+    # "the round thing" fits the ball and the upright cylinder alike (asked back by
+    # :func:`ambiguous` where both are there); "spherical", "rolling" only the ball
     return re.sub(
-        r"\b(?:round|spherical|rolling)\s+(?:thing|one|object|item|toy|block)\b",
+        r"\b(?:spherical|rolling)\s+(?:thing|one|object|item|toy|block)\b",
         "ball",
         text,
         flags=re.I,
     )
+
+
+_ROUND = re.compile(r"\b(?:the|that|this)\s+round\s+(?:thing|one|object|item|toy|block)\b", re.I)
+
+
+def _round(text: str, world: WorldState) -> list[ObjectSpec] | None:
+    """The objects "the round one" fits: every round kind there (ball, cylinder); None
+    where the text says no such thing."""
+    if not _ROUND.search(text) or re.search(r"\b(?:ball|sphere|cylinder|tube)s?\b", text, re.I):
+        return None  # ("the round one, the ball, yes that": the kind is said too)
+    return [
+        s for s in (object_spec(o.name) for o in world.objects) if s.kind in ("sphere", "cylinder")
+    ]
 
 
 _PLURAL_KINDS = "|".join(
@@ -207,6 +222,9 @@ def spoken(text: str, world: WorldState) -> str:
     if not is_mixed(world):
         return text
     text = _group(_synonyms(text), world)
+    round_ = _round(text, world)
+    if round_ is not None and len(round_) == 1:
+        text = _ROUND.sub(f"the {round_[0].color} block", text, count=1)
     other = _not_of_kind(text, world)
     if other is not None and len(other[1]) == 1:
         m, (one,) = other
@@ -238,6 +256,10 @@ def ambiguous(text: str, world: WorldState) -> str | None:
     if not is_mixed(world):
         return None
     text = _synonyms(text)
+    round_ = _round(text, world)
+    if round_ is not None and len(round_) > 1:
+        options = " or ".join(f"the {_describe(s)}" for s in round_)
+        return f"Which one do you mean: {options}?"
     other = _not_of_kind(text, world)
     if other is not None and len(other[1]) > 1:
         options = " or ".join(f"the {_describe(s)}" for s in other[1])

@@ -334,6 +334,7 @@ _NOT_ASKING = re.compile(
     r"(?:just\s+)?tell\s+me\s*,?\s*(?:but\s+)?(?:don't|do\s+not)\s+do\s+(?:it|that|"
     r"anything)(?:\s+yet)?|"
     r"(?:don't|do\s+not)\s+do\s+(?:it|that)\s+yet|^before\s+you\s+do\s+anything\s*,?|"
+    r"if\s+i\s+(?:asked(?:\s+you)?(?:\s+to)?|wanted(?:\s+you)?(?:\s+to)?|told\s+you\s+to)\s*\??\s*$|"
     r"(?:just\s+|purely\s+)?hypothetically(?:\s+speaking)?|don't\s+actually\s+do\s+(?:it|that|"
     r"anything)|"
     r"if\s+you\s+(?:really\s+)?(?:had|needed)\s+to|in\s+theory|theoretically)\b"
@@ -460,6 +461,81 @@ def _tower_of(t: str) -> str:
         f"the {top} block on the {low} block" for low, top in zip(cols, cols[1:], strict=False)
     ]
     return "stack " + ", then ".join(pairs)
+
+
+_WARM = {"warm": ("red", "yellow"), "cool": ("green", "blue"), "cold": ("green", "blue")}
+
+
+def _formal(t: str) -> str:
+    """A contract's, a laboratory's and a learner's words for the robot's own: "the block
+    coloured yellow", "the receptacle coloured green", "(hereinafter ...)", "shall
+    transfer", "shall not disturb any other block", "specimen R" / "receptacle G", "you can
+    to put", "on top the", "the warm colours", "keep your gripper away from X"."""
+    t = re.sub(r"\s*\((?:hereinafter|hereafter|henceforth)[^)]*\)", "", t)
+    t = re.sub(
+        rf"\bthe\s+(block|cube|receptacle|bin|box|container)\s+colou?red\s+({_C})\b",
+        r"the \2 \1",
+        t,
+    )
+    t = re.sub(r"\b(?:receptacle|vessel)s?\b", "bin", t)
+    letters = {"r": "red", "g": "green", "b": "blue", "y": "yellow"}
+    t = re.sub(r"\bbin\s+([rgby])\b", lambda m: f"the {letters[m.group(1)]} bin", t)
+    t = re.sub(r"\bthe\s+the\b", "the", t)
+    t = re.sub(r"\bspecimen\s+([rgby])\b", lambda m: f"the {letters[m.group(1)]} block", t)
+    t = re.sub(r"\bthe\s+the\b", "the", t)
+    t = re.sub(r"\bspecimens\b", "blocks", t)
+    t = re.sub(r"\bspecimen\b", "block", t)
+    t = re.sub(
+        r"^(?:please\s+)?report\s+the\s+(?:number|count)\s+of\s+(?P<x>blocks|cubes)\s+(?:presently\s+|currently\s+|now\s+)?"
+        r"(?:contained\s+|held\s+|located\s+)?in\s+",
+        r"how many \g<x> are in ",
+        t,
+    )
+    t = re.sub(
+        r"^(?:the\s+arm|the\s+operator|the\s+robot)\s+shall\s+(?:at\s+no\s+time|never|not)\s+(?:make\s+contact\s+with|touch|disturb|move)\b",
+        "don't touch",
+        t,
+    )
+    t = re.sub(r"^notwithstanding\s+[^,]+,\s*", "", t)
+    t = re.sub(
+        r"^(?:the\s+arm|the\s+operator|the\s+robot|you)\s+shall\s+(?:at\s+no\s+time|never)\s+(?:make\s+contact\s+with|touch|disturb|move)\b",
+        "don't touch",
+        t,
+    )
+    t = re.sub(r"^(?:the\s+arm|the\s+operator|the\s+robot|you)\s+shall\s+", "", t)
+    t = re.sub(r"\btransfer\b", "put", t) if re.match(r"^transfer\b", t) else t
+    t = re.sub(
+        r",?\s+and\s+shall\s+not\s+(?:disturb|move|touch)\s+any\s+other\s+(?:block|cube|object)(?:\s+in\s+so\s+doing)?",
+        ", don't move any other block",
+        t,
+    )
+    # a learner's English: "you can to put ...?", "on top the blue block"
+    t = re.sub(rf"\byou\s+can\s+(?:to\s+)?(?=(?:{_VERB})\b)", "can you ", t)
+    t = re.sub(r"\bon\s+top\s+(?=the\b)", "on top of ", t)
+    # "the warm colours can both go in the red bin": red and yellow
+    t = re.sub(
+        r"\bthe\s+(warm|cool|cold)\s+colou?rs?(?:\s+(?:ones|blocks))?\b",
+        lambda m: " and ".join(f"the {c} block" for c in _WARM[m.group(1)]),
+        t,
+    )
+    t = re.sub(
+        r"\b(?P<x>the\s+\w+\s+block(?:\s+and\s+the\s+\w+\s+block)?)\s+can\s+(?:both\s+)?go\s+(?P<p>in|into|on)\b",
+        r"put \g<x> \g<p>",
+        t,
+    )
+    # "keep your gripper well away from the green cube": do not touch it
+    t = re.sub(
+        r"^(?:please\s+)?keep\s+(?:your\s+(?:gripper|hand|claw|fingers|arm)|yourself)\s+(?:well\s+|far\s+)?away\s+from\b",
+        "don't touch",
+        t,
+    )
+    t = re.sub(r"^balance\s+", "put ", t)
+    t = re.sub(r"^(?:(?:the\s+)?drawer)\s*:\s*(?=(?:open|shut|closed)\b)", "is the drawer ", t)
+    t = re.sub(r"\b(drawer)\s+(?:pulled|slid|sticking)\s+out\b", r"\1 open", t)
+    t = re.sub(
+        r"\bpulled\s+out\b(?=.*\bdrawer\b)|(?<=\bdrawer\s)(?:is\s+)?pulled\s+out\b", "open", t
+    )
+    return t
 
 
 _CALL = re.compile(
@@ -618,6 +694,7 @@ def _plain_words(t: str) -> str:
     )
     t = _as_code(t)
     t = _pictured_tower(t)
+    t = _formal(t)
     # "bet you can't build a tower of three": a dare is the task (or the question) it names
     t = re.sub(
         r"^(?:i\s+)?(?:bet|betcha)\s+(?:you\s+)?(?:can't|cannot|can\s+not|couldn't)\s+", "", t
@@ -685,6 +762,24 @@ def _plain_words(t: str) -> str:
     t = re.sub(
         r"\b(?:everything|the\s+rest|the\s+others)\s+(?:holds?|hold)\s+position\b",
         "don't move anything else",
+        t,
+    )
+    t = re.sub(
+        r"\b(?:all\s+)?(?:the\s+)?other\s+(?:blocks|ones|cubes|specimens)\s+(?:remain|stay|are\s+to\s+remain|must\s+stay)\s+"
+        r"(?:in\s+situ|in\s+place|put|where\s+they\s+are|untouched)\b",
+        "don't move anything else",
+        t,
+    )
+    t = re.sub(r"^(?:protocol\s+)?step\s+\d+\s*[:.)-]\s*", "", t)
+    t = re.sub(r"^(?:please\s+)?relocate\b", "move", t)
+    # "specimen Y (the yellow cube)": the name said again in brackets
+    t = re.sub(
+        rf"\s*\((?:i\.e\.\s*|that\s+is\s*,?\s*)?the\s+(?:{_C})\s+(?:block|cube|bin|one)\)", "", t
+    )
+    t = re.sub(r"\b(to|into|in)\s+(?:receptacle|bin)\s+are\b", r"\1 the red bin", t)
+    t = re.sub(
+        r",\s*(?P<x>all\s+the\s+blocks\s+except\s+the\s+\w+\s+block|the\s+rest|the\s+others)\s+leave\s+alone\b",
+        r", leave \g<x> alone",
         t,
     )
     # "yellow. green bin. go.": a colour and a bin, said bare
@@ -755,6 +850,19 @@ def _plain_words(t: str) -> str:
         t,
     )
     t = _tower_of(t)
+    # "there should be nothing (at all) in the red bin": the bin emptied
+    t = re.sub(
+        r"^(?:when\s+you(?:'re|\s+are)\s+(?:finished|done)\s*,?\s*)?(?:make\s+sure\s+)?(?:that\s+)?"
+        r"there\s+(?:should\s+be|must\s+be|is\s+to\s+be)\s+nothing(?:\s+at\s+all)?\s+(?:left\s+)?in\s+"
+        r"(?P<b>the\s+\w+\s+bin)\b",
+        r"empty \g<b>",
+        t,
+    )
+    t = re.sub(
+        r"^make\s+sure\s+(?:that\s+)?(?:not\s+a\s+single|no)\s+block\s+is\s+(?:left\s+)?(?:lying\s+)?on\s+the\s+table\b[^.]*",
+        "clear the table",
+        t,
+    )
     # "half of them should end up in the blue bin (and the other half stay on the table)"
     t = re.sub(
         r"^(?P<x>(?:the|all|both|every|each|one|two|three|four|half)\b[^,.;!?]*?)\s+(?:should|"
@@ -1118,6 +1226,18 @@ def understand(text: str, world: WorldState) -> Understanding:
         t,
     )
     t = _asked_condition(t)
+    # "if the yellow block's already in a bin, leave it be; if it isn't, put it ...": the
+    # second branch is the "otherwise"
+    t = re.sub(
+        r"^(?P<c>if\s+[^;,]+?)\s*,\s*(?:leave\s+it(?:\s+be|\s+alone|\s+there)?|do\s+nothing|don't\s+do\s+anything)\s*[;,.]\s*"
+        r"if\s+(?:it\s+isn't|it\s+is\s+not|it's\s+not|not)\s*,\s*(?P<cmd>.+)$",
+        lambda m: (
+            re.sub(r"^if\s+(.+?)(?:'s|\s+is)\s+(?:already\s+)?", r"if \1 is not ", m["c"], count=1)
+            + ", "
+            + m["cmd"]
+        ),
+        t,
+    )
     # "drawer open or closed, lamp on or off?": each a question with its "is" left out
     t = re.sub(
         r"(?:^|(?<=[,:;]\s))(?:the\s+)?(drawer|lamp|light)\s+(?=(?:open|closed|shut|on|"
@@ -1357,8 +1477,11 @@ def _pointed_at(t: str, world: WorldState) -> list[str] | None:
     """The blocks a "that one" no words resolve could be (each block the request does not
     name otherwise), when there are several; None when the words say which."""
     m = _THAT_ONE.search(t)
-    if m is None:
-        return None
+    if m is None or re.search(
+        r",\s*the\s+(?:one|block)\s+(?:closest|nearest|farthest|furthest|on\s+the|in\s+the|next\s+to|beside|by)\b",
+        t,
+    ):
+        return None  # "that one, the one closest to you, ...": the words say which
     before, rest = t[: m.start()], t[m.end() :]
     if not m["on"] and re.search(rf"\b(?:{_C}|it|them|block|cube|ones?)\b", before):
         return None  # "the red block ... that one": said before
@@ -1742,6 +1865,13 @@ _MOVE = (
 def _impossible(text: str, world: WorldState) -> str | None:
     """Requests that no plan can satisfy, refused before any motion."""
     t = text
+    if re.search(
+        r"\b(?:pull|take|lift)\s+(?:the\s+)?(?:whole\s+|entire\s+)?drawer\s+(?:off|away|free|out\s+of\s+(?:the|its)\s+"
+        r"(?:cabinet|table|frame))\b|\b(?:rip|yank|detach|remove|tear)\s+(?:the\s+)?(?:whole\s+|entire\s+)?drawer"
+        r"(?:\s+(?:off|out|away|free))?\b|\b(?:put|place|drop|stack)\s+(?:the\s+)?(?:whole\s+)?drawer\s+(?:in|into|on|onto)\b",
+        t,
+    ):
+        return "the drawer is fixed to its cabinet: I can only open and close it"
     if re.search(
         r"\b(?:throw|toss|drop|chuck|smash)\b[^,;.]*\b(?:on|onto|to)\s+the\s+floor\b|"
         r"\bthrow\s+\w+\s+away\b",

@@ -280,6 +280,22 @@ def is_statement(text: str) -> bool:
         r"\b(?:can|could|would|will)\s+you\b|\bplease\b|\?|\bback\b", t
     ):
         return True  # "I moved the red block myself earlier": what the person did, no order
+    if "?" not in t and (
+        re.match(
+            r"^(?:and\s+)?(?:this|the|our)\s+(?:arm|robot|machine)\b[^.]*?\b(?:was|is|were)\s+(?:built|designed|made|programmed|trained)\b",
+            t,
+        )
+        or re.match(
+            r"^i\s+(?:do\s+|really\s+)?(?:like|love|enjoy|hate|prefer|adore)\s+(?:how|the\s+way|it\s+when|that)\b",
+            t,
+        )
+        or re.match(
+            r"^(?:back\s+in\s+my\s+day|in\s+my\s+day|when\s+i\s+was\s+(?:young|a\s+(?:kid|child|boy|girl))|years\s+ago|"
+            r"once\s+upon\s+a\s+time|long\s+ago)\b",
+            t,
+        )
+    ):
+        return True  # said to others, a liking, a memory: nothing asked
     if _DESCRIBED.match(t) and "?" not in t:
         return True  # "the yellow block glows like a small sun this morning": a description
     return bool(_COPULA_STATEMENT.match(t)) or bool(re.match(r"^there\s+(?:is|are)\b", t))
@@ -824,6 +840,33 @@ def answer(text: str, world: WorldState) -> str:  # noqa: C901 - one question fo
     m = _HOW_WOULD.match(t)
     if m:
         return _how_i_would(m.group("cmd"), world)
+    if re.match(
+        r"^(?:which|what)\s+colou?rs?\s+(?:do|can|would)\s+you\s+(?:recogni[sz]e|know|see|tell\s+apart|understand|name)\b",
+        t,
+    ):
+        bins = ", ".join(b.color for b in world.bins)
+        return (
+            f"I know the colours of the blocks and bins: {', '.join(L.COLOURS)}"
+            + (f" (the bins here are {bins})" if bins else "")
+            + ". I did not move anything"
+        )
+    m = re.match(
+        rf"^which\s+bin\s+(?:would\s+you\s+say\s+|do\s+you\s+think\s+|should\s+)?(?:suits|belongs?|fits|goes\s+with|matches|"
+        rf"is\s+right\s+for)\s+(?:to\s+)?(?:the\s+)?(?P<c>{_C})\s+(?:block|cube|one)\b",
+        t,
+    )
+    m = m or re.match(
+        rf"^which\s+bin\s+(?:do\s+you\s+think|would\s+you\s+say|should)\s+(?:the\s+)?(?P<c>{_C})\s+(?:block|cube|one)\s+"
+        r"(?:belongs\s+in|goes\s+in|should\s+go\s+in|fits\s+in|goes\s+with|belongs\s+to|go\s+in)\b",
+        t,
+    )
+    if m:
+        has = any(b.color == m["c"] for b in world.bins)
+        return (
+            f"The {m['c']} bin: it is the {m['c']} block's own colour. I did not move anything"
+            if has
+            else f"There is no {m['c']} bin; any bin will hold it. I did not move anything"
+        )
     said = (
         _apart(t, world)
         or _between(t, world)

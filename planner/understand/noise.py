@@ -56,6 +56,7 @@ _SHORT = {
     "chillin": "chilling",
     "sittin": "sitting",
     "rn": "right now",
+    "atm": "at the moment",
     "yeet": "throw",
     "yeeted": "threw",
 }

@@ -432,7 +432,9 @@ def _german_order(words: list[str]) -> list[str]:
 # ----------------------------------------------------------------- Chinese and Japanese
 #: Japanese request endings ("...てもらえますか？", "...てくれませんか"): asked of the robot, not a
 #: question about it, so the "?" goes with them.
-_JA_REQUEST = re.compile(r"(?:もらえ|くれ|いただけ)(?:ます|ません)か[？?]?")
+_JA_REQUEST = re.compile(
+    r"(?:(?:もらえ|くれ|いただけ)(?:ます|ません)か|くれる|くれない|もらえる)[？?]?"
+)
 
 
 def _cjk(text: str, lang: str) -> str:
