@@ -727,6 +727,26 @@ def _plain_words(t: str) -> str:
         "the bin of the same colour",
         t,
     )
+    # "put the green one in the... blue bin i think. ya blue": the hedge and the yes add nothing
+    t = re.sub(r"(?<=\w)\s+i\s+think\b(?=\s*[.,!?]|$)", "", t)
+    t = re.sub(
+        rf"[.,;]\s*(?:ya|yeah|yes|yep|yup|aye)\s*,?\s+(?:the\s+)?(?:{_C})(?:\s+(?:one|bin|block))?\s*[.!]*$",
+        "",
+        t,
+    )
+    t = re.sub(r"^(?:mm+|hm+|mhm)\s*,?\s+(?:ok(?:ay)?\s*,?\s+)?", "", t)
+    # "whatever else goes on, the blue block stays where it is"
+    t = re.sub(
+        r"^(?:whatever|no\s+matter\s+what)(?:\s+else)?(?:\s+(?:goes\s+on|happens|you\s+do))?\s*,\s*",
+        "",
+        t,
+    )
+    # a mechanic's "swing her over to the blue bin and let go"
+    t = re.sub(
+        r"\bswing\s+(?:her|him|it)\s+(?:over\s+|across\s+)?(?:to|into)\s+(?P<b>the\s+\w+\s+bin)(?:\s+and\s+(?:let\s+go|drop\s+(?:it|her)|release))?",
+        r"put it in \g<b>",
+        t,
+    )
     # "leave alone the red" (Italian "lascia stare il rosso"): the red one left alone
     t = re.sub(
         rf"\bleave\s+alone\s+(?:the\s+)?({_CUES})(?:\s+(?:one|block|cube))?\b",
@@ -965,7 +985,7 @@ def _plain_words(t: str) -> str:
     # "the red block goes in the blue bin": where it is to go
     t = re.sub(
         r"(?P<lead>^|[,.;]\s|\b(?:and|then|first|so|next|now|after\s+that|finally|last)\s)"
-        r"(?P<x>the\s+(?:%s)\s+(?:block|cube|brick|one))\s+goes\s+(?P<p>in|into|on|onto|on\s+top\s+of|inside)\b".replace(
+        r"(?P<x>(?:the\s+)?(?:%s)(?:\s+(?:block|cube|brick|one))?)\s+goes\s+(?P<p>in|into|on|onto|on\s+top\s+of|inside)\b".replace(
             "%s", "|".join(L.COLOURS)
         ),
         r"\g<lead>put \g<x> \g<p>",
@@ -1313,6 +1333,16 @@ def _not_an_order(t: str, world: WorldState) -> str | None:
         return "Noted: that was said to someone, not asked of me; I did not move anything"
     if _RADIO_CHECK.search(t) and not (set(re.findall(r"[a-z]+", t)) & set(L.ACTION_VERBS)):
         return "Reading you loud and clear; I did not move anything"
+    if re.match(
+        r"^(?:i'm|i\s+am)\s+(?:only|just)\s+(?:watching|looking|observing|here\s+to\s+watch)\b", t
+    ):
+        return "Enjoy watching; I did not move anything"
+    even = re.match(r"^(?:can|could)\s+you\s+(?:even|actually|really)\s+(?P<rest>.+)$", t)
+    if even:  # "can you even lift something as chunky as that?": doubt, asked about
+        return (
+            answers.ability("can you " + even["rest"])
+            or "I could, if you ask me to; I did not move anything"
+        )
     said = (
         answers.ability(t)
         if re.match(r"^(?:be\s+honest|honestly|truthfully|seriously)\b", t)
@@ -1624,6 +1654,23 @@ _LISTED_THEN = re.compile(
 )
 
 
+_THERE_IS = re.compile(
+    rf"^if\s+there(?:'s|\s+is)\s+(?:a|an|any)\s+(?P<c>{_C})\s+(?:block|cube|one)"
+    r"(?:\s+(?:anywhere|here|about|around|left|on\s+the\s+table))*\s*,\s*"
+    r"(?P<cmd>(?:(?!\b(?:else|otherwise|if\s+not)\b).)+)$"
+)
+
+
+def _if_there_is(t: str, world: WorldState) -> str:
+    """ "if there's a yellow block anywhere about, stick it in the red bin": where there is
+    one, the order with "it" as that block (where there is none, :func:`_not_as_said`
+    answers)."""
+    m = _THERE_IS.match(t)
+    if m is None or world.object(f"{m['c']}_block") is None:
+        return t
+    return re.sub(r"\bit\b", f"the {m['c']} block", m["cmd"], count=1)
+
+
 def _not_as_said(t: str, world: WorldState, out: Any) -> Understanding | None:
     """The refusal, answer or question back for a request that cannot be done as it is
     said: one refused on its face (:func:`_refused_as_said`), more blocks than there are,
@@ -1634,6 +1681,9 @@ def _not_as_said(t: str, world: WorldState, out: Any) -> Understanding | None:
         why = f"there are only {len(world.objects)} blocks here"
     if why is not None:
         return out(REFUSE, reason=why)
+    there = _THERE_IS.match(t)
+    if there and world.object(f"{there['c']}_block") is None:
+        return out(ANSWER, text="", answer=f"Nothing to do: there is no {there['c']} block here")
     if _NONE_TO_MOVE.search(t):
         return out(ANSWER, answer="Nothing to do: no block is to be moved; I did not move anything")
     listed = _LISTED_THEN.match(t)
@@ -1658,6 +1708,12 @@ def _refused_as_said(t: str) -> str | None:
     fragment that names no request), or None."""
     if _TWO_IN_HAND.search(t):
         return "my gripper holds one block at a time; I can take them one after another"
+    if re.match(
+        r"^(?:please\s+)?(?:snap|break|cut|split|saw|chop)\s+(?:the\s+)?\w+\s+(?:block|cube)\s+"
+        r"in\s+(?:two|half|halves)\b",
+        t,
+    ):
+        return "I cannot break a block: I can pick, place, stack and push the blocks"
     frag = _fragment(t)
     if frag is not None:
         return (
@@ -1670,6 +1726,7 @@ def _refused_as_said(t: str) -> str | None:
 def _command(t: str, world: WorldState, out: Any, notes: list[str]) -> Understanding:
     """A command: conditionals decided, prohibitions taken out, references resolved."""
     t = _tidy(t)
+    t = _if_there_is(t, world)
     t = _on_top_of_all(t, world)
     t = _moved_by(t, world)
     t = _all_but(t, world)
@@ -1897,7 +1954,10 @@ def _impossible(text: str, world: WorldState) -> str | None:
     )
     if thing:
         return f"the {thing.group('f')} is fixed in place; I can only move the blocks"
-    first = re.match(r"^(?:please\s+)?(?:just\s+)?([a-z]+)\b", t)
+    first = re.match(
+        r"^(?:please\s+)?(?:(?:could|can|would|will)\s+you\s+(?:please\s+)?)?(?:just\s+)?([a-z]+)\b",
+        t,
+    )
     if first and first.group(1) in L.IMPOSSIBLE_VERBS | L.IMPOSSIBLE_ACTS:
         what = "" if first.group(1) in L.IMPOSSIBLE_ACTS else " anything"
         return f"I cannot {first.group(1)}{what}: I can pick, place, stack and push the blocks" + (

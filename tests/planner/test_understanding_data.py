@@ -350,10 +350,12 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
         ("understanding_w.yaml", 40),
         ("understanding_x.yaml", 38),  # two entries dropped: repeats of set T
         ("understanding_y.yaml", 40),
+        ("understanding_z.yaml", 40),
+        ("understanding_aa.yaml", 40),
     ],
 )
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D to Y (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
+    """Sets D to AA (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
     order = [
         "understanding_b.yaml",
@@ -379,6 +381,8 @@ def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
         "understanding_w.yaml",
         "understanding_x.yaml",
         "understanding_y.yaml",
+        "understanding_z.yaml",
+        "understanding_aa.yaml",
     ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:
