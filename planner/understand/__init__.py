@@ -96,6 +96,7 @@ _POLITENESS = re.compile(
     r"you\s+(?:can|could|would|will|like|want|wish|please)|possible|"
     r"you\s+have\s+(?:a\s+)?(?:time|moment)|it's\s+(?:safe|ok|okay|alright)(?:\s+to\s+do\s+so)?|"
     r"it\s+is\s+(?:safe|ok|okay)(?:\s+to\s+do\s+so)?)\b[,\s-]*"
+    r"|[,\s]*should\s+it\s+not\s+be\s+(?:too\s+much\s+)?(?:of\s+a\s+)?(?:bother|trouble)\b[,\s-]*"
 )
 
 
@@ -802,6 +803,38 @@ def _plain_words(t: str) -> str:
         r", leave \g<x> alone",
         t,
     )
+    # "from here it looks like the blue block is stacked on the red one. have I got that
+    # right?": the claim asked about, answered from the scene
+    m = re.match(
+        r"^(?:from\s+(?:here|where\s+i\s+(?:am|stand|sit))\s*,?\s*)?(?:it\s+looks\s+like|it\s+seems(?:\s+like)?|"
+        r"looks\s+like|i\s+think|i\s+reckon)\s+(?P<c>the\s+\w+\s+(?:block|one|cube)\s+(?:is|are)\s+[^.?!]+?)\s*[.,]\s*"
+        r"(?:have\s+i\s+got\s+(?:that|it)\s+right|is\s+that\s+right|am\s+i\s+right|did\s+i\s+get\s+that\s+right|right)\s*\?\s*$",
+        t,
+    )
+    if m:
+        t = re.sub(r"^(the\s+\w+\s+(?:block|one|cube))\s+(is|are)\s+", r"\2 \1 ", m["c"]) + "?"
+    # "okay, you can carry on now. the yellow block was meant to go in the green bin."
+    t = re.sub(
+        r"^(?:ok(?:ay)?\s*,?\s*)?(?:you\s+can\s+)?(?:carry\s+on|continue|go\s+on|resume)(?:\s+now)?\s*[.,!]\s*(?=\S)",
+        "",
+        t,
+    )
+    t = re.sub(
+        rf"^(?P<x>the\s+(?:{_C})\s+(?:block|one|cube))\s+(?:was|is)\s+(?:meant|supposed)\s+to\s+(?:go|end\s+up|be)\s+"
+        r"(?P<p>in|into|on)\s+",
+        r"put \g<x> \g<p> ",
+        t,
+    )
+    # "is the blue block already in its own bin? nah, it isn't, so go ahead and ...": the
+    # speaker's own answer makes it an "if not"
+    t = re.sub(
+        r"\?\s*(?:(?:no|nah|nope)\s*,?\s*)?(?:it\s+isn't|it's\s+not|it\s+is\s+not|they\s+aren't)\s*[,.]?\s*"
+        r"(?:so\s+)?(?:go\s+ahead\s+and\s+)?",
+        "? if not, ",
+        t,
+    )
+    # "the red leave alone" (German order): the red one left alone
+    t = re.sub(rf"\b(?:the\s+)?({_C})(?:\s+one)?\s+leave\s+alone\b", r"leave the \1 block alone", t)
     # "yellow. green bin. go.": a colour and a bin, said bare
     t = re.sub(
         rf"^(?P<c>{_C})(?:\s+(?:one|block|cube))?\s*[.,:;-]+\s*(?:the\s+|in\s+the\s+|"
@@ -1333,6 +1366,15 @@ def _not_an_order(t: str, world: WorldState) -> str | None:
         return "Noted: that was said to someone, not asked of me; I did not move anything"
     if _RADIO_CHECK.search(t) and not (set(re.findall(r"[a-z]+", t)) & set(L.ACTION_VERBS)):
         return "Reading you loud and clear; I did not move anything"
+    if re.fullmatch(
+        r"(?:(?:the\s+)?same\s+(?:as\s+(?:before|last\s+time)|again|thing\s+again)|do\s+(?:it|that)\s+again|"
+        r"again|repeat\s+that|one\s+more\s+time|like\s+last\s+time)[\s,.!]*(?:please)?[\s.!]*",
+        t,
+    ):
+        return (
+            "I keep no memory of earlier requests: say what to do and I will do it; "
+            "I did not move anything"
+        )
     if re.match(
         r"^(?:i'm|i\s+am)\s+(?:only|just)\s+(?:watching|looking|observing|here\s+to\s+watch)\b", t
     ):

@@ -61,7 +61,8 @@ _OBSERVED = (
 _TAG = re.compile(
     r"[\s,]+(?:right|correct|yes|yeah|yep|no|true|innit|isn't\s+it|is\s+it\s+not|aren't\s+they|"
     r"isn't\s+that\s+(?:so|right|true)|am\s+i\s+right|don't\s+you\s+think|or\s+not|hasn't\s+it|"
-    r"didn't\s+it|haven't\s+they)\s*[?!.]*$"
+    r"didn't\s+it|haven't\s+they|have\s+i\s+got\s+(?:that|it)\s+right|is\s+that\s+right|"
+    r"did\s+i\s+get\s+that\s+right)\s*[?!.]*$"
 )
 _COPULA_STATEMENT = re.compile(
     rf"^{_OBSERVED}?"

@@ -46,6 +46,18 @@ _GERUND = {
     "leaving": "leave",
     "keeping": "keep",
 }
+_PRESENT = {
+    "popped": "put",
+    "placed": "place",
+    "moved": "move",
+    "dropped": "drop",
+    "stacked": "stack",
+    "pushed": "push",
+    "took": "take",
+    "picked": "pick",
+    "opened": "open",
+    "closed": "close",
+}
 _WRAPPERS: list[tuple[str, str]] = [
     (
         r"\bwould\s+you\s+(?:mind|object\s+to)\s+(?:(?:terribly|awfully|too\s+much|at\s+all|just|please|"
@@ -62,6 +74,12 @@ _WRAPPERS: list[tuple[str, str]] = [
         " ",
     ),
     (r"\bif\s+you\s+could\s+", " "),
+    # "might I trouble you to set ...", "would it be all right if you popped ... for me?"
+    (r"\bmight\s+i\s+(?:trouble|ask|bother|request)\s+(?:of\s+)?you\s+to\s+", " "),
+    (
+        r"\bwould\s+it\s+be\s+(?:all\s+right|alright|ok(?:ay)?|possible|fine)\s+(?:if\s+you|for\s+you\s+to)\s+",
+        "<PAST>",
+    ),
     # "can you show the class how you put the blue block in the green bin?": a demonstration
     # is the doing
     (
@@ -369,6 +387,14 @@ def _unwrap(text: str) -> str:
             continue
         if repl == "<G>":
             text = re.sub(pattern, lambda m: _GERUND[m.group(1)], text)
+        elif repl == "<PAST>":
+            # "... if you popped the blue block into the green bin": the verb as an order
+            text = re.sub(
+                pattern + r"(popped|put|placed|moved|dropped|stacked|pushed|set|took|picked|opened|"
+                r"closed)\b",
+                lambda m: " " + _PRESENT.get(m.group(1), m.group(1)),
+                text,
+            )
         else:
             text = re.sub(pattern, repl, text)
     if text != before:

@@ -352,10 +352,12 @@ def test_the_third_set_is_well_formed_and_apart(entries, bench):
         ("understanding_y.yaml", 40),
         ("understanding_z.yaml", 40),
         ("understanding_aa.yaml", 40),
+        ("understanding_ab.yaml", 40),
+        ("understanding_ac.yaml", 40),
     ],
 )
 def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
-    """Sets D to AA (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
+    """Sets D to AC (2026-12-03 and 04): every kind of outcome, no id or instruction of an earlier
     set, scenes that build as written and plans with something to do."""
     order = [
         "understanding_b.yaml",
@@ -383,6 +385,8 @@ def test_the_later_sets_are_well_formed_and_apart(entries, bench, name, size):
         "understanding_y.yaml",
         "understanding_z.yaml",
         "understanding_aa.yaml",
+        "understanding_ab.yaml",
+        "understanding_ac.yaml",
     ]
     earlier = list(entries)
     for other in order[: order.index(name) if name in order else len(order)]:
