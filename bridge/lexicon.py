@@ -245,6 +245,31 @@ ACTION_VERBS = frozenset(
     dump deposit insert hand give return remove hit click tap flip""".split()
 )
 #: The verb of a gerund ("would you mind not *touching* ...", "before *stacking* ...").
+#: A verb said in the past or third person ("popped", "pushes") -> the order's verb ("put",
+#: "push"): "what would happen if you pressed ...", "would it be all right if you popped ...".
+PRESENT_OF: dict[str, str] = {
+    "put": "put",
+    "puts": "put",
+    "placed": "place",
+    "place": "place",
+    "dropped": "drop",
+    "stacked": "stack",
+    "pushed": "push",
+    "moved": "move",
+    "picked": "pick",
+    "pressed": "press",
+    "pushes": "push",
+    "presses": "press",
+    "opened": "open",
+    "closed": "close",
+    "shut": "shut",
+    "turned": "turn",
+    "switched": "switch",
+    "lifted": "lift",
+    "grabbed": "grab",
+    "popped": "put",
+    "took": "take",
+}
 GERUND_VERBS: dict[str, str] = {
     "moving": "move",
     "touching": "touch",

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 
+import planner.rx as re
 from bridge.constraints import Constraints
 from bridge.lexicon import COLOURS
 from planner.rules.result import RulesResult

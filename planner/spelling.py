@@ -29,9 +29,10 @@ Deliberately conservative, because a wrong repair is worse than none:
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
 from typing import TYPE_CHECKING
+
+import planner.rx as re
 
 if TYPE_CHECKING:
     from spellchecker import WordFrequency

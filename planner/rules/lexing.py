@@ -3,9 +3,9 @@ and a clause boundary name."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+import planner.rx as re
 from planner.rules.vocabulary import (
     BIN_NOUNS,
     BLOCK_NOUNS,

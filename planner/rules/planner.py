@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+import planner.rx as re
 from planner.rules.building import emit, emit_device
 from planner.rules.clauses import device_action, parse_clause, split_clauses
 from planner.rules.lexing import normalise

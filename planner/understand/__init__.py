@@ -23,11 +23,11 @@ state; the model is asked only for the commands these rules pass on.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+import planner.rx as re
 from bridge import lexicon as L
 from bridge.constraints import Constraints
 from planner.understand import (
@@ -421,9 +421,8 @@ _TURN_TO_ROBOT = re.compile(
     r"(?:[.!?;]+|\s+-+)\s*(?:and\s+|now\s+|ok\s+)?(?:hey\s+)?robot\s*[,:!]\s*"
 )
 _SCENE_WORDS = re.compile(
-    r"\b(?:%s|blocks?|cubes?|bricks?|bins?|box|drawer|lamp|light|button|table|stack|tower|it|that\s+one)\b".replace(
-        "%s", "|".join(L.COLOURS)
-    )
+    rf"\b(?:{'|'.join(L.COLOURS)}|blocks?|cubes?|bricks?|bins?|box|drawer|lamp|light|button|"
+    r"table|stack|tower|it|that\s+one)\b"
 )
 
 
@@ -481,7 +480,6 @@ def _formal(t: str) -> str:
     t = re.sub(r"\b(?:receptacle|vessel)s?\b", "bin", t)
     letters = {"r": "red", "g": "green", "b": "blue", "y": "yellow"}
     t = re.sub(r"\bbin\s+([rgby])\b", lambda m: f"the {letters[m.group(1)]} bin", t)
-    t = re.sub(r"\bthe\s+the\b", "the", t)
     t = re.sub(r"\bspecimen\s+([rgby])\b", lambda m: f"the {letters[m.group(1)]} block", t)
     t = re.sub(r"\bthe\s+the\b", "the", t)
     t = re.sub(r"\bspecimens\b", "blocks", t)
@@ -1018,9 +1016,8 @@ def _plain_words(t: str) -> str:
     # "the red block goes in the blue bin": where it is to go
     t = re.sub(
         r"(?P<lead>^|[,.;]\s|\b(?:and|then|first|so|next|now|after\s+that|finally|last)\s)"
-        r"(?P<x>(?:the\s+)?(?:%s)(?:\s+(?:block|cube|brick|one))?)\s+goes\s+(?P<p>in|into|on|onto|on\s+top\s+of|inside)\b".replace(
-            "%s", "|".join(L.COLOURS)
-        ),
+        rf"(?P<x>(?:the\s+)?(?:{_C})(?:\s+(?:block|cube|brick|one))?)\s+goes\s+"
+        r"(?P<p>in|into|on|onto|on\s+top\s+of|inside)\b",
         r"\g<lead>put \g<x> \g<p>",
         t,
     )

@@ -9,8 +9,8 @@ question this module cannot answer still moves nothing (it says what it can answ
 from __future__ import annotations
 
 import math
-import re
 
+import planner.rx as re
 from bridge import lexicon as L
 from planner.understand import facts
 from planner.understand import references as refs
@@ -1300,8 +1300,7 @@ def _what_is(world: WorldState, rel: str, where: str) -> str:
         found = [o.name for o in world.objects if world.in_drawer(o.name)]
     else:
         found = [o.name for o in world.objects if o.in_bin == name]
-    words = [f"the {n.replace('_', ' ')}" for n in found]
-    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+    return _listing(found) if found else ""
 
 
 def _verdict(fact: facts.Fact, world: WorldState) -> str:
@@ -1482,7 +1481,7 @@ def _between(t: str, world: WorldState) -> str | None:
 
 
 #: The arm's base, where "easier to reach" is measured from (module frame).
-_BASE_XY = (-0.42, 0.0)
+_BASE_XY = (float(scene.BASE_XY[0]), float(scene.BASE_XY[1]))
 _EASIER = re.compile(
     r"^which\s+(?:one\s+|block\s+|cube\s+)?(?:is|'s)\s+(?P<w>easier|harder|simpler|quicker)\s+(?:for\s+you\s+)?"
     rf"(?:to\s+(?:reach|get\s+to|grab|pick\s+up|get))?\s*,?\s*:?\s*(?:the\s+)?(?P<a>{_C})(?:\s+(?:one|block|cube))?\s+"
@@ -1799,27 +1798,7 @@ def _which_bins(world: WorldState, full: bool) -> str:
 
 
 def _present(m: re.Match[str]) -> str:
-    return {
-        "put": "put",
-        "puts": "put",
-        "placed": "place",
-        "place": "place",
-        "dropped": "drop",
-        "stacked": "stack",
-        "pushed": "push",
-        "moved": "move",
-        "picked": "pick",
-        "pressed": "press",
-        "pushes": "push",
-        "presses": "press",
-        "opened": "open",
-        "closed": "close",
-        "shut": "shut",
-        "turned": "turn",
-        "switched": "switch",
-        "lifted": "lift",
-        "grabbed": "grab",
-    }.get(m.group(0), m.group(0))
+    return L.PRESENT_OF.get(m.group(0), m.group(0))
 
 
 def _cap(text: str) -> str:

@@ -9,9 +9,9 @@ guessed: the caller refuses with the condition named.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+import planner.rx as re
 from bridge import lexicon as L
 from planner.understand import facts
 from sim.world import WorldState

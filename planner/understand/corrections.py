@@ -10,8 +10,7 @@ two cubes of the clause before it.
 
 from __future__ import annotations
 
-import re
-
+import planner.rx as re
 from bridge import lexicon as L
 from planner.understand import references as refs
 

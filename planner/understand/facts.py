@@ -10,10 +10,10 @@ robot answers and what it conditions on is exactly what its success test would s
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import planner.rx as re
 from bridge import goals as G
 from bridge import lexicon as L
 from sim.world import WorldState

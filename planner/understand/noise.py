@@ -13,8 +13,8 @@ words the robot's vocabulary or common English knows. Slips inside longer words 
 from __future__ import annotations
 
 import functools
-import re
 
+import planner.rx as re
 from bridge import lexicon as L
 from planner import spelling
 

@@ -10,9 +10,9 @@ prohibition plans nothing.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+import planner.rx as re
 from bridge import lexicon as L
 from bridge.constraints import Constraints
 from sim.world import WorldState

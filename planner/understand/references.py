@@ -16,9 +16,9 @@ its left is +y, its right -y, "front"/"far" is +x and "back"/"near" is -x.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
+import planner.rx as re
 from bridge import lexicon as L
 from sim import scene
 from sim.world import WorldState

@@ -11,8 +11,7 @@ Nothing here reads the world: references that need it are resolved in
 
 from __future__ import annotations
 
-import re
-
+import planner.rx as re
 from bridge import lexicon as L
 
 _C = "|".join(L.COLOURS)

@@ -12,8 +12,7 @@ bin myself") is answered, not executed.
 
 from __future__ import annotations
 
-import re
-
+import planner.rx as re
 from bridge import lexicon as L
 
 _C = "|".join(L.COLOURS)
@@ -45,18 +44,6 @@ _GERUND = {
     "sorting": "sort",
     "leaving": "leave",
     "keeping": "keep",
-}
-_PRESENT = {
-    "popped": "put",
-    "placed": "place",
-    "moved": "move",
-    "dropped": "drop",
-    "stacked": "stack",
-    "pushed": "push",
-    "took": "take",
-    "picked": "pick",
-    "opened": "open",
-    "closed": "close",
 }
 _WRAPPERS: list[tuple[str, str]] = [
     (
@@ -392,7 +379,7 @@ def _unwrap(text: str) -> str:
             text = re.sub(
                 pattern + r"(popped|put|placed|moved|dropped|stacked|pushed|set|took|picked|opened|"
                 r"closed)\b",
-                lambda m: " " + _PRESENT.get(m.group(1), m.group(1)),
+                lambda m: " " + L.PRESENT_OF.get(m.group(1), m.group(1)),
                 text,
             )
         else:

@@ -16,9 +16,9 @@ German puts the verb last after a modal and "nicht" after the object (both moved
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
+import planner.rx as re
 from bridge import lexicon as L
 from sim.objects import KINDS
 
